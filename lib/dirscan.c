@@ -1,0 +1,151 @@
+/*
+ * dirscan.c --- reading the entries of one directory, block by block.
+ *
+ * Unlike ext2fs_dir_iterate2, a corrupted block does not end the
+ * directory: it is reported and the next block is read.  A block whose
+ * checksum fails is reported and still read, as forensic work wants.
+ * htree index blocks read as empty entries and fall out naturally.
+ * Inline-data directories go through libext2fs' own iterator.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e4time.h"
+
+struct scan_ctx {
+	struct e4t_image *img;
+	ext2_ino_t dir;
+	e4t_dirent_fn fn;
+	e4t_warn_fn warn;
+	void *priv;
+	char *buf;
+	int stop;
+};
+
+static void warn_blk(struct scan_ctx *c, errcode_t err, blk64_t blk,
+		     const char *what)
+{
+	char detail[96];
+
+	if (!c->warn)
+		return;
+	snprintf(detail, sizeof(detail), "%sblock %llu", what,
+		 (unsigned long long)blk);
+	c->warn(err, c->dir, detail, c->priv);
+}
+
+static int is_dot(const char *name, unsigned len)
+{
+	return (len == 1 && name[0] == '.') ||
+	       (len == 2 && name[0] == '.' && name[1] == '.');
+}
+
+static void parse_block(struct scan_ctx *c, blk64_t blk)
+{
+	ext2_filsys fs = c->img->fs;
+	unsigned bs = fs->blocksize, off = 0;
+
+	while (off + 8 <= bs && !c->stop) {
+		struct ext2_dir_entry *de =
+			(struct ext2_dir_entry *)(c->buf + off);
+		unsigned rec_len, name_len;
+
+		if (ext2fs_get_rec_len(fs, de, &rec_len) || rec_len < 8 ||
+		    (rec_len & 3) || off + rec_len > bs) {
+			warn_blk(c, E4T_ERR_DIR_CORRUPT, blk, "bad rec_len in ");
+			return;
+		}
+		name_len = (unsigned)ext2fs_dirent_name_len(de);
+		if (8 + name_len > rec_len) {
+			warn_blk(c, E4T_ERR_DIR_CORRUPT, blk,
+				 "bad name_len in ");
+			return;
+		}
+		if (de->inode && !is_dot(de->name, name_len)) {
+			if (de->inode > fs->super->s_inodes_count) {
+				warn_blk(c, E4T_ERR_INO_RANGE, blk,
+					 "entry names a bad inode in ");
+			} else if (c->fn(c->dir, de->inode, de->name, name_len,
+					 (unsigned)ext2fs_dirent_file_type(de),
+					 c->priv)) {
+				c->stop = 1;
+			}
+		}
+		off += rec_len;
+	}
+}
+
+static int block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
+		    blk64_t ref_blk, int ref_offset, void *priv)
+{
+	struct scan_ctx *c = priv;
+	blk64_t blk = *blocknr;
+	errcode_t err;
+
+	if (blockcnt < 0)
+		return 0;
+	if (blk < fs->super->s_first_data_block ||
+	    blk >= ext2fs_blocks_count(fs->super)) {
+		warn_blk(c, E4T_ERR_DIR_CORRUPT, blk, "directory names ");
+		return 0;
+	}
+	err = io_channel_read_blk64(fs->io, blk, 1, c->buf);
+	if (err) {
+		warn_blk(c, err, blk, "reading ");
+		return 0;
+	}
+	if (ext2fs_has_feature_metadata_csum(fs->super) &&
+	    !ext2fs_dir_block_csum_verify(fs, c->dir,
+					  (struct ext2_dir_entry *)c->buf))
+		warn_blk(c, E4T_ERR_DIR_CSUM, blk, "");
+	parse_block(c, blk);
+	return c->stop ? BLOCK_ABORT : 0;
+}
+
+static int inline_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
+		     int offset, int blocksize, char *buf, void *priv)
+{
+	struct scan_ctx *c = priv;
+	unsigned name_len = (unsigned)ext2fs_dirent_name_len(de);
+
+	if (entry != DIRENT_OTHER_FILE || !de->inode ||
+	    is_dot(de->name, name_len))
+		return 0;
+	if (de->inode > c->img->fs->super->s_inodes_count) {
+		if (c->warn)
+			c->warn(E4T_ERR_INO_RANGE, dir,
+				"inline entry names a bad inode", c->priv);
+		return 0;
+	}
+	if (c->fn(dir, de->inode, de->name, name_len,
+		  (unsigned)ext2fs_dirent_file_type(de), c->priv)) {
+		c->stop = 1;
+		return DIRENT_ABORT;
+	}
+	return 0;
+}
+
+errcode_t e4t_dir_scan(struct e4t_image *img, ext2_ino_t dir, int inline_data,
+		       e4t_dirent_fn fn, e4t_warn_fn warn, void *priv)
+{
+	struct scan_ctx c = {
+		.img = img, .dir = dir, .fn = fn, .warn = warn, .priv = priv,
+	};
+	errcode_t err;
+
+	if (inline_data)
+		return ext2fs_dir_iterate2(img->fs, dir,
+					   DIRENT_FLAG_INCLUDE_INLINE_DATA,
+					   NULL, inline_cb, &c);
+	c.buf = malloc(img->fs->blocksize);
+	if (!c.buf)
+		return ENOMEM;
+	err = ext2fs_block_iterate3(img->fs, dir,
+				    BLOCK_FLAG_READ_ONLY | BLOCK_FLAG_DATA_ONLY,
+				    NULL, block_cb, &c);
+	free(c.buf);
+	return err;
+}

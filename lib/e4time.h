@@ -1,0 +1,243 @@
+/*
+ * e4time.h --- libe4time: read (and later write) ext4 timestamps on
+ * unmounted images, on top of libext2fs.
+ *
+ * The library never prints and never exits: every function returns an
+ * errcode_t, from libext2fs' tables, errno, or libe4time's own com_err
+ * table (e4time_err.et).  Diagnostics that do not stop an operation are
+ * passed to a caller-supplied warning callback.
+ */
+#ifndef E4TIME_H
+#define E4TIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ext2fs/ext2fs.h>
+
+#include "e4time_err.h"
+
+/* ------------------------------------------------------------------ */
+/* Timestamp codec (timecodec.c)                                       */
+/* ------------------------------------------------------------------ */
+
+/* Earliest and latest second an ext4 inode with _extra fields stores. */
+#define E4T_SEC_MIN (-2147483648LL)	 /* 1901-12-13T20:45:52Z */
+#define E4T_SEC_MAX (15032385535LL)	 /* 2446-05-10T22:38:55Z */
+#define E4T_NSEC_PER_SEC 1000000000U
+
+enum e4t_field {
+	E4T_ATIME = 0,
+	E4T_MTIME,
+	E4T_CTIME,
+	E4T_CRTIME,
+	E4T_DTIME,
+	E4T_NFIELDS
+};
+
+/* struct e4t_ts.flags */
+#define E4T_TS_STORED 0x0001	 /* the field exists in this inode */
+#define E4T_TS_EXTRA 0x0002	 /* its _extra word exists (nsec, epoch) */
+#define E4T_TS_BAD_NSEC 0x0004	 /* nsec >= 10^9 on disk: suspect */
+#define E4T_TS_OLD_PRE1970 0x0008 /* epoch bits 3 + sign bit: old encoding */
+#define E4T_TS_ZERO 0x0010	 /* base and extra both zero (unset) */
+#define E4T_TS_ORPHAN_LINK 0x0020 /* dtime holds the next orphan inode */
+
+/*
+ * A decoded timestamp.  sec is seconds since the Unix epoch (floor), nsec
+ * is the non-negative fraction, so 1969-12-31T23:59:59.999999999Z is
+ * { -1, 999999999 }.  Check flags & E4T_TS_STORED before using the value.
+ */
+struct e4t_ts {
+	int64_t sec;
+	uint32_t nsec;
+	uint32_t flags;
+};
+
+/* Decode a base word and, if extra is non-NULL, its _extra word. */
+void e4t_ts_decode(uint32_t base, const uint32_t *extra, struct e4t_ts *ts);
+/* Encode sec/nsec into base and _extra words, refusing values ext4 cannot
+ * hold (E4T_ERR_TIME_RANGE, E4T_ERR_NSEC_RANGE). */
+errcode_t e4t_ts_encode(int64_t sec, uint32_t nsec, uint32_t *base,
+			uint32_t *extra);
+/* Encode into a base word alone (128-byte inodes, no _extra). */
+errcode_t e4t_ts_encode_base(int64_t sec, uint32_t *base);
+int e4t_ts_cmp(const struct e4t_ts *a, const struct e4t_ts *b);
+const char *e4t_field_name(enum e4t_field f);
+/* "atime" etc. -> field; returns -1 when unknown. */
+int e4t_field_parse(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Time text (timefmt.c, timeparse.c)                                  */
+/* ------------------------------------------------------------------ */
+
+#define E4T_ISO_BUFSZ 48
+
+/*
+ * Format as ISO 8601 with a 9-digit fraction: "2009-02-13T23:31:30.123456789Z"
+ * in UTC; with utc_offset_sec != INT32_MIN, that offset is applied and
+ * written as "+HH:MM" instead of "Z".  sep is 'T' or ' '.
+ */
+char *e4t_iso8601(int64_t sec, uint32_t nsec, int frac_digits, char sep,
+		  int32_t utc_offset_sec, char *buf, size_t len);
+/* Days since 1970-01-01 <-> proleptic Gregorian date. */
+int64_t e4t_days_from_civil(int64_t y, unsigned m, unsigned d);
+void e4t_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d);
+/*
+ * Parse a user-supplied time: ISO 8601 ("2009-02-13T23:31:30.123456789Z",
+ * "2009-02-13 23:31:30+02:00", date only, no zone = UTC), "@EPOCH[.FRAC]"
+ * (negative allowed), or debugfs' "YYYYMMDD[HHMM[SS]]" (UTC).
+ */
+errcode_t e4t_time_parse(const char *text, int64_t *sec, uint32_t *nsec);
+
+/* ------------------------------------------------------------------ */
+/* Inodes (inode.c)                                                    */
+/* ------------------------------------------------------------------ */
+
+/* struct e4t_inode.flags */
+#define E4T_INO_CSUM_BAD 0x0001	  /* metadata_csum does not verify */
+#define E4T_INO_EXTRA_BAD 0x0002  /* i_extra_isize impossible: ignored */
+#define E4T_INO_INLINE 0x0004	  /* EXT4_INLINE_DATA_FL */
+
+/*
+ * What e4time knows of one inode: the decoded times, the raw on-disk
+ * words they came from, and the stat-like fields.
+ */
+struct e4t_inode {
+	ext2_ino_t ino;
+	uint16_t mode;
+	uint16_t links;
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t size;
+	uint32_t iflags;	/* i_flags */
+	uint16_t inode_size;	/* EXT2_INODE_SIZE of the filesystem */
+	uint16_t extra_isize;	/* i_extra_isize as on disk */
+	uint16_t flags;		/* E4T_INO_* */
+	uint16_t present;	/* E4T_PRESENT(f), E4T_PRESENT_EXTRA(f) */
+	uint32_t raw_base[E4T_NFIELDS];
+	uint32_t raw_extra[E4T_NFIELDS]; /* valid when ts[f] has E4T_TS_EXTRA */
+	struct e4t_ts ts[E4T_NFIELDS];
+};
+
+#define E4T_PRESENT(f) (1U << (f))
+#define E4T_PRESENT_EXTRA(f) (1U << (8 + (f)))
+
+/* Fill info from a raw inode as libext2fs returns it (host order). */
+void e4t_inode_decode(const struct ext2_inode_large *raw, unsigned inode_size,
+		      ext2_ino_t ino, struct e4t_inode *info);
+/* (Re)compute info->ts[] from raw_base, raw_extra and present. */
+void e4t_inode_decode_times(struct e4t_inode *info);
+/* Why is field f absent in this inode?  Static text, or NULL if present. */
+const char *e4t_inode_not_stored_reason(const struct e4t_inode *info,
+					enum e4t_field f);
+/* TSK's letters: 'r' regular, 'd', 'l', 'p', 'c', 'b', 's', '-' unknown */
+char e4t_mode_type_char(uint16_t mode);
+const char *e4t_mode_type_name(uint16_t mode);
+
+/* ------------------------------------------------------------------ */
+/* Images (image.c)                                                    */
+/* ------------------------------------------------------------------ */
+
+/* struct e4t_image.state */
+#define E4T_IMG_NEEDS_RECOVERY 0x0001
+#define E4T_IMG_SB_CSUM_BAD 0x0002
+#define E4T_IMG_GD_CSUM_BAD 0x0004
+#define E4T_IMG_ERRORS_FLAGGED 0x0008
+#define E4T_IMG_TRUNCATED 0x0010
+
+struct e4t_image {
+	ext2_filsys fs;
+	char *name;
+	uint64_t offset;
+	uint32_t state;	/* E4T_IMG_* */
+	unsigned inode_size;
+};
+
+/* Open read-only; offset in bytes from the start of name. */
+errcode_t e4t_image_open(const char *name, uint64_t offset,
+			 struct e4t_image **ret);
+void e4t_image_close(struct e4t_image *img);
+
+/*
+ * Resolve a file spec as debugfs takes it: an absolute path ("/a/b") or
+ * "<INO>".  Paths are looked up without following a final symlink.
+ */
+errcode_t e4t_image_resolve(struct e4t_image *img, const char *spec,
+			    ext2_ino_t *ino);
+/* Read and decode one inode; a bad checksum is flagged, not fatal. */
+errcode_t e4t_image_read_inode(struct e4t_image *img, ext2_ino_t ino,
+			       struct e4t_inode *info);
+
+/* ------------------------------------------------------------------ */
+/* Directory blocks (dirscan.c)                                        */
+/* ------------------------------------------------------------------ */
+
+/* Called for each live entry (not "." or ".."); return non-zero to stop. */
+typedef int (*e4t_dirent_fn)(ext2_ino_t dir, ext2_ino_t ino,
+			     const char *name, unsigned name_len,
+			     unsigned file_type, void *priv);
+/* Called for each problem found that does not stop the scan. */
+typedef void (*e4t_warn_fn)(errcode_t err, ext2_ino_t ino, const char *detail,
+			    void *priv);
+
+/*
+ * List the entries of directory dir, block by block.  A block whose
+ * checksum fails is still read (and reported); a corrupted block is
+ * skipped (and reported) and the next one is read.
+ */
+errcode_t e4t_dir_scan(struct e4t_image *img, ext2_ino_t dir, int inline_data,
+		       e4t_dirent_fn fn, e4t_warn_fn warn, void *priv);
+
+/* ------------------------------------------------------------------ */
+/* The tree (tree.c)                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Row status */
+enum e4t_status {
+	E4T_LIVE = 0,	/* reached through a name */
+	E4T_ORPHAN,	/* looks in use, but no name reaches it */
+	E4T_DELETED,	/* links 0 and a dtime */
+};
+
+struct e4t_row {
+	const char *path;	/* full path, NUL-terminated, raw bytes */
+	size_t path_len;
+	const struct e4t_inode *inode;
+	enum e4t_status status;
+};
+
+typedef int (*e4t_row_fn)(const struct e4t_row *row, void *priv);
+/* Progress: done out of total units; called now and then. */
+typedef void (*e4t_progress_fn)(const char *phase, uint64_t done,
+				uint64_t total, void *priv);
+
+struct e4t_tree_cb {
+	e4t_warn_fn warn;
+	e4t_progress_fn progress;
+	void *priv;
+};
+
+#define E4T_TREE_DELETED 0x0001 /* keep orphan and deleted inodes */
+
+struct e4t_tree;
+
+/*
+ * Index the whole filesystem: one pass over the inode table, one over
+ * the directories.  Time and memory are linear in inodes and entries.
+ */
+errcode_t e4t_tree_load(struct e4t_image *img, unsigned flags,
+			const struct e4t_tree_cb *cb, struct e4t_tree **ret);
+void e4t_tree_free(struct e4t_tree *tree);
+/*
+ * Visit every name reachable from start (whose path is start_path), start
+ * included, depth first in directory order; then, with E4T_TREE_DELETED,
+ * the orphan and deleted inodes (path "<INO>").  fn returning non-zero
+ * stops the walk and is returned.
+ */
+errcode_t e4t_tree_walk(struct e4t_tree *tree, ext2_ino_t start,
+			const char *start_path, e4t_row_fn fn, void *priv);
+/* The decoded inode; E4T_ERR_NOT_IN_USE when the tree holds none. */
+errcode_t e4t_tree_inode(const struct e4t_tree *tree, ext2_ino_t ino,
+			 struct e4t_inode *info);
+
+#endif /* E4TIME_H */

@@ -1,0 +1,163 @@
+/*
+ * image.c --- opening an ext2/3/4 image read-only, finding files in it,
+ * and reading single inodes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "e4time.h"
+
+static void check_state(struct e4t_image *img, uint64_t image_size)
+{
+	ext2_filsys fs = img->fs;
+	dgrp_t g;
+	uint64_t fs_bytes;
+
+	if (ext2fs_has_feature_journal_needs_recovery(fs->super))
+		img->state |= E4T_IMG_NEEDS_RECOVERY;
+	if (fs->super->s_state & EXT2_ERROR_FS)
+		img->state |= E4T_IMG_ERRORS_FLAGGED;
+	if (!ext2fs_superblock_csum_verify(fs, fs->super))
+		img->state |= E4T_IMG_SB_CSUM_BAD;
+	for (g = 0; g < fs->group_desc_count; g++) {
+		if (!ext2fs_group_desc_csum_verify(fs, g)) {
+			img->state |= E4T_IMG_GD_CSUM_BAD;
+			break;
+		}
+	}
+	fs_bytes = ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize;
+	if (image_size && img->offset + fs_bytes > image_size)
+		img->state |= E4T_IMG_TRUNCATED;
+}
+
+errcode_t e4t_image_open(const char *name, uint64_t offset,
+			 struct e4t_image **ret)
+{
+	struct e4t_image *img;
+	struct stat st;
+	char opts[64] = "";
+	uint64_t image_size = 0;
+	errcode_t err;
+	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS |
+		    EXT2_FLAG_SKIP_MMP;
+
+	*ret = NULL;
+	if (stat(name, &st) < 0)
+		return errno;
+	if (S_ISDIR(st.st_mode))
+		return E4T_ERR_IS_DIR;
+	if (S_ISREG(st.st_mode)) {
+		image_size = (uint64_t)st.st_size;
+		if (image_size == 0)
+			return E4T_ERR_EMPTY;
+		if (offset >= image_size)
+			return E4T_ERR_OFFSET;
+	}
+	if (offset)
+		snprintf(opts, sizeof(opts), "offset=%llu",
+			 (unsigned long long)offset);
+
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return ENOMEM;
+	img->name = strdup(name);
+	if (!img->name) {
+		free(img);
+		return ENOMEM;
+	}
+	img->offset = offset;
+	/* Never EXT2_FLAG_RW: reading must leave the image untouched. */
+	err = ext2fs_open2(name, offset ? opts : NULL, flags, 0, 0,
+			   unix_io_manager, &img->fs);
+	if (err) {
+		free(img->name);
+		free(img);
+		if (err == EXT2_ET_BAD_MAGIC || err == EXT2_ET_SHORT_READ ||
+		    err == EXT2_ET_UNEXPECTED_BLOCK_SIZE)
+			return E4T_ERR_NOT_EXT;
+		return err;
+	}
+	img->inode_size = EXT2_INODE_SIZE(img->fs->super);
+	check_state(img, image_size);
+	*ret = img;
+	return 0;
+}
+
+void e4t_image_close(struct e4t_image *img)
+{
+	if (!img)
+		return;
+	if (img->fs)
+		ext2fs_close_free(&img->fs);
+	free(img->name);
+	free(img);
+}
+
+static errcode_t parse_ino(struct e4t_image *img, const char *spec,
+			   ext2_ino_t *ino)
+{
+	const char *p = spec + 1;
+	char *end;
+	unsigned long long v;
+
+	if (*p < '0' || *p > '9')
+		return E4T_ERR_FILESPEC;
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	if (errno || end[0] != '>' || end[1] != '\0')
+		return E4T_ERR_FILESPEC;
+	if (v < 1 || v > img->fs->super->s_inodes_count)
+		return E4T_ERR_INO_RANGE;
+	*ino = (ext2_ino_t)v;
+	return 0;
+}
+
+errcode_t e4t_image_resolve(struct e4t_image *img, const char *spec,
+			    ext2_ino_t *ino)
+{
+	errcode_t err;
+
+	if (spec[0] == '<')
+		return parse_ino(img, spec, ino);
+	if (spec[0] != '/')
+		return E4T_ERR_FILESPEC;
+	if (strspn(spec, "/") == strlen(spec)) {
+		*ino = EXT2_ROOT_INO;
+		return 0;
+	}
+	err = ext2fs_namei(img->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, spec, ino);
+	if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_NO_DIRECTORY)
+		return E4T_ERR_NOT_FOUND;
+	return err;
+}
+
+errcode_t e4t_image_read_inode(struct e4t_image *img, ext2_ino_t ino,
+			       struct e4t_inode *info)
+{
+	union {
+		struct ext2_inode_large large;
+		char buf[EXT2_MAX_BLOCK_SIZE];
+	} u;
+	unsigned size = img->inode_size;
+	errcode_t err;
+
+	if (ino < 1 || ino > img->fs->super->s_inodes_count)
+		return E4T_ERR_INO_RANGE;
+	if (size > sizeof(u))
+		size = sizeof(u);
+	memset(&u, 0, sizeof(u));
+	err = ext2fs_read_inode2(img->fs, ino, (struct ext2_inode *)&u.large,
+				 size, READ_INODE_NOCSUM);
+	if (err)
+		return err;
+	e4t_inode_decode(&u.large, img->inode_size, ino, info);
+	if (!ext2fs_inode_csum_verify(img->fs, ino, &u.large))
+		info->flags |= E4T_INO_CSUM_BAD;
+	return 0;
+}

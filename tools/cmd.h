@@ -1,0 +1,81 @@
+/*
+ * cmd.h --- what the commands of the e4time binary share: the
+ * command table entry, exit statuses, image opening with the common
+ * options, diagnostics and output helpers.
+ */
+#ifndef E4TIME_TOOL_H
+#define E4TIME_TOOL_H
+
+#include <stdio.h>
+#include <getopt.h>
+
+#include "lib/e4time.h"
+
+/* Exit statuses: documented in e4time(8). */
+#define EXIT_OK 0
+#define EXIT_PARTIAL 1	/* output produced, but something was unreadable */
+#define EXIT_USAGE 2	/* bad command line */
+#define EXIT_IMAGE 4	/* image could not be opened or is not ext2/3/4 */
+#define EXIT_INTERNAL 8 /* out of memory, output write error */
+
+/* One entry of the command table (as xfsprogs' cmdinfo_t, git's cmd_struct). */
+struct cmdinfo {
+	const char *name;
+	int (*func)(int argc, char **argv);
+	const char *args;
+	const char *oneline;
+	void (*help)(FILE *fp);
+};
+
+extern const struct cmdinfo stat_cmd;
+extern const struct cmdinfo timeline_cmd;
+
+extern const char *progname;
+
+/* Options every image-reading command takes. */
+struct common_opts {
+	unsigned long long offset;	/* bytes */
+	int quiet;
+};
+
+enum { OPT_OFFSET = 0x100, OPT_COMMON_LAST };
+#define COMMON_LONGOPTS                                                    \
+	{ "offset", required_argument, NULL, OPT_OFFSET },                \
+	{ "sector-offset", required_argument, NULL, 'o' },                \
+	{ "quiet", no_argument, NULL, 'q' },                               \
+	{ "help", no_argument, NULL, 'h' }
+#define COMMON_SHORTOPTS "o:qh"
+
+/* Handle a common option; returns 1 if it was one, exits on bad values. */
+int common_opt(int c, const char *arg, struct common_opts *co,
+	       const struct cmdinfo *cmd);
+void usage_error(const struct cmdinfo *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+/* Diagnostics: "e4time: IMAGE: WHAT: message". */
+void report(const char *image, const char *what, errcode_t err);
+void warnx_img(const char *image, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Open the image, print its state notes; exits EXIT_IMAGE on failure. */
+struct e4t_image *open_image_or_exit(const char *name,
+				     const struct common_opts *co);
+
+/* Warnings from the library, counted for the exit status. */
+struct warn_ctx {
+	const char *image;
+	int quiet;
+	unsigned long count;
+};
+void lib_warn(errcode_t err, ext2_ino_t ino, const char *detail, void *priv);
+
+/* Progress on stderr when it is a terminal and the work takes a while. */
+void progress_cb(const char *phase, uint64_t done, uint64_t total,
+		 void *priv);
+void progress_done(void);
+
+/* Time text: ISO 8601 in UTC, or local time with --local. */
+char *fmt_time(const struct e4t_ts *ts, int local, char sep, char *buf,
+	       size_t len);
+
+#endif

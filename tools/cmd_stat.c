@@ -1,0 +1,160 @@
+/*
+ * cmd_stat.c --- e4time stat: every timestamp of one or more inodes, with
+ * the raw on-disk words, and what the inode does not store.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "cmd.h"
+#include "escape.h"
+
+static void stat_help(FILE *fp)
+{
+	fprintf(fp,
+		"Usage: %s stat [OPTIONS] IMAGE FILESPEC...\n\n"
+		"Show inode, type, mode, owner, size, links, i_extra_isize "
+		"and the five\ntimes (atime, mtime, ctime, crtime, dtime) "
+		"of each file, as ISO 8601 with\nnanoseconds and as the raw "
+		"on-disk words.  FILESPEC is an absolute path\nor <INODE>.\n\n"
+		"Options:\n"
+		"  --local                local time instead of UTC\n"
+		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
+		"command\n",
+		progname);
+}
+
+static void print_time(const struct e4t_inode *in, enum e4t_field f,
+		       int local)
+{
+	const struct e4t_ts *ts = &in->ts[f];
+	char when[E4T_ISO_BUFSZ], raw[32];
+	char label[12];
+
+	snprintf(label, sizeof(label), "%s:", e4t_field_name(f));
+	if (!(ts->flags & E4T_TS_STORED)) {
+		printf("  %-7s not stored (%s)\n", label,
+		       e4t_inode_not_stored_reason(in, f));
+		return;
+	}
+	if (ts->flags & E4T_TS_EXTRA)
+		snprintf(raw, sizeof(raw), "0x%08x:%08x", in->raw_base[f],
+			 in->raw_extra[f]);
+	else
+		snprintf(raw, sizeof(raw), "0x%08x", in->raw_base[f]);
+
+	if (f == E4T_DTIME && (ts->flags & E4T_TS_ZERO)) {
+		printf("  %-7s %-35s %s\n", label, "not set", raw);
+		return;
+	}
+	if (f == E4T_DTIME && (ts->flags & E4T_TS_ORPHAN_LINK)) {
+		char what[48];
+
+		snprintf(what, sizeof(what), "orphan list: next <%u>",
+			 in->raw_base[f]);
+		printf("  %-7s %-35s %s\n", label, what, raw);
+		return;
+	}
+	fmt_time(ts, local, 'T', when, sizeof(when));
+	printf("  %-7s %-35s %s", label, when, raw);
+	if (!(ts->flags & E4T_TS_EXTRA) && f != E4T_DTIME)
+		printf("  (no nanoseconds stored)");
+	if (ts->flags & E4T_TS_BAD_NSEC)
+		printf("  SUSPECT: nanoseconds %u >= 10^9",
+		       in->raw_extra[f] >> 2);
+	if (ts->flags & E4T_TS_OLD_PRE1970) {
+		char alt[E4T_ISO_BUFSZ];
+
+		e4t_iso8601((int32_t)in->raw_base[f], ts->nsec, 9, 'T',
+			    INT32_MIN, alt, sizeof(alt));
+		printf("  SUSPECT: old pre-1970 encoding, likely %s", alt);
+	}
+	putchar('\n');
+}
+
+static void print_inode(const char *spec, const struct e4t_inode *in,
+			int local)
+{
+	char *name = escape_text(spec, strlen(spec));
+	int f;
+
+	printf("%s\n", name ? name : spec);
+	free(name);
+	printf("  Inode: %u   Type: %s   Mode: %04o   Flags: 0x%x\n", in->ino,
+	       e4t_mode_type_name(in->mode), in->mode & 07777, in->iflags);
+	printf("  User: %u   Group: %u   Size: %llu   Links: %u\n", in->uid,
+	       in->gid, (unsigned long long)in->size, in->links);
+	if (in->inode_size > 128)
+		printf("  Inode size: %u   Extra isize: %u%s\n", in->inode_size,
+		       in->extra_isize,
+		       (in->flags & E4T_INO_EXTRA_BAD) ? " (impossible)" : "");
+	else
+		printf("  Inode size: %u   Extra isize: none\n",
+		       in->inode_size);
+	for (f = 0; f < E4T_NFIELDS; f++)
+		print_time(in, f, local);
+	if (in->flags & E4T_INO_CSUM_BAD)
+		printf("  WARNING: inode checksum does not verify\n");
+}
+
+enum { OPT_LOCAL = OPT_COMMON_LAST };
+
+static int stat_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		COMMON_LONGOPTS,
+		{ "local", no_argument, NULL, OPT_LOCAL },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct common_opts co = { 0 };
+	struct e4t_image *img;
+	int c, i, local = 0, status = EXIT_OK;
+
+	while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, longopts,
+				NULL)) != -1) {
+		if (common_opt(c, optarg, &co, &stat_cmd))
+			continue;
+		if (c == OPT_LOCAL)
+			local = 1;
+		else
+			usage_error(&stat_cmd, "unknown option");
+	}
+	if (argc - optind < 2)
+		usage_error(&stat_cmd, "need an image and at least one file");
+
+	img = open_image_or_exit(argv[optind], &co);
+	for (i = optind + 1; i < argc; i++) {
+		struct e4t_inode in;
+		ext2_ino_t ino;
+		errcode_t err;
+
+		err = e4t_image_resolve(img, argv[i], &ino);
+		if (!err)
+			err = e4t_image_read_inode(img, ino, &in);
+		if (err) {
+			char *what = escape_text(argv[i], strlen(argv[i]));
+
+			report(img->name, what ? what : argv[i], err);
+			free(what);
+			status = EXIT_PARTIAL;
+			continue;
+		}
+		if (i > optind + 1)
+			putchar('\n');
+		print_inode(argv[i], &in, local);
+		if (in.flags & (E4T_INO_CSUM_BAD | E4T_INO_EXTRA_BAD))
+			status = EXIT_PARTIAL;
+	}
+	e4t_image_close(img);
+	if (fflush(stdout) || ferror(stdout))
+		return EXIT_INTERNAL;
+	return status;
+}
+
+const struct cmdinfo stat_cmd = {
+	.name = "stat",
+	.func = stat_main,
+	.args = "[OPTIONS] IMAGE FILESPEC...",
+	.oneline = "show every timestamp of some inodes, raw words included",
+	.help = stat_help,
+};

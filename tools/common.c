@@ -1,0 +1,195 @@
+/*
+ * common.c --- what every e4time command shares: common options, opening
+ * the image, diagnostics, progress, time text.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+#define SECTOR_SIZE 512ULL
+
+static unsigned long long parse_count(const char *arg, const char *what,
+				      const struct cmdinfo *cmd)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (!arg || *arg < '0' || *arg > '9')
+		usage_error(cmd, "%s: not a number: '%s'", what, arg);
+	v = strtoull(arg, &end, 0);
+	if (errno || *end)
+		usage_error(cmd, "%s: not a number: '%s'", what, arg);
+	return v;
+}
+
+int common_opt(int c, const char *arg, struct common_opts *co,
+	       const struct cmdinfo *cmd)
+{
+	unsigned long long v;
+
+	switch (c) {
+	case OPT_OFFSET:
+		co->offset = parse_count(arg, "--offset", cmd);
+		return 1;
+	case 'o':
+		v = parse_count(arg, "-o", cmd);
+		if (v > UINT64_MAX / SECTOR_SIZE)
+			usage_error(cmd, "-o: offset too large: '%s'", arg);
+		co->offset = v * SECTOR_SIZE;
+		return 1;
+	case 'q':
+		co->quiet = 1;
+		return 1;
+	case 'h':
+		cmd->help(stdout);
+		exit(EXIT_OK);
+	default:
+		return 0;
+	}
+}
+
+void usage_error(const struct cmdinfo *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: %s: ", progname, cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nUsage: %s %s %s\nTry '%s help %s' for more.\n",
+		progname, cmd->name, cmd->args, progname, cmd->name);
+	exit(EXIT_USAGE);
+}
+
+void report(const char *image, const char *what, errcode_t err)
+{
+	progress_done();
+	fprintf(stderr, "%s: %s: %s%s%s\n", progname, image, what ? what : "",
+		what ? ": " : "", error_message(err));
+}
+
+void warnx_img(const char *image, const char *fmt, ...)
+{
+	va_list ap;
+
+	progress_done();
+	fprintf(stderr, "%s: %s: ", progname, image);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+struct e4t_image *open_image_or_exit(const char *name,
+				     const struct common_opts *co)
+{
+	struct e4t_image *img;
+	errcode_t err;
+
+	err = e4t_image_open(name, co->offset, &img);
+	if (err) {
+		if (err == E4T_ERR_NOT_EXT || err == E4T_ERR_OFFSET) {
+			fprintf(stderr, "%s: %s: %s at offset %llu\n", progname,
+				name, error_message(err), co->offset);
+		} else {
+			report(name, NULL, err);
+		}
+		exit(EXIT_IMAGE);
+	}
+	if (img->state & E4T_IMG_NEEDS_RECOVERY)
+		warnx_img(name, "%s", error_message(E4T_ERR_NEEDS_RECOVERY));
+	if (co->quiet)
+		return img;
+	if (img->state & E4T_IMG_ERRORS_FLAGGED)
+		warnx_img(name, "the filesystem is flagged as having errors");
+	if (img->state & E4T_IMG_SB_CSUM_BAD)
+		warnx_img(name, "%s", error_message(E4T_ERR_SB_CSUM));
+	if (img->state & E4T_IMG_GD_CSUM_BAD)
+		warnx_img(name, "%s", error_message(E4T_ERR_GD_CSUM));
+	if (img->state & E4T_IMG_TRUNCATED)
+		warnx_img(name, "%s", error_message(E4T_ERR_TRUNCATED));
+	return img;
+}
+
+void lib_warn(errcode_t err, ext2_ino_t ino, const char *detail, void *priv)
+{
+	struct warn_ctx *w = priv;
+
+	w->count++;
+	if (w->quiet)
+		return;
+	progress_done();
+	if (ino)
+		fprintf(stderr, "%s: %s: <%u>: %s", progname, w->image, ino,
+			error_message(err));
+	else
+		fprintf(stderr, "%s: %s: %s", progname, w->image,
+			error_message(err));
+	if (detail)
+		fprintf(stderr, " (%s)", detail);
+	fputc('\n', stderr);
+}
+
+static int progress_shown;
+static struct timespec progress_start, progress_last;
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	       (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+void progress_cb(const char *phase, uint64_t done, uint64_t total,
+		 void *priv)
+{
+	struct warn_ctx *w = priv;
+	struct timespec now;
+
+	if (w->quiet || !isatty(STDERR_FILENO))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!progress_start.tv_sec && !progress_start.tv_nsec) {
+		progress_start = now;
+		return;
+	}
+	/* Only for long scans, and not too often. */
+	if (since(&progress_start, &now) < 1.0 ||
+	    (progress_shown && since(&progress_last, &now) < 0.25))
+		return;
+	progress_last = now;
+	progress_shown = 1;
+	fprintf(stderr, "\r%s: reading %s: %3u%%", progname, phase,
+		total ? (unsigned)(done * 100 / total) : 0);
+}
+
+void progress_done(void)
+{
+	if (progress_shown) {
+		fputs("\r\033[K", stderr);
+		progress_shown = 0;
+	}
+}
+
+char *fmt_time(const struct e4t_ts *ts, int local, char sep, char *buf,
+	       size_t len)
+{
+	int32_t off = INT32_MIN;
+
+	if (local) {
+		time_t t = (time_t)ts->sec;
+		struct tm tm;
+
+		if (localtime_r(&t, &tm))
+			off = (int32_t)tm.tm_gmtoff;
+	}
+	return e4t_iso8601(ts->sec, ts->nsec, 9, sep, off, buf, len);
+}

@@ -1,0 +1,105 @@
+/*
+ * e4time.c --- main program: the command table and dispatch.
+ *
+ * Every command is one entry of cmds[] below, defined in its own
+ * cmd_NAME.c file.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+const char *progname = "e4time";
+
+static const struct cmdinfo *const cmds[] = {
+	&stat_cmd,
+	&timeline_cmd,
+};
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+static const struct cmdinfo *find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCMDS; i++)
+		if (strcmp(cmds[i]->name, name) == 0)
+			return cmds[i];
+	return NULL;
+}
+
+static void main_usage(FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp,
+		"Usage: %s COMMAND [OPTIONS] IMAGE [ARGS]\n"
+		"       %s help COMMAND | --help | --version\n\n"
+		"Read ext4 timestamps, creation time included, from unmounted "
+		"images.\n\nCommands:\n",
+		progname, progname);
+	for (i = 0; i < NCMDS; i++)
+		fprintf(fp, "  %-10s %s\n", cmds[i]->name, cmds[i]->oneline);
+	fprintf(fp,
+		"\nImage options (all commands):\n"
+		"  --offset BYTES         filesystem starts BYTES into IMAGE\n"
+		"  -o, --sector-offset N  filesystem starts N 512-byte sectors "
+		"in (as TSK's -o)\n"
+		"  -q, --quiet            no progress, no warnings (the exit "
+		"status still tells)\n\n"
+		"Exit status: 0 ok, 1 output produced but something could not "
+		"be read,\n2 usage error, 4 image could not be opened, 8 "
+		"internal error.\nSee e4time(8).\n");
+}
+
+static void init_tables(void)
+{
+	add_error_table(&et_e4t_error_table);
+	add_error_table(&et_ext2_error_table);
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmdinfo *cmd;
+
+	init_tables();
+	if (argc < 2) {
+		main_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		main_usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		const char *ver;
+
+		ext2fs_get_library_version(&ver, NULL);
+		printf("%s %s (libext2fs %s)\n", progname, PACKAGE_VERSION,
+		       ver);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			main_usage(stdout);
+			return EXIT_OK;
+		}
+		cmd = find_cmd(argv[2]);
+		if (!cmd) {
+			fprintf(stderr, "%s: no such command: '%s'\n", progname,
+				argv[2]);
+			return EXIT_USAGE;
+		}
+		cmd->help(stdout);
+		return EXIT_OK;
+	}
+	cmd = find_cmd(argv[1]);
+	if (!cmd) {
+		fprintf(stderr,
+			"%s: no such command: '%s'\nTry '%s --help'.\n",
+			progname, argv[1], progname);
+		return EXIT_USAGE;
+	}
+	return cmd->func(argc - 1, argv + 1);
+}

@@ -1,0 +1,92 @@
+/*
+ * fmt_mactime.c --- classic TSK 3.x bodyfile, as `fls -m` writes and
+ * `mactime -b` reads: integer seconds, 0 for "no time", %XX escapes.
+ * mactime drops lines with negative times, so a pre-1970 time is written
+ * as 0 and counted; times >= 10^10 (after 2286) are kept but mactime
+ * sorts them wrongly, so they are counted too.  Both are reported.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "output.h"
+
+#define MACTIME_SORT_LIMIT 10000000000LL
+
+static void mac_begin(struct out *o)
+{
+}
+
+static void tsk_mode(uint16_t mode, char out[13])
+{
+	char t = e4t_mode_type_char(mode);
+
+	out[0] = t;
+	out[1] = '/';
+	out[2] = t;
+	mode_string(mode, out + 2);
+	out[2] = t;
+}
+
+static void mac_row(struct out *o, const struct e4t_row *row)
+{
+	const struct e4t_inode *in = row->inode;
+	char mode[13];
+	int i;
+
+	tsk_mode(in->mode, mode);
+	fputs("0|", o->fp);
+	put_percent(o->fp, row->path, row->path_len);
+	fputs(status_suffix(row->status), o->fp);
+	fprintf(o->fp, "|%u|%s|%u|%u|%llu", in->ino, mode, in->uid, in->gid,
+		(unsigned long long)in->size);
+	for (i = 0; i < 4; i++) {
+		const struct e4t_ts *ts = &in->ts[body_fields[i]];
+		long long sec = 0;
+
+		if (ts_shown(ts, body_fields[i])) {
+			sec = (long long)ts->sec;
+			if (sec < 0) {
+				if (!o->quiet && !o->neg_times) {
+					fprintf(stderr,
+						"e4time: %s: ", o->image);
+					put_text(stderr, row->path,
+						 row->path_len);
+					fprintf(stderr,
+						": %s before 1970 written as 0 "
+						"(mactime cannot show it)\n",
+						e4t_field_name(body_fields[i]));
+				}
+				o->neg_times++;
+				sec = 0;
+			} else if (sec >= MACTIME_SORT_LIMIT) {
+				o->big_times++;
+			}
+		}
+		fprintf(o->fp, "|%lld", sec);
+	}
+	putc('\n', o->fp);
+}
+
+static void mac_end(struct out *o)
+{
+	if (o->quiet)
+		return;
+	if (o->neg_times > 1)
+		fprintf(stderr,
+			"e4time: %s: %lu times before 1970 written as 0 "
+			"(mactime cannot show them; use --format bodyfile)\n",
+			o->image, o->neg_times);
+	if (o->big_times)
+		fprintf(stderr,
+			"e4time: %s: %lu times after 2286 (>= 10^10 s), which "
+			"mactime sorts wrongly\n",
+			o->image, o->big_times);
+}
+
+const struct formatter fmt_mactime = {
+	.name = "mactime",
+	.begin = mac_begin,
+	.row = mac_row,
+	.end = mac_end,
+};

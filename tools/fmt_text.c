@@ -1,0 +1,72 @@
+/*
+ * fmt_text.c --- aligned columns for people: crtime first, then mtime,
+ * atime, ctime, inode, mode, size and the escaped path.  UTC unless
+ * --local.  "-" marks a time the inode does not store.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "output.h"
+
+static const enum e4t_field text_fields[4] = { E4T_CRTIME, E4T_MTIME,
+					       E4T_ATIME, E4T_CTIME };
+
+static int time_width(const struct out *o)
+{
+	return o->local ? 35 : 29;
+}
+
+static void text_begin(struct out *o)
+{
+	int i, w = time_width(o);
+
+	for (i = 0; i < 4; i++) {
+		char head[40];
+
+		snprintf(head, sizeof(head), "%s%s",
+			 e4t_field_name(text_fields[i]),
+			 (i == 0 && !o->local) ? " (UTC)" : "");
+		fprintf(o->fp, "%-*s ", w, head);
+	}
+	fprintf(o->fp, "%10s %-10s %12s %s\n", "INODE", "MODE", "SIZE",
+		"PATH");
+}
+
+static void text_row(struct out *o, const struct e4t_row *row)
+{
+	const struct e4t_inode *in = row->inode;
+	char mode[11];
+	int i, w = time_width(o);
+
+	for (i = 0; i < 4; i++) {
+		const struct e4t_ts *ts = &in->ts[text_fields[i]];
+		char buf[E4T_ISO_BUFSZ];
+
+		if (!ts_shown(ts, text_fields[i])) {
+			fprintf(o->fp, "%-*s ", w, "-");
+			continue;
+		}
+		fmt_time(ts, o->local, ' ', buf, sizeof(buf));
+		if (!o->local)
+			buf[strlen(buf) - 1] = '\0';	/* drop the Z */
+		fprintf(o->fp, "%-*s ", w, buf);
+	}
+	mode_string(in->mode, mode);
+	fprintf(o->fp, "%10u %-10s %12llu ", in->ino, mode,
+		(unsigned long long)in->size);
+	put_text(o->fp, row->path, row->path_len);
+	fputs(status_suffix(row->status), o->fp);
+	putc('\n', o->fp);
+}
+
+static void text_end(struct out *o)
+{
+}
+
+const struct formatter fmt_text = {
+	.name = "text",
+	.begin = text_begin,
+	.row = text_row,
+	.end = text_end,
+};

@@ -1,0 +1,72 @@
+/*
+ * fmt_timesketch.c --- JSON lines that Timesketch imports: one line per
+ * timestamp, with message, datetime (ISO 8601, microseconds, +00:00),
+ * timestamp_desc and timestamp (integer microseconds); the full
+ * nanosecond fraction travels in "nanoseconds".
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "output.h"
+
+static const char *const descs[E4T_NFIELDS] = {
+	[E4T_ATIME] = "Last Access Time",
+	[E4T_MTIME] = "Content Modification Time",
+	[E4T_CTIME] = "Metadata Modification Time",
+	[E4T_CRTIME] = "Creation Time",
+	[E4T_DTIME] = "Deletion Time",
+};
+
+static void ts_begin(struct out *o)
+{
+}
+
+static void ts_row(struct out *o, const struct e4t_row *row)
+{
+	const struct e4t_inode *in = row->inode;
+	FILE *fp = o->fp;
+	int f;
+
+	for (f = 0; f < E4T_NFIELDS; f++) {
+		const struct e4t_ts *ts = &in->ts[f];
+		char iso[E4T_ISO_BUFSZ];
+
+		if (!ts_shown(ts, f))
+			continue;
+		e4t_iso8601(ts->sec, ts->nsec, 6, 'T', 0, iso, sizeof(iso));
+		fputs("{\"message\":\"", fp);
+		put_json(fp, row->path, row->path_len);
+		fprintf(fp, "%s (%s)\",\"datetime\":\"%s\"",
+			status_suffix(row->status), e4t_field_name(f), iso);
+		fprintf(fp, ",\"timestamp_desc\":\"%s\",\"timestamp\":%lld",
+			descs[f],
+			(long long)(ts->sec * 1000000LL + ts->nsec / 1000));
+		fprintf(fp, ",\"nanoseconds\":%u,\"field\":\"%s\"", ts->nsec,
+			e4t_field_name(f));
+		fputs(",\"path\":\"", fp);
+		put_json(fp, row->path, row->path_len);
+		putc('"', fp);
+		if (!utf8_valid(row->path, row->path_len)) {
+			fputs(",\"path_hex\":\"", fp);
+			put_hex(fp, row->path, row->path_len);
+			putc('"', fp);
+		}
+		fprintf(fp,
+			",\"inode\":%u,\"file_type\":\"%s\",\"status\":"
+			"\"%s\",\"data_type\":\"fs:ext4:inode\"}\n",
+			in->ino, e4t_mode_type_name(in->mode),
+			status_name(row->status));
+	}
+}
+
+static void ts_end(struct out *o)
+{
+}
+
+const struct formatter fmt_timesketch = {
+	.name = "timesketch",
+	.begin = ts_begin,
+	.row = ts_row,
+	.end = ts_end,
+};

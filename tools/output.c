@@ -1,0 +1,81 @@
+/*
+ * output.c --- the formatter table and what formatters share.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "output.h"
+
+static const struct formatter *const formatters[] = {
+	&fmt_text, &fmt_bodyfile, &fmt_mactime,
+	&fmt_jsonl, &fmt_timesketch, &fmt_csv,
+};
+
+const struct formatter *formatter_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(formatters) / sizeof(formatters[0]); i++)
+		if (strcmp(formatters[i]->name, name) == 0)
+			return formatters[i];
+	return NULL;
+}
+
+const enum e4t_field body_fields[4] = { E4T_ATIME, E4T_MTIME, E4T_CTIME,
+					E4T_CRTIME };
+
+int ts_shown(const struct e4t_ts *ts, enum e4t_field f)
+{
+	if (!(ts->flags & E4T_TS_STORED))
+		return 0;
+	if (f == E4T_DTIME &&
+	    (ts->flags & (E4T_TS_ZERO | E4T_TS_ORPHAN_LINK)))
+		return 0;
+	return 1;
+}
+
+void put_decimal_time(FILE *fp, const struct e4t_ts *ts)
+{
+	if (ts->sec < 0 && ts->nsec > 0)
+		fprintf(fp, "-%lld.%09u", (long long)(-(ts->sec + 1)),
+			E4T_NSEC_PER_SEC - ts->nsec);
+	else
+		fprintf(fp, "%lld.%09u", (long long)ts->sec, ts->nsec);
+}
+
+void mode_string(uint16_t mode, char out[11])
+{
+	static const char rwx[] = "rwxrwxrwx";
+	char t = e4t_mode_type_char(mode);
+	int i;
+
+	out[0] = t == 'r' ? '-' : t;
+	for (i = 0; i < 9; i++)
+		out[1 + i] = (mode & (0400 >> i)) ? rwx[i] : '-';
+	if (mode & 04000)
+		out[3] = (mode & 0100) ? 's' : 'S';
+	if (mode & 02000)
+		out[6] = (mode & 0010) ? 's' : 'S';
+	if (mode & 01000)
+		out[9] = (mode & 0001) ? 't' : 'T';
+	out[10] = '\0';
+}
+
+const char *status_suffix(enum e4t_status st)
+{
+	switch (st) {
+	case E4T_ORPHAN: return " (orphan)";
+	case E4T_DELETED: return " (deleted)";
+	default: return "";
+	}
+}
+
+const char *status_name(enum e4t_status st)
+{
+	switch (st) {
+	case E4T_ORPHAN: return "orphan";
+	case E4T_DELETED: return "deleted";
+	default: return "live";
+	}
+}

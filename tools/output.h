@@ -1,0 +1,43 @@
+/*
+ * output.h --- timeline formatters: one file per format (fmt_NAME.c),
+ * each a struct formatter of three callbacks.
+ */
+#ifndef E4TIME_OUTPUT_H
+#define E4TIME_OUTPUT_H
+
+#include "cmd.h"
+#include "escape.h"
+
+struct out {
+	FILE *fp;
+	int local;		/* --local: local time in text formats */
+	const char *image;
+	int quiet;
+	/* mactime: times it cannot show or sorts wrongly */
+	unsigned long neg_times, big_times;
+};
+
+struct formatter {
+	const char *name;
+	void (*begin)(struct out *o);
+	void (*row)(struct out *o, const struct e4t_row *row);
+	void (*end)(struct out *o);
+};
+
+extern const struct formatter fmt_text, fmt_bodyfile, fmt_mactime,
+	fmt_jsonl, fmt_timesketch, fmt_csv;
+const struct formatter *formatter_find(const char *name);
+
+/* Field order of bodyfiles: atime, mtime, ctime, crtime. */
+extern const enum e4t_field body_fields[4];
+
+/* Is this a time to show?  Not when absent, nor an unset/orphan dtime. */
+int ts_shown(const struct e4t_ts *ts, enum e4t_field f);
+/* Exact decimal seconds: 1969-12-31T23:59:59.999999999Z is -0.000000001 */
+void put_decimal_time(FILE *fp, const struct e4t_ts *ts);
+/* "-rw-r--r--" as ls shows it, with setuid/setgid/sticky. */
+void mode_string(uint16_t mode, char out[11]);
+const char *status_suffix(enum e4t_status st);
+const char *status_name(enum e4t_status st);
+
+#endif
