@@ -419,6 +419,21 @@ static errcode_t walk(struct walker *w, struct irec *start)
 	return err;
 }
 
+/* Size the arrays once from the superblock's count of inodes in use. */
+static errcode_t reserve(struct e4t_tree *t)
+{
+	const struct ext2_super_block *sb = t->img->fs->super;
+	size_t used = 1024;
+
+	if (sb->s_free_inodes_count < sb->s_inodes_count)
+		used += sb->s_inodes_count - sb->s_free_inodes_count;
+	if (grow((void **)&t->recs, &t->recs_cap, used, sizeof(*t->recs)) ||
+	    grow((void **)&t->edges, &t->edges_cap, used, sizeof(*t->edges)) ||
+	    grow((void **)&t->names, &t->names_cap, used * 12, 1))
+		return ENOMEM;
+	return 0;
+}
+
 errcode_t e4t_tree_load(struct e4t_image *img, unsigned flags,
 			const struct e4t_tree_cb *cb, struct e4t_tree **ret)
 {
@@ -435,7 +450,9 @@ errcode_t e4t_tree_load(struct e4t_image *img, unsigned flags,
 	t->flags = flags;
 	if (cb)
 		t->cb = *cb;
-	err = scan_inodes(t);
+	err = reserve(t);
+	if (!err)
+		err = scan_inodes(t);
 	if (!err)
 		err = scan_dirs(t);
 	if (err) {
