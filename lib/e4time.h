@@ -97,6 +97,7 @@ errcode_t e4t_time_parse(const char *text, int64_t *sec, uint32_t *nsec);
 #define E4T_INO_CSUM_BAD 0x0001	  /* metadata_csum does not verify */
 #define E4T_INO_EXTRA_BAD 0x0002  /* i_extra_isize impossible: ignored */
 #define E4T_INO_INLINE 0x0004	  /* EXT4_INLINE_DATA_FL */
+#define E4T_INO_ORPHAN_LIST 0x0008 /* on the orphan list: dtime is a link */
 
 /*
  * What e4time knows of one inode: the decoded times, the raw on-disk
@@ -164,6 +165,14 @@ void e4t_image_close(struct e4t_image *img);
  */
 errcode_t e4t_image_resolve(struct e4t_image *img, const char *spec,
 			    ext2_ino_t *ino);
+/*
+ * The inodes on the orphan list (unlinked while open, or being
+ * truncated), from s_last_orphan through each i_dtime; sorted, malloc'd.
+ * A chain that loops or leaves the inode range is cut there.
+ */
+errcode_t e4t_image_orphans(struct e4t_image *img, ext2_ino_t **list,
+			    size_t *count);
+int e4t_ino_in(const ext2_ino_t *sorted, size_t count, ext2_ino_t ino);
 /* Read and decode one inode; a bad checksum is flagged, not fatal. */
 errcode_t e4t_image_read_inode(struct e4t_image *img, ext2_ino_t ino,
 			       struct e4t_inode *info);

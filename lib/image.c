@@ -137,6 +137,62 @@ errcode_t e4t_image_resolve(struct e4t_image *img, const char *spec,
 	return err;
 }
 
+static int cmp_ino(const void *a, const void *b)
+{
+	ext2_ino_t x = *(const ext2_ino_t *)a, y = *(const ext2_ino_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int e4t_ino_in(const ext2_ino_t *sorted, size_t count, ext2_ino_t ino)
+{
+	return count && bsearch(&ino, sorted, count, sizeof(*sorted),
+				cmp_ino) != NULL;
+}
+
+#define MAX_ORPHANS 65536
+
+errcode_t e4t_image_orphans(struct e4t_image *img, ext2_ino_t **list,
+			    size_t *count)
+{
+	ext2_filsys fs = img->fs;
+	ext2_ino_t ino = fs->super->s_last_orphan, *v = NULL;
+	size_t n = 0, cap = 0;
+
+	*list = NULL;
+	*count = 0;
+	while (ino >= 1 && ino <= fs->super->s_inodes_count && n < MAX_ORPHANS) {
+		struct ext2_inode inode;
+		size_t i;
+
+		for (i = 0; i < n; i++)	/* short lists: a loop check is cheap */
+			if (v[i] == ino)
+				goto done;
+		if (n == cap) {
+			ext2_ino_t *p;
+
+			cap = cap ? cap * 2 : 16;
+			p = realloc(v, cap * sizeof(*v));
+			if (!p) {
+				free(v);
+				return ENOMEM;
+			}
+			v = p;
+		}
+		v[n++] = ino;
+		if (ext2fs_read_inode2(fs, ino, &inode, sizeof(inode),
+				       READ_INODE_NOCSUM))
+			break;
+		ino = inode.i_dtime;
+	}
+done:
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_ino);
+	*list = v;
+	*count = n;
+	return 0;
+}
+
 errcode_t e4t_image_read_inode(struct e4t_image *img, ext2_ino_t ino,
 			       struct e4t_inode *info)
 {
@@ -159,5 +215,18 @@ errcode_t e4t_image_read_inode(struct e4t_image *img, ext2_ino_t ino,
 	e4t_inode_decode(&u.large, img->inode_size, ino, info);
 	if (!ext2fs_inode_csum_verify(img->fs, ino, &u.large))
 		info->flags |= E4T_INO_CSUM_BAD;
+	if (img->fs->super->s_last_orphan) {
+		ext2_ino_t *orphans;
+		size_t n;
+
+		err = e4t_image_orphans(img, &orphans, &n);
+		if (err)
+			return err;
+		if (e4t_ino_in(orphans, n, ino)) {
+			info->flags |= E4T_INO_ORPHAN_LIST;
+			e4t_inode_decode_times(info);
+		}
+		free(orphans);
+	}
 	return 0;
 }

@@ -97,7 +97,8 @@ void e4t_inode_decode_times(struct e4t_inode *info)
 			ts->flags = E4T_TS_STORED;
 			if (info->raw_base[f] == 0)
 				ts->flags |= E4T_TS_ZERO;
-			else if (info->links > 0)
+			else if (info->links > 0 ||
+				 (info->flags & E4T_INO_ORPHAN_LIST))
 				ts->flags |= E4T_TS_ORPHAN_LINK;
 			continue;
 		}
@@ -117,7 +118,9 @@ const char *e4t_inode_not_stored_reason(const struct e4t_inode *info,
 		return "128-byte inodes have no crtime";
 	if (info->flags & E4T_INO_EXTRA_BAD)
 		return "i_extra_isize is impossible";
-	return "i_extra_isize too small to hold crtime";
+	if (info->mode == 0 && info->links == 0)
+		return "inode not in use";
+	return "i_extra_isize < 24: too small to hold crtime";
 }
 
 char e4t_mode_type_char(uint16_t mode)

@@ -143,7 +143,8 @@ errcode_t e4t_time_parse(const char *text, int64_t *sec, uint32_t *nsec)
 	if (digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &mo) ||
 	    *p++ != '-' || digits(&p, 2, &d))
 		return E4T_ERR_TIME_SYNTAX;
-	if (*p == 'T' || *p == 't' || *p == ' ') {
+	if (*p == 'T' || *p == 't' ||
+	    (*p == ' ' && isdigit((unsigned char)p[1]))) {
 		p++;
 		if (digits(&p, 2, &h) || *p++ != ':' || digits(&p, 2, &mi))
 			return E4T_ERR_TIME_SYNTAX;
@@ -157,25 +158,27 @@ errcode_t e4t_time_parse(const char *text, int64_t *sec, uint32_t *nsec)
 					return E4T_ERR_TIME_SYNTAX;
 			}
 		}
-		if (*p == ' ')
-			p++;
 	}
-	if (*p == 'Z' || *p == 'z') {
+	/* Zone: "Z", "UTC" (after one optional space), +HH, +HHMM, +HH:MM */
+	if (strcmp(p, " UTC") == 0) {
+		p += 4;
+	} else if (p[0] == ' ' && (p[1] == '+' || p[1] == '-')) {
+		p++;
+	}
+	if ((*p == 'Z' || *p == 'z') && p[1] == '\0') {
 		p++;
 	} else if (*p == '+' || *p == '-') {
 		int neg = *p++ == '-';
 
 		if (digits(&p, 2, &oh))
 			return E4T_ERR_TIME_SYNTAX;
-		if (*p == ':')
-			p++;
+		if (*p == ':' && digits((p++, &p), 2, &om))
+			return E4T_ERR_TIME_SYNTAX;
 		if (isdigit((unsigned char)*p) && digits(&p, 2, &om))
 			return E4T_ERR_TIME_SYNTAX;
 		if (oh > 23 || om > 59)
 			return E4T_ERR_TIME_SYNTAX;
 		offset = (oh * 3600 + om * 60) * (neg ? -1 : 1);
-	} else if (strcmp(p, "UTC") == 0) {
-		p += 3;
 	}
 	if (*p)
 		return E4T_ERR_TIME_SYNTAX;

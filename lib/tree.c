@@ -58,6 +58,8 @@ struct e4t_tree {
 	char *names;
 	size_t names_len, names_cap;
 	errcode_t oom;		/* set when add_edge ran out of memory */
+	ext2_ino_t *orphans;	/* the orphan list, sorted */
+	size_t norphans;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -135,7 +137,12 @@ static int classify(const struct e4t_tree *t, ext2_ino_t ino,
 		return E4T_LIVE;
 	if (raw->i_links_count > 0)	/* on the orphan list: still in use */
 		return E4T_LIVE;
-	if ((t->flags & E4T_TREE_DELETED) && raw->i_dtime != 0)
+	if (!(t->flags & E4T_TREE_DELETED))
+		return -1;
+	/* Unlinked but still open: dtime links the orphan list. */
+	if (e4t_ino_in(t->orphans, t->norphans, ino))
+		return E4T_ORPHAN;
+	if (raw->i_dtime != 0)
 		return E4T_DELETED;
 	return -1;
 }
@@ -152,6 +159,10 @@ static errcode_t add_inode(struct e4t_tree *t, ext2_ino_t ino,
 	if (err)
 		return err;
 	e4t_inode_decode(raw, t->img->inode_size, ino, &info);
+	if (e4t_ino_in(t->orphans, t->norphans, ino)) {
+		info.flags |= E4T_INO_ORPHAN_LIST;
+		e4t_inode_decode_times(&info);
+	}
 	r = &t->recs[t->nrecs++];
 	memset(r, 0, sizeof(*r));
 	r->ino = ino;
@@ -452,6 +463,8 @@ errcode_t e4t_tree_load(struct e4t_image *img, unsigned flags,
 		t->cb = *cb;
 	err = reserve(t);
 	if (!err)
+		err = e4t_image_orphans(img, &t->orphans, &t->norphans);
+	if (!err)
 		err = scan_inodes(t);
 	if (!err)
 		err = scan_dirs(t);
@@ -482,6 +495,7 @@ void e4t_tree_free(struct e4t_tree *t)
 	free(t->recs);
 	free(t->edges);
 	free(t->names);
+	free(t->orphans);
 	free(t);
 }
 

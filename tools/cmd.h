@@ -31,6 +31,7 @@ extern const struct cmdinfo stat_cmd;
 extern const struct cmdinfo timeline_cmd;
 
 extern const char *progname;
+extern char **cmd_argv;	/* the command's argv, for messages */
 
 /* Options every image-reading command takes. */
 struct common_opts {
@@ -46,7 +47,8 @@ enum { OPT_OFFSET = 0x100, OPT_COMMON_LAST };
 	{ "help", no_argument, NULL, 'h' }
 #define COMMON_SHORTOPTS "o:qh"
 
-/* Handle a common option; returns 1 if it was one, exits on bad values. */
+/* Handle a common option; returns 1 if it was one, exits on bad values
+ * and on getopt's '?' (unknown option, missing argument). */
 int common_opt(int c, const char *arg, struct common_opts *co,
 	       const struct cmdinfo *cmd);
 void usage_error(const struct cmdinfo *cmd, const char *fmt, ...)

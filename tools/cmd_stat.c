@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -108,7 +109,7 @@ static int stat_main(int argc, char **argv)
 	};
 	struct common_opts co = { 0 };
 	struct e4t_image *img;
-	int c, i, local = 0, status = EXIT_OK;
+	int c, i, local = 0, shown = 0, status = EXIT_OK;
 
 	while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, longopts,
 				NULL)) != -1) {
@@ -139,15 +140,17 @@ static int stat_main(int argc, char **argv)
 			status = EXIT_PARTIAL;
 			continue;
 		}
-		if (i > optind + 1)
+		if (shown++)
 			putchar('\n');
 		print_inode(argv[i], &in, local);
 		if (in.flags & (E4T_INO_CSUM_BAD | E4T_INO_EXTRA_BAD))
 			status = EXIT_PARTIAL;
 	}
+	if (fflush(stdout) || ferror(stdout)) {
+		report(img->name, "standard output", errno ? errno : EIO);
+		status = EXIT_INTERNAL;
+	}
 	e4t_image_close(img);
-	if (fflush(stdout) || ferror(stdout))
-		return EXIT_INTERNAL;
 	return status;
 }
 

@@ -16,6 +16,8 @@
 
 #define SECTOR_SIZE 512ULL
 
+char **cmd_argv;
+
 static unsigned long long parse_count(const char *arg, const char *what,
 				      const struct cmdinfo *cmd)
 {
@@ -25,7 +27,11 @@ static unsigned long long parse_count(const char *arg, const char *what,
 	errno = 0;
 	if (!arg || *arg < '0' || *arg > '9')
 		usage_error(cmd, "%s: not a number: '%s'", what, arg);
-	v = strtoull(arg, &end, 0);
+	/* Decimal even with leading zeros (mmls pads them); 0x for hex. */
+	if (arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X'))
+		v = strtoull(arg + 2, &end, 16);
+	else
+		v = strtoull(arg, &end, 10);
 	if (errno || *end)
 		usage_error(cmd, "%s: not a number: '%s'", what, arg);
 	return v;
@@ -52,6 +58,12 @@ int common_opt(int c, const char *arg, struct common_opts *co,
 	case 'h':
 		cmd->help(stdout);
 		exit(EXIT_OK);
+	case '?':
+		if (optopt)
+			usage_error(cmd, "bad option or missing argument: '-%c'",
+				    optopt);
+		usage_error(cmd, "bad option or missing argument: '%s'",
+			    optind > 0 ? cmd_argv[optind - 1] : "?");
 	default:
 		return 0;
 	}

@@ -101,5 +101,7 @@ int main(int argc, char **argv)
 			progname, argv[1], progname);
 		return EXIT_USAGE;
 	}
+	cmd_argv = argv + 1;
+	opterr = 0;	/* common_opt() words getopt's complaints */
 	return cmd->func(argc - 1, argv + 1);
 }

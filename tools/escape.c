@@ -142,8 +142,10 @@ void put_bodyfile(FILE *fp, const char *s, size_t len)
 		} else if (n == 0) {
 			put_xhh(fp, c);	/* invalid UTF-8 byte */
 		} else if (is_c1(p + i, n)) {
-			/* dfImageTools writes U+0080..U+009F as \x80..\x9f */
-			put_xhh(fp, (unsigned char)(0x80 | (p[i + 1] & 0x3f)));
+			/* \xHH is always one raw byte, so U+0085 is \xc2\x85
+			 * and cannot be confused with an invalid byte 0x85. */
+			put_xhh(fp, p[i]);
+			put_xhh(fp, p[i + 1]);
 			i += n;
 			continue;
 		} else {

@@ -24,10 +24,18 @@ static void put_time_obj(FILE *fp, const struct e4t_ts *ts)
 	e4t_iso8601(ts->sec, ts->nsec, 9, 'T', INT32_MIN, iso, sizeof(iso));
 	fprintf(fp, "{\"sec\":%lld,\"nsec\":%u,\"iso\":\"%s\"",
 		(long long)ts->sec, ts->nsec, iso);
-	if (ts->flags & E4T_TS_BAD_NSEC)
-		fputs(",\"suspect\":\"nsec_out_of_range\"", fp);
-	if (ts->flags & E4T_TS_OLD_PRE1970)
-		fputs(",\"suspect\":\"old_pre1970_encoding\"", fp);
+	if (ts->flags & (E4T_TS_BAD_NSEC | E4T_TS_OLD_PRE1970)) {
+		const char *sep = "";
+
+		fputs(",\"suspect\":[", fp);
+		if (ts->flags & E4T_TS_BAD_NSEC) {
+			fputs("\"nsec_out_of_range\"", fp);
+			sep = ",";
+		}
+		if (ts->flags & E4T_TS_OLD_PRE1970)
+			fprintf(fp, "%s\"old_pre1970_encoding\"", sep);
+		putc(']', fp);
+	}
 	putc('}', fp);
 }
 

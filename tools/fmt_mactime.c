@@ -79,9 +79,9 @@ static void mac_end(struct out *o)
 			o->image, o->neg_times);
 	if (o->big_times)
 		fprintf(stderr,
-			"e4time: %s: %lu times after 2286 (>= 10^10 s), which "
+			"e4time: %s: %lu time%s after 2286 (>= 10^10 s), which "
 			"mactime sorts wrongly\n",
-			o->image, o->big_times);
+			o->image, o->big_times, o->big_times == 1 ? "" : "s");
 }
 
 const struct formatter fmt_mactime = {
