@@ -23,6 +23,7 @@ struct scan_ctx {
 	void *priv;
 	char *buf;
 	int stop;
+	unsigned long nblocks;
 };
 
 static void warn_blk(struct scan_ctx *c, errcode_t err, blk64_t blk,
@@ -65,7 +66,11 @@ static void parse_block(struct scan_ctx *c, blk64_t blk)
 			return;
 		}
 		if (de->inode && !is_dot(de->name, name_len)) {
-			if (de->inode > fs->super->s_inodes_count) {
+			if (name_len == 0 || memchr(de->name, '/', name_len) ||
+			    memchr(de->name, '\0', name_len)) {
+				warn_blk(c, E4T_ERR_BAD_NAME, blk,
+					 "entry skipped in ");
+			} else if (de->inode > fs->super->s_inodes_count) {
 				warn_blk(c, E4T_ERR_INO_RANGE, blk,
 					 "entry names a bad inode in ");
 			} else if (c->fn(c->dir, de->inode, de->name, name_len,
@@ -87,6 +92,7 @@ static int block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 
 	if (blockcnt < 0)
 		return 0;
+	c->nblocks++;
 	if (blk < fs->super->s_first_data_block ||
 	    blk >= ext2fs_blocks_count(fs->super)) {
 		warn_blk(c, E4T_ERR_DIR_CORRUPT, blk, "directory names ");
@@ -147,5 +153,13 @@ errcode_t e4t_dir_scan(struct e4t_image *img, ext2_ino_t dir, int inline_data,
 				    BLOCK_FLAG_READ_ONLY | BLOCK_FLAG_DATA_ONLY,
 				    NULL, block_cb, &c);
 	free(c.buf);
+	if (!err && c.nblocks == 0) {
+		/* block_iterate3 says nothing when the extent header is bad */
+		struct ext2_inode inode;
+
+		if (!ext2fs_read_inode(img->fs, dir, &inode) &&
+		    EXT2_I_SIZE(&inode) > 0)
+			err = E4T_ERR_DIR_UNREADABLE;
+	}
 	return err;
 }

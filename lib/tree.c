@@ -226,6 +226,7 @@ static errcode_t scan_inodes(struct e4t_tree *t)
 			snprintf(detail, sizeof(detail),
 				 "inode table of group %u", g - 1);
 			warn(t, err, 0, detail);
+			err = 0;
 			if (g >= fs->group_desc_count)
 				break;
 			last = g * fs->super->s_inodes_per_group;

@@ -54,6 +54,12 @@ int common_opt(int c, const char *arg, struct common_opts *co,
 void usage_error(const struct cmdinfo *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
+/* Flush stdout; on a write error say so and return EXIT_INTERNAL. */
+int finish_stdout(int status);
+/* EXIT_PARTIAL when the image's superblock, group descriptors or size
+ * are damaged (noted at open), else EXIT_OK. */
+int image_damage_status(const struct e4t_image *img);
+
 /* Diagnostics: "e4time: IMAGE: WHAT: message". */
 void report(const char *image, const char *what, errcode_t err);
 void warnx_img(const char *image, const char *fmt, ...)

@@ -73,6 +73,8 @@ static void print_time(const struct e4t_inode *in, enum e4t_field f,
 	putchar('\n');
 }
 
+static int inode_in_use(const struct e4t_inode *in);
+
 static void print_inode(const char *spec, const struct e4t_inode *in,
 			int local)
 {
@@ -96,6 +98,36 @@ static void print_inode(const char *spec, const struct e4t_inode *in,
 		print_time(in, f, local);
 	if (in->flags & E4T_INO_CSUM_BAD)
 		printf("  WARNING: inode checksum does not verify\n");
+	if (in->flags & E4T_INO_ORPHAN_LIST)
+		printf("  NOTE: on the orphan list (unlinked while open)\n");
+	else if (!inode_in_use(in))
+		printf("  NOTE: inode is not in use (deleted or never used)\n");
+}
+
+static int inode_in_use(const struct e4t_inode *in)
+{
+	return in->mode != 0 && in->links > 0;
+}
+
+/* Warn on stderr about what makes this inode's report doubtful. */
+static int check_inode(const char *image, const char *spec,
+		       const struct e4t_inode *in)
+{
+	char *what = escape_text(spec, strlen(spec));
+	char label[64];
+	int status = EXIT_OK;
+
+	snprintf(label, sizeof(label), "%s: <%u>", what ? what : "?", in->ino);
+	if (in->flags & E4T_INO_CSUM_BAD) {
+		report(image, label, E4T_ERR_INODE_CSUM);
+		status = EXIT_PARTIAL;
+	}
+	if (in->flags & E4T_INO_EXTRA_BAD) {
+		report(image, label, E4T_ERR_EXTRA_ISIZE);
+		status = EXIT_PARTIAL;
+	}
+	free(what);
+	return status;
 }
 
 enum { OPT_LOCAL = OPT_COMMON_LAST };
@@ -124,6 +156,7 @@ static int stat_main(int argc, char **argv)
 		usage_error(&stat_cmd, "need an image and at least one file");
 
 	img = open_image_or_exit(argv[optind], &co);
+	status = image_damage_status(img);
 	for (i = optind + 1; i < argc; i++) {
 		struct e4t_inode in;
 		ext2_ino_t ino;
@@ -140,10 +173,24 @@ static int stat_main(int argc, char **argv)
 			status = EXIT_PARTIAL;
 			continue;
 		}
+		/* A name leading to a free inode is damage, and its zero
+		 * times mean nothing; <INO> asks about the inode itself. */
+		if (argv[i][0] == '/' && !inode_in_use(&in) &&
+		    !(in.flags & E4T_INO_ORPHAN_LIST)) {
+			char *what = escape_text(argv[i], strlen(argv[i]));
+			char label[64];
+
+			snprintf(label, sizeof(label), "%s: <%u>",
+				 what ? what : "?", in.ino);
+			report(img->name, label, E4T_ERR_NOT_IN_USE);
+			free(what);
+			status = EXIT_PARTIAL;
+			continue;
+		}
 		if (shown++)
 			putchar('\n');
 		print_inode(argv[i], &in, local);
-		if (in.flags & (E4T_INO_CSUM_BAD | E4T_INO_EXTRA_BAD))
+		if (check_inode(img->name, argv[i], &in) != EXIT_OK)
 			status = EXIT_PARTIAL;
 	}
 	if (fflush(stdout) || ferror(stdout)) {

@@ -322,7 +322,7 @@ static int timeline_main(int argc, char **argv)
 		report(img->name, "standard output", errno ? errno : EIO);
 		status = EXIT_INTERNAL;
 	}
-	if (status == EXIT_OK && wc.count)
+	if (status == EXIT_OK && (wc.count || image_damage_status(img)))
 		status = EXIT_PARTIAL;
 out:
 	e4t_tree_free(tree);

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -57,9 +58,10 @@ int common_opt(int c, const char *arg, struct common_opts *co,
 		return 1;
 	case 'h':
 		cmd->help(stdout);
-		exit(EXIT_OK);
+		exit(finish_stdout(EXIT_OK));
 	case '?':
-		if (optopt)
+		/* A long-only option's optopt is its value, not a letter. */
+		if (optopt > 0 && optopt < 0x80 && isalnum(optopt))
 			usage_error(cmd, "bad option or missing argument: '-%c'",
 				    optopt);
 		usage_error(cmd, "bad option or missing argument: '%s'",
@@ -80,6 +82,24 @@ void usage_error(const struct cmdinfo *cmd, const char *fmt, ...)
 	fprintf(stderr, "\nUsage: %s %s %s\nTry '%s help %s' for more.\n",
 		progname, cmd->name, cmd->args, progname, cmd->name);
 	exit(EXIT_USAGE);
+}
+
+int finish_stdout(int status)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "%s: standard output: %s\n", progname,
+			strerror(errno ? errno : EIO));
+		return EXIT_INTERNAL;
+	}
+	return status;
+}
+
+int image_damage_status(const struct e4t_image *img)
+{
+	return (img->state & (E4T_IMG_SB_CSUM_BAD | E4T_IMG_GD_CSUM_BAD |
+			      E4T_IMG_TRUNCATED)) ?
+		       EXIT_PARTIAL :
+		       EXIT_OK;
 }
 
 void report(const char *image, const char *what, errcode_t err)

@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		main_usage(stdout);
-		return EXIT_OK;
+		return finish_stdout(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		const char *ver;
@@ -78,12 +78,12 @@ int main(int argc, char **argv)
 		ext2fs_get_library_version(&ver, NULL);
 		printf("%s %s (libext2fs %s)\n", progname, PACKAGE_VERSION,
 		       ver);
-		return EXIT_OK;
+		return finish_stdout(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
 			main_usage(stdout);
-			return EXIT_OK;
+			return finish_stdout(EXIT_OK);
 		}
 		cmd = find_cmd(argv[2]);
 		if (!cmd) {
@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		cmd->help(stdout);
-		return EXIT_OK;
+		return finish_stdout(EXIT_OK);
 	}
 	cmd = find_cmd(argv[1]);
 	if (!cmd) {
