@@ -56,7 +56,8 @@ static void parse_block(struct scan_ctx *c, blk64_t blk)
 
 		if (ext2fs_get_rec_len(fs, de, &rec_len) || rec_len < 8 ||
 		    (rec_len & 3) || off + rec_len > bs) {
-			warn_blk(c, E4T_ERR_DIR_CORRUPT, blk, "bad rec_len in ");
+			warn_blk(c, E4T_ERR_DIR_CORRUPT, blk,
+				 "bad rec_len in ");
 			return;
 		}
 		name_len = (unsigned)ext2fs_dirent_name_len(de);
@@ -138,7 +139,11 @@ errcode_t e4t_dir_scan(struct e4t_image *img, ext2_ino_t dir, int inline_data,
 		       e4t_dirent_fn fn, e4t_warn_fn warn, void *priv)
 {
 	struct scan_ctx c = {
-		.img = img, .dir = dir, .fn = fn, .warn = warn, .priv = priv,
+		.img = img,
+		.dir = dir,
+		.fn = fn,
+		.warn = warn,
+		.priv = priv,
 	};
 	errcode_t err;
 

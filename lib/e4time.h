@@ -21,8 +21,8 @@
 /* ------------------------------------------------------------------ */
 
 /* Earliest and latest second an ext4 inode with _extra fields stores. */
-#define E4T_SEC_MIN (-2147483648LL)	 /* 1901-12-13T20:45:52Z */
-#define E4T_SEC_MAX (15032385535LL)	 /* 2446-05-10T22:38:55Z */
+#define E4T_SEC_MIN	 (-2147483648LL) /* 1901-12-13T20:45:52Z */
+#define E4T_SEC_MAX	 (15032385535LL) /* 2446-05-10T22:38:55Z */
 #define E4T_NSEC_PER_SEC 1000000000U
 
 enum e4t_field {
@@ -35,11 +35,11 @@ enum e4t_field {
 };
 
 /* struct e4t_ts.flags */
-#define E4T_TS_STORED 0x0001	 /* the field exists in this inode */
-#define E4T_TS_EXTRA 0x0002	 /* its _extra word exists (nsec, epoch) */
-#define E4T_TS_BAD_NSEC 0x0004	 /* nsec >= 10^9 on disk: suspect */
+#define E4T_TS_STORED	   0x0001 /* the field exists in this inode */
+#define E4T_TS_EXTRA	   0x0002 /* its _extra word exists (nsec, epoch) */
+#define E4T_TS_BAD_NSEC	   0x0004 /* nsec >= 10^9 on disk: suspect */
 #define E4T_TS_OLD_PRE1970 0x0008 /* epoch bits 3 + sign bit: old encoding */
-#define E4T_TS_ZERO 0x0010	 /* base and extra both zero (unset) */
+#define E4T_TS_ZERO	   0x0010 /* base and extra both zero (unset) */
 #define E4T_TS_ORPHAN_LINK 0x0020 /* dtime holds the next orphan inode */
 
 /*
@@ -94,9 +94,9 @@ errcode_t e4t_time_parse(const char *text, int64_t *sec, uint32_t *nsec);
 /* ------------------------------------------------------------------ */
 
 /* struct e4t_inode.flags */
-#define E4T_INO_CSUM_BAD 0x0001	  /* metadata_csum does not verify */
-#define E4T_INO_EXTRA_BAD 0x0002  /* i_extra_isize impossible: ignored */
-#define E4T_INO_INLINE 0x0004	  /* EXT4_INLINE_DATA_FL */
+#define E4T_INO_CSUM_BAD    0x0001 /* metadata_csum does not verify */
+#define E4T_INO_EXTRA_BAD   0x0002 /* i_extra_isize impossible: ignored */
+#define E4T_INO_INLINE	    0x0004 /* EXT4_INLINE_DATA_FL */
 #define E4T_INO_ORPHAN_LIST 0x0008 /* on the orphan list: dtime is a link */
 
 /*
@@ -110,17 +110,17 @@ struct e4t_inode {
 	uint32_t uid;
 	uint32_t gid;
 	uint64_t size;
-	uint32_t iflags;	/* i_flags */
-	uint16_t inode_size;	/* EXT2_INODE_SIZE of the filesystem */
-	uint16_t extra_isize;	/* i_extra_isize as on disk */
-	uint16_t flags;		/* E4T_INO_* */
-	uint16_t present;	/* E4T_PRESENT(f), E4T_PRESENT_EXTRA(f) */
+	uint32_t iflags;      /* i_flags */
+	uint16_t inode_size;  /* EXT2_INODE_SIZE of the filesystem */
+	uint16_t extra_isize; /* i_extra_isize as on disk */
+	uint16_t flags;	      /* E4T_INO_* */
+	uint16_t present;     /* E4T_PRESENT(f), E4T_PRESENT_EXTRA(f) */
 	uint32_t raw_base[E4T_NFIELDS];
 	uint32_t raw_extra[E4T_NFIELDS]; /* valid when ts[f] has E4T_TS_EXTRA */
 	struct e4t_ts ts[E4T_NFIELDS];
 };
 
-#define E4T_PRESENT(f) (1U << (f))
+#define E4T_PRESENT(f)	     (1U << (f))
 #define E4T_PRESENT_EXTRA(f) (1U << (8 + (f)))
 
 /* Fill info from a raw inode as libext2fs returns it (host order). */
@@ -141,16 +141,16 @@ const char *e4t_mode_type_name(uint16_t mode);
 
 /* struct e4t_image.state */
 #define E4T_IMG_NEEDS_RECOVERY 0x0001
-#define E4T_IMG_SB_CSUM_BAD 0x0002
-#define E4T_IMG_GD_CSUM_BAD 0x0004
+#define E4T_IMG_SB_CSUM_BAD    0x0002
+#define E4T_IMG_GD_CSUM_BAD    0x0004
 #define E4T_IMG_ERRORS_FLAGGED 0x0008
-#define E4T_IMG_TRUNCATED 0x0010
+#define E4T_IMG_TRUNCATED      0x0010
 
 struct e4t_image {
 	ext2_filsys fs;
 	char *name;
 	uint64_t offset;
-	uint32_t state;	/* E4T_IMG_* */
+	uint32_t state; /* E4T_IMG_* */
 	unsigned inode_size;
 };
 
@@ -182,9 +182,8 @@ errcode_t e4t_image_read_inode(struct e4t_image *img, ext2_ino_t ino,
 /* ------------------------------------------------------------------ */
 
 /* Called for each live entry (not "." or ".."); return non-zero to stop. */
-typedef int (*e4t_dirent_fn)(ext2_ino_t dir, ext2_ino_t ino,
-			     const char *name, unsigned name_len,
-			     unsigned file_type, void *priv);
+typedef int (*e4t_dirent_fn)(ext2_ino_t dir, ext2_ino_t ino, const char *name,
+			     unsigned name_len, unsigned file_type, void *priv);
 /* Called for each problem found that does not stop the scan. */
 typedef void (*e4t_warn_fn)(errcode_t err, ext2_ino_t ino, const char *detail,
 			    void *priv);
@@ -203,13 +202,13 @@ errcode_t e4t_dir_scan(struct e4t_image *img, ext2_ino_t dir, int inline_data,
 
 /* Row status */
 enum e4t_status {
-	E4T_LIVE = 0,	/* reached through a name */
-	E4T_ORPHAN,	/* looks in use, but no name reaches it */
-	E4T_DELETED,	/* links 0 and a dtime */
+	E4T_LIVE = 0, /* reached through a name */
+	E4T_ORPHAN,   /* looks in use, but no name reaches it */
+	E4T_DELETED,  /* links 0 and a dtime */
 };
 
 struct e4t_row {
-	const char *path;	/* full path, NUL-terminated, raw bytes */
+	const char *path; /* full path, NUL-terminated, raw bytes */
 	size_t path_len;
 	const struct e4t_inode *inode;
 	enum e4t_status status;

@@ -146,8 +146,8 @@ static int cmp_ino(const void *a, const void *b)
 
 int e4t_ino_in(const ext2_ino_t *sorted, size_t count, ext2_ino_t ino)
 {
-	return count && bsearch(&ino, sorted, count, sizeof(*sorted),
-				cmp_ino) != NULL;
+	return count &&
+	       bsearch(&ino, sorted, count, sizeof(*sorted), cmp_ino) != NULL;
 }
 
 #define MAX_ORPHANS 65536
@@ -161,11 +161,12 @@ errcode_t e4t_image_orphans(struct e4t_image *img, ext2_ino_t **list,
 
 	*list = NULL;
 	*count = 0;
-	while (ino >= 1 && ino <= fs->super->s_inodes_count && n < MAX_ORPHANS) {
+	while (ino >= 1 && ino <= fs->super->s_inodes_count &&
+	       n < MAX_ORPHANS) {
 		struct ext2_inode inode;
 		size_t i;
 
-		for (i = 0; i < n; i++)	/* short lists: a loop check is cheap */
+		for (i = 0; i < n; i++) /* short lists: a loop check is cheap */
 			if (v[i] == ino)
 				goto done;
 		if (n == cap) {

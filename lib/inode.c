@@ -21,8 +21,8 @@ static int fits(unsigned extra_isize, size_t end)
 	return end <= GOOD_OLD_INODE_SIZE + extra_isize;
 }
 
-#define FIELD_END(f) \
-	(offsetof(struct ext2_inode_large, f) + \
+#define FIELD_END(f)                                                           \
+	(offsetof(struct ext2_inode_large, f) +                                \
 	 sizeof(((struct ext2_inode_large *)0)->f))
 
 void e4t_inode_decode(const struct ext2_inode_large *raw, unsigned inode_size,
@@ -34,8 +34,10 @@ void e4t_inode_decode(const struct ext2_inode_large *raw, unsigned inode_size,
 	info->ino = ino;
 	info->mode = raw->i_mode;
 	info->links = raw->i_links_count;
-	info->uid = raw->i_uid | ((uint32_t)raw->osd2.linux2.l_i_uid_high << 16);
-	info->gid = raw->i_gid | ((uint32_t)raw->osd2.linux2.l_i_gid_high << 16);
+	info->uid =
+		raw->i_uid | ((uint32_t)raw->osd2.linux2.l_i_uid_high << 16);
+	info->gid =
+		raw->i_gid | ((uint32_t)raw->osd2.linux2.l_i_gid_high << 16);
 	info->size = raw->i_size | ((uint64_t)raw->i_size_high << 32);
 	info->iflags = raw->i_flags;
 	info->inode_size = (uint16_t)inode_size;
@@ -71,8 +73,8 @@ void e4t_inode_decode(const struct ext2_inode_large *raw, unsigned inode_size,
 		info->raw_extra[E4T_ATIME] = raw->i_atime_extra;
 	}
 	if (fits(extra, FIELD_END(i_crtime_extra))) {
-		info->present |= E4T_PRESENT(E4T_CRTIME) |
-				 E4T_PRESENT_EXTRA(E4T_CRTIME);
+		info->present |=
+			E4T_PRESENT(E4T_CRTIME) | E4T_PRESENT_EXTRA(E4T_CRTIME);
 		info->raw_base[E4T_CRTIME] = raw->i_crtime;
 		info->raw_extra[E4T_CRTIME] = raw->i_crtime_extra;
 	}
@@ -103,8 +105,9 @@ void e4t_inode_decode_times(struct e4t_inode *info)
 			continue;
 		}
 		e4t_ts_decode(info->raw_base[f],
-			      (info->present & E4T_PRESENT_EXTRA(f)) ?
-				      &info->raw_extra[f] : NULL,
+			      (info->present & E4T_PRESENT_EXTRA(f))
+				      ? &info->raw_extra[f]
+				      : NULL,
 			      ts);
 	}
 }

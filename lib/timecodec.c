@@ -80,7 +80,7 @@ int e4t_ts_cmp(const struct e4t_ts *a, const struct e4t_ts *b)
 }
 
 static const char *const field_names[E4T_NFIELDS] = {
-	[E4T_ATIME] = "atime", [E4T_MTIME] = "mtime", [E4T_CTIME] = "ctime",
+	[E4T_ATIME] = "atime",	 [E4T_MTIME] = "mtime", [E4T_CTIME] = "ctime",
 	[E4T_CRTIME] = "crtime", [E4T_DTIME] = "dtime",
 };
 

@@ -56,9 +56,9 @@ static int days_in_month(int64_t y, unsigned m)
 	return dim[m - 1] + (m == 2 && leap);
 }
 
-static errcode_t finish(int64_t y, int64_t mo, int64_t d, int64_t h,
-			int64_t mi, int64_t s, int64_t offset, uint32_t ns,
-			int64_t *sec, uint32_t *nsec)
+static errcode_t finish(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t mi,
+			int64_t s, int64_t offset, uint32_t ns, int64_t *sec,
+			uint32_t *nsec)
 {
 	int64_t t;
 
@@ -83,7 +83,7 @@ static errcode_t parse_epoch(const char *p, int64_t *sec, uint32_t *nsec)
 	if (*p == '-' || *p == '+')
 		neg = *p++ == '-';
 	while (isdigit((unsigned char)*p)) {
-		if (++n > 12)	/* far beyond the ext4 range */
+		if (++n > 12) /* far beyond the ext4 range */
 			return E4T_ERR_TIME_RANGE;
 		v = v * 10 + (*p++ - '0');
 	}
@@ -113,7 +113,8 @@ static errcode_t parse_epoch(const char *p, int64_t *sec, uint32_t *nsec)
 errcode_t e4t_time_parse(const char *text, int64_t *sec, uint32_t *nsec)
 {
 	const char *p = text;
-	int64_t y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, oh, om = 0, offset = 0;
+	int64_t y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, oh, om = 0,
+		offset = 0;
 	uint32_t ns = 0;
 	size_t len;
 

@@ -17,7 +17,7 @@
 #include "e4time.h"
 
 /* struct irec.tflags */
-#define T_REACHED 0x01	/* some name reaches it from / */
+#define T_REACHED  0x01 /* some name reaches it from / */
 #define T_EXPANDED 0x02 /* directory already walked in this walk */
 #define T_CSUM_BAD 0x04
 
@@ -57,8 +57,8 @@ struct e4t_tree {
 	size_t nedges, edges_cap;
 	char *names;
 	size_t names_len, names_cap;
-	errcode_t oom;		/* set when add_edge ran out of memory */
-	ext2_ino_t *orphans;	/* the orphan list, sorted */
+	errcode_t oom;	     /* set when add_edge ran out of memory */
+	ext2_ino_t *orphans; /* the orphan list, sorted */
 	size_t norphans;
 };
 
@@ -135,7 +135,7 @@ static int classify(const struct e4t_tree *t, ext2_ino_t ino,
 		return -1;
 	if (raw->i_links_count > 0 && raw->i_dtime == 0)
 		return E4T_LIVE;
-	if (raw->i_links_count > 0)	/* on the orphan list: still in use */
+	if (raw->i_links_count > 0) /* on the orphan list: still in use */
 		return E4T_LIVE;
 	if (!(t->flags & E4T_TREE_DELETED))
 		return -1;
@@ -262,7 +262,7 @@ static int add_edge(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 	    grow((void **)&t->names, &t->names_cap, t->names_len + name_len,
 		 1)) {
 		t->oom = ENOMEM;
-		return 1;	/* stops the scan; scan_dirs reports it */
+		return 1; /* stops the scan; scan_dirs reports it */
 	}
 	e = &t->edges[t->nedges++];
 	e->name_off = t->names_len;
@@ -411,8 +411,8 @@ static errcode_t walk(struct walker *w, struct irec *start)
 		}
 		child->tflags |= T_REACHED;
 		if (w->fn) {
-			err = path_set(w, f->path_len,
-				       t->names + e->name_off, e->name_len);
+			err = path_set(w, f->path_len, t->names + e->name_off,
+				       e->name_len);
 			if (err)
 				break;
 			rc = emit(w, child, E4T_LIVE);

@@ -10,16 +10,16 @@
 
 static unsigned unit_passed, unit_failed;
 
-#define CHECK(cond, ...)                                                  \
-	do {                                                              \
-		if (cond) {                                               \
-			unit_passed++;                                    \
-		} else {                                                  \
-			unit_failed++;                                    \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);       \
-			printf(__VA_ARGS__);                              \
-			putchar('\n');                                    \
-		}                                                         \
+#define CHECK(cond, ...)                                                       \
+	do {                                                                   \
+		if (cond) {                                                    \
+			unit_passed++;                                         \
+		} else {                                                       \
+			unit_failed++;                                         \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);            \
+			printf(__VA_ARGS__);                                   \
+			putchar('\n');                                         \
+		}                                                              \
 	} while (0)
 
 static inline int unit_report(const char *name)

@@ -10,10 +10,10 @@
 #include "unit.h"
 
 struct boundary {
-	const char *iso;	/* as e4t_iso8601 writes it */
+	const char *iso; /* as e4t_iso8601 writes it */
 	int64_t sec;
 	uint32_t nsec;
-	uint32_t base, extra;	/* expected on-disk words */
+	uint32_t base, extra; /* expected on-disk words */
 };
 
 static const struct boundary bounds[] = {
@@ -29,8 +29,8 @@ static const struct boundary bounds[] = {
 	{ "2242-03-16T12:56:32.000000000Z", 8589934592LL, 0, 0x00000000, 2 },
 	{ "2446-05-10T22:38:55.999999999Z", 15032385535LL, 999999999,
 	  0x7fffffff, (999999999U << 2) | 3 },
-	{ "2009-02-13T23:31:30.123456789Z", 1234567890LL, 123456789,
-	  1234567890, 123456789U << 2 },
+	{ "2009-02-13T23:31:30.123456789Z", 1234567890LL, 123456789, 1234567890,
+	  123456789U << 2 },
 };
 
 static void test_boundaries(void)
@@ -53,8 +53,8 @@ static void test_boundaries(void)
 		      base, extra, b->base, b->extra);
 		e4t_ts_decode(base, &extra, &ts);
 		CHECK(ts.sec == b->sec && ts.nsec == b->nsec,
-		      "round trip %s: got %lld.%09u", b->iso,
-		      (long long)ts.sec, ts.nsec);
+		      "round trip %s: got %lld.%09u", b->iso, (long long)ts.sec,
+		      ts.nsec);
 		CHECK(!(ts.flags & (E4T_TS_BAD_NSEC | E4T_TS_OLD_PRE1970)),
 		      "round trip %s: flagged suspect", b->iso);
 		e4t_iso8601(b->sec, b->nsec, 9, 'T', INT32_MIN, iso,
@@ -75,19 +75,24 @@ static void test_out_of_range(void)
 	uint32_t ns;
 
 	CHECK(e4t_ts_encode(E4T_SEC_MIN - 1, 0, &base, &extra) ==
-		      E4T_ERR_TIME_RANGE, "before 1901 refused");
+		      E4T_ERR_TIME_RANGE,
+	      "before 1901 refused");
 	CHECK(e4t_ts_encode(E4T_SEC_MAX + 1, 0, &base, &extra) ==
-		      E4T_ERR_TIME_RANGE, "after 2446 refused");
-	CHECK(e4t_ts_encode(0, 1000000000, &base, &extra) ==
-		      E4T_ERR_NSEC_RANGE, "nsec 10^9 refused");
+		      E4T_ERR_TIME_RANGE,
+	      "after 2446 refused");
+	CHECK(e4t_ts_encode(0, 1000000000, &base, &extra) == E4T_ERR_NSEC_RANGE,
+	      "nsec 10^9 refused");
 	CHECK(e4t_time_parse("1901-12-13T20:45:51Z", &s, &ns) ==
-		      E4T_ERR_TIME_RANGE, "parse before range");
+		      E4T_ERR_TIME_RANGE,
+	      "parse before range");
 	CHECK(e4t_time_parse("2446-05-10T22:38:56Z", &s, &ns) ==
-		      E4T_ERR_TIME_RANGE, "parse after range");
+		      E4T_ERR_TIME_RANGE,
+	      "parse after range");
 	CHECK(e4t_ts_encode_base(2147483648LL, &base) == E4T_ERR_TIME_RANGE,
 	      "128-byte base refuses 2038-01-19T03:14:08Z");
 	CHECK(e4t_ts_encode_base(-2147483648LL, &base) == 0 &&
-		      base == 0x80000000, "128-byte base takes 1901");
+		      base == 0x80000000,
+	      "128-byte base takes 1901");
 }
 
 static void test_suspect(void)
@@ -143,11 +148,23 @@ static void test_parse_forms(void)
 		{ "2009-02-14T01:31:30 +02:00", 1234567890, 0 },
 	};
 	static const char *const bad[] = {
-		"", "@", "@x", "2009-02-30", "2009-13-01", "2009-02-13T24:00",
-		"2009-02-13T23:60", "2009-02-13T23:31:30.1234567890Z",
-		"2009-02-13T23:31:30+2", "200902", "2009-2-13", "yesterday",
-		"2009-02-13T23:31:30Zjunk", "@1.", "2009-02-13UTC",
-		"2009-02-13T23:31:30+02:", "2009-02-13T23:31:30 ",
+		"",
+		"@",
+		"@x",
+		"2009-02-30",
+		"2009-13-01",
+		"2009-02-13T24:00",
+		"2009-02-13T23:60",
+		"2009-02-13T23:31:30.1234567890Z",
+		"2009-02-13T23:31:30+2",
+		"200902",
+		"2009-2-13",
+		"yesterday",
+		"2009-02-13T23:31:30Zjunk",
+		"@1.",
+		"2009-02-13UTC",
+		"2009-02-13T23:31:30+02:",
+		"2009-02-13T23:31:30 ",
 		"2009-02-13T23:31:30+02:0",
 	};
 	size_t i;
@@ -192,8 +209,7 @@ static void test_local_offset(void)
 	char iso[E4T_ISO_BUFSZ];
 
 	e4t_iso8601(0, 0, 0, 'T', 3600 + 1800, iso, sizeof(iso));
-	CHECK(strcmp(iso, "1970-01-01T01:30:00+01:30") == 0, "offset: %s",
-	      iso);
+	CHECK(strcmp(iso, "1970-01-01T01:30:00+01:30") == 0, "offset: %s", iso);
 	e4t_iso8601(0, 0, 6, ' ', -3600, iso, sizeof(iso));
 	CHECK(strcmp(iso, "1969-12-31 23:00:00.000000-01:00") == 0,
 	      "negative offset: %s", iso);

@@ -12,10 +12,10 @@
 #include "lib/e4time.h"
 
 /* Exit statuses: documented in e4time(8). */
-#define EXIT_OK 0
-#define EXIT_PARTIAL 1	/* output produced, but something was unreadable */
-#define EXIT_USAGE 2	/* bad command line */
-#define EXIT_IMAGE 4	/* image could not be opened or is not ext2/3/4 */
+#define EXIT_OK	      0
+#define EXIT_PARTIAL  1 /* output produced, but something was unreadable */
+#define EXIT_USAGE    2 /* bad command line */
+#define EXIT_IMAGE    4 /* image could not be opened or is not ext2/3/4 */
 #define EXIT_INTERNAL 8 /* out of memory, output write error */
 
 /* One entry of the command table (as xfsprogs' cmdinfo_t, git's cmd_struct). */
@@ -31,20 +31,22 @@ extern const struct cmdinfo stat_cmd;
 extern const struct cmdinfo timeline_cmd;
 
 extern const char *progname;
-extern char **cmd_argv;	/* the command's argv, for messages */
+extern char **cmd_argv; /* the command's argv, for messages */
 
 /* Options every image-reading command takes. */
 struct common_opts {
-	unsigned long long offset;	/* bytes */
+	unsigned long long offset; /* bytes */
 	int quiet;
 };
 
 enum { OPT_OFFSET = 0x100, OPT_COMMON_LAST };
-#define COMMON_LONGOPTS                                                    \
-	{ "offset", required_argument, NULL, OPT_OFFSET },                \
-	{ "sector-offset", required_argument, NULL, 'o' },                \
-	{ "quiet", no_argument, NULL, 'q' },                               \
-	{ "help", no_argument, NULL, 'h' }
+#define COMMON_LONGOPTS                                                        \
+	{ "offset", required_argument, NULL, OPT_OFFSET },                     \
+		{ "sector-offset", required_argument, NULL, 'o' },             \
+		{ "quiet", no_argument, NULL, 'q' },                           \
+	{                                                                      \
+		"help", no_argument, NULL, 'h'                                 \
+	}
 #define COMMON_SHORTOPTS "o:qh"
 
 /* Handle a common option; returns 1 if it was one, exits on bad values
@@ -78,8 +80,7 @@ struct warn_ctx {
 void lib_warn(errcode_t err, ext2_ino_t ino, const char *detail, void *priv);
 
 /* Progress on stderr when it is a terminal and the work takes a while. */
-void progress_cb(const char *phase, uint64_t done, uint64_t total,
-		 void *priv);
+void progress_cb(const char *phase, uint64_t done, uint64_t total, void *priv);
 void progress_done(void);
 
 /* Time text: ISO 8601 in UTC, or local time with --local. */

@@ -25,8 +25,7 @@ static void stat_help(FILE *fp)
 		progname);
 }
 
-static void print_time(const struct e4t_inode *in, enum e4t_field f,
-		       int local)
+static void print_time(const struct e4t_inode *in, enum e4t_field f, int local)
 {
 	const struct e4t_ts *ts = &in->ts[f];
 	char when[E4T_ISO_BUFSZ], raw[32];
@@ -75,8 +74,7 @@ static void print_time(const struct e4t_inode *in, enum e4t_field f,
 
 static int inode_in_use(const struct e4t_inode *in);
 
-static void print_inode(const char *spec, const struct e4t_inode *in,
-			int local)
+static void print_inode(const char *spec, const struct e4t_inode *in, int local)
 {
 	char *name = escape_text(spec, strlen(spec));
 	int f;

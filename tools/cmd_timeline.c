@@ -24,7 +24,8 @@ static void timeline_help(FILE *fp)
 		"                       otherwise: extended bodyfile 3), "
 		"mactime, jsonl,\n"
 		"                       timesketch, csv\n"
-		"  -d, --deleted        add inodes no name reaches (orphan) and "
+		"  -d, --deleted        add inodes no name reaches (orphan) "
+		"and "
 		"deleted ones\n"
 		"      --since TIME     only rows whose FIELD is at or after "
 		"TIME\n"
@@ -166,8 +167,7 @@ static errcode_t flush_sorted(struct tl_ctx *c, struct e4t_tree *tree)
 	return err;
 }
 
-static void parse_time_opt(const char *arg, struct e4t_ts *ts,
-			   const char *opt)
+static void parse_time_opt(const char *arg, struct e4t_ts *ts, const char *opt)
 {
 	errcode_t err = e4t_time_parse(arg, &ts->sec, &ts->nsec);
 
@@ -242,12 +242,8 @@ static int timeline_main(int argc, char **argv)
 		if (common_opt(opt, optarg, &co, &timeline_cmd))
 			continue;
 		switch (opt) {
-		case 'f':
-			fmt_name = optarg;
-			break;
-		case 'd':
-			flags |= E4T_TREE_DELETED;
-			break;
+		case 'f': fmt_name = optarg; break;
+		case 'd': flags |= E4T_TREE_DELETED; break;
 		case OPT_SINCE:
 			parse_time_opt(optarg, &c.since, "--since");
 			c.has_since = c.filter = 1;
@@ -263,11 +259,8 @@ static int timeline_main(int argc, char **argv)
 			c.sort_field = parse_field_opt(optarg, "--sort");
 			c.sort = 1;
 			break;
-		case OPT_LOCAL:
-			c.out.local = 1;
-			break;
-		default:
-			usage_error(&timeline_cmd, "unknown option");
+		case OPT_LOCAL: c.out.local = 1; break;
+		default: usage_error(&timeline_cmd, "unknown option");
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2)

@@ -53,21 +53,17 @@ int common_opt(int c, const char *arg, struct common_opts *co,
 			usage_error(cmd, "-o: offset too large: '%s'", arg);
 		co->offset = v * SECTOR_SIZE;
 		return 1;
-	case 'q':
-		co->quiet = 1;
-		return 1;
-	case 'h':
-		cmd->help(stdout);
-		exit(finish_stdout(EXIT_OK));
+	case 'q': co->quiet = 1; return 1;
+	case 'h': cmd->help(stdout); exit(finish_stdout(EXIT_OK));
 	case '?':
 		/* A long-only option's optopt is its value, not a letter. */
 		if (optopt > 0 && optopt < 0x80 && isalnum(optopt))
-			usage_error(cmd, "bad option or missing argument: '-%c'",
+			usage_error(cmd,
+				    "bad option or missing argument: '-%c'",
 				    optopt);
 		usage_error(cmd, "bad option or missing argument: '%s'",
 			    optind > 0 ? cmd_argv[optind - 1] : "?");
-	default:
-		return 0;
+	default: return 0;
 	}
 }
 
@@ -96,10 +92,10 @@ int finish_stdout(int status)
 
 int image_damage_status(const struct e4t_image *img)
 {
-	return (img->state & (E4T_IMG_SB_CSUM_BAD | E4T_IMG_GD_CSUM_BAD |
-			      E4T_IMG_TRUNCATED)) ?
-		       EXIT_PARTIAL :
-		       EXIT_OK;
+	return (img->state &
+		(E4T_IMG_SB_CSUM_BAD | E4T_IMG_GD_CSUM_BAD | E4T_IMG_TRUNCATED))
+		       ? EXIT_PARTIAL
+		       : EXIT_OK;
 }
 
 void report(const char *image, const char *what, errcode_t err)
@@ -180,8 +176,7 @@ static double since(const struct timespec *a, const struct timespec *b)
 	       (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
-void progress_cb(const char *phase, uint64_t done, uint64_t total,
-		 void *priv)
+void progress_cb(const char *phase, uint64_t done, uint64_t total, void *priv)
 {
 	struct warn_ctx *w = priv;
 	struct timespec now;

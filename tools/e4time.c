@@ -96,12 +96,11 @@ int main(int argc, char **argv)
 	}
 	cmd = find_cmd(argv[1]);
 	if (!cmd) {
-		fprintf(stderr,
-			"%s: no such command: '%s'\nTry '%s --help'.\n",
+		fprintf(stderr, "%s: no such command: '%s'\nTry '%s --help'.\n",
 			progname, argv[1], progname);
 		return EXIT_USAGE;
 	}
 	cmd_argv = argv + 1;
-	opterr = 0;	/* common_opt() words getopt's complaints */
+	opterr = 0; /* common_opt() words getopt's complaints */
 	return cmd->func(argc - 1, argv + 1);
 }

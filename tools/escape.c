@@ -140,7 +140,7 @@ void put_bodyfile(FILE *fp, const char *s, size_t len)
 		} else if (n == 1) {
 			putc(c, fp);
 		} else if (n == 0) {
-			put_xhh(fp, c);	/* invalid UTF-8 byte */
+			put_xhh(fp, c); /* invalid UTF-8 byte */
 		} else if (is_c1(p + i, n)) {
 			/* \xHH is always one raw byte, so U+0085 is \xc2\x85
 			 * and cannot be confused with an invalid byte 0x85. */
@@ -192,7 +192,8 @@ void put_json(FILE *fp, const char *s, size_t len)
 		}
 		if (n > 1) {
 			if (is_c1(p + i, n))
-				fprintf(fp, "\\u00%02x", 0x80 | (p[i + 1] & 0x3f));
+				fprintf(fp, "\\u00%02x",
+					0x80 | (p[i + 1] & 0x3f));
 			else
 				fwrite(p + i, 1, n, fp);
 			i += n;

@@ -14,7 +14,7 @@ int utf8_valid(const char *s, size_t len);
 /* For people: C-style \n \t \\ \xHH for controls and invalid bytes.
  * Never lets a terminal escape sequence through. */
 void put_text(FILE *fp, const char *s, size_t len);
-char *escape_text(const char *s, size_t len);	/* malloc'd, or NULL */
+char *escape_text(const char *s, size_t len); /* malloc'd, or NULL */
 /* Extended bodyfile 3: \\, \|, \: and \xHH (always one raw byte) for
  * controls, C1 controls and invalid UTF-8 (names never hold '/'). */
 void put_bodyfile(FILE *fp, const char *s, size_t len);

@@ -9,8 +9,8 @@
 
 #include "output.h"
 
-static const enum e4t_field text_fields[4] = { E4T_CRTIME, E4T_MTIME,
-					       E4T_ATIME, E4T_CTIME };
+static const enum e4t_field text_fields[4] = { E4T_CRTIME, E4T_MTIME, E4T_ATIME,
+					       E4T_CTIME };
 
 static int time_width(const struct out *o)
 {
@@ -29,8 +29,7 @@ static void text_begin(struct out *o)
 			 (i == 0 && !o->local) ? " (UTC)" : "");
 		fprintf(o->fp, "%-*s ", w, head);
 	}
-	fprintf(o->fp, "%10s %-10s %12s %s\n", "INODE", "MODE", "SIZE",
-		"PATH");
+	fprintf(o->fp, "%10s %-10s %12s %s\n", "INODE", "MODE", "SIZE", "PATH");
 }
 
 static void text_row(struct out *o, const struct e4t_row *row)
@@ -49,7 +48,7 @@ static void text_row(struct out *o, const struct e4t_row *row)
 		}
 		fmt_time(ts, o->local, ' ', buf, sizeof(buf));
 		if (!o->local)
-			buf[strlen(buf) - 1] = '\0';	/* drop the Z */
+			buf[strlen(buf) - 1] = '\0'; /* drop the Z */
 		fprintf(o->fp, "%-*s ", w, buf);
 	}
 	mode_string(in->mode, mode);

@@ -8,7 +8,7 @@
 #include "output.h"
 
 static const struct formatter *const formatters[] = {
-	&fmt_text, &fmt_bodyfile, &fmt_mactime,
+	&fmt_text,  &fmt_bodyfile,   &fmt_mactime,
 	&fmt_jsonl, &fmt_timesketch, &fmt_csv,
 };
 
@@ -29,8 +29,7 @@ int ts_shown(const struct e4t_ts *ts, enum e4t_field f)
 {
 	if (!(ts->flags & E4T_TS_STORED))
 		return 0;
-	if (f == E4T_DTIME &&
-	    (ts->flags & (E4T_TS_ZERO | E4T_TS_ORPHAN_LINK)))
+	if (f == E4T_DTIME && (ts->flags & (E4T_TS_ZERO | E4T_TS_ORPHAN_LINK)))
 		return 0;
 	return 1;
 }

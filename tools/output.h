@@ -10,7 +10,7 @@
 
 struct out {
 	FILE *fp;
-	int local;		/* --local: local time in text formats */
+	int local; /* --local: local time in text formats */
 	const char *image;
 	int quiet;
 	/* mactime: times it cannot show or sorts wrongly */
@@ -24,8 +24,8 @@ struct formatter {
 	void (*end)(struct out *o);
 };
 
-extern const struct formatter fmt_text, fmt_bodyfile, fmt_mactime,
-	fmt_jsonl, fmt_timesketch, fmt_csv;
+extern const struct formatter fmt_text, fmt_bodyfile, fmt_mactime, fmt_jsonl,
+	fmt_timesketch, fmt_csv;
 const struct formatter *formatter_find(const char *name);
 
 /* Field order of bodyfiles: atime, mtime, ctime, crtime. */
