@@ -60,6 +60,11 @@ struct e4t_tree {
 	errcode_t oom;	     /* set when add_edge ran out of memory */
 	ext2_ino_t *orphans; /* the orphan list, sorted */
 	size_t norphans;
+	/* group_first[g]: index of the first record of block group g (one
+	 * more entry at the end), so a lookup searches one group only. */
+	uint32_t *group_first;
+	uint32_t ipg; /* inodes per group */
+	dgrp_t ngroups;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -90,6 +95,19 @@ static struct irec *find(const struct e4t_tree *t, ext2_ino_t ino)
 {
 	size_t lo = 0, hi = t->nrecs;
 
+	if (t->group_first && ino >= 1) {
+		dgrp_t g = (ino - 1) / t->ipg;
+		size_t guess;
+
+		if (g >= t->ngroups)
+			return NULL;
+		lo = t->group_first[g];
+		hi = t->group_first[g + 1];
+		/* A densely used group: the record sits at its offset. */
+		guess = lo + (ino - 1) % t->ipg;
+		if (guess < hi && t->recs[guess].ino == ino)
+			return &t->recs[guess];
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -203,7 +221,8 @@ static errcode_t scan_inodes(struct e4t_tree *t)
 	buf = calloc(1, bufsize);
 	if (!buf)
 		return ENOMEM;
-	err = ext2fs_open_inode_scan(fs, 0, &scan);
+	/* 1 MiB reads of the inode table, not libext2fs' default few blocks */
+	err = ext2fs_open_inode_scan(fs, (1 << 20) / fs->blocksize, &scan);
 	if (err) {
 		free(buf);
 		return err;
@@ -431,6 +450,30 @@ static errcode_t walk(struct walker *w, struct irec *start)
 	return err;
 }
 
+/* Index the records by block group, for find(). */
+static errcode_t index_groups(struct e4t_tree *t)
+{
+	ext2_filsys fs = t->img->fs;
+	size_t i = 0;
+	dgrp_t g;
+
+	t->ipg = fs->super->s_inodes_per_group;
+	t->ngroups = fs->group_desc_count;
+	if (!t->ipg)
+		return 0; /* find() falls back to a binary search */
+	t->group_first = malloc((t->ngroups + 1) * sizeof(*t->group_first));
+	if (!t->group_first)
+		return ENOMEM;
+	for (g = 0; g <= t->ngroups; g++) {
+		uint64_t first = (uint64_t)g * t->ipg + 1;
+
+		while (i < t->nrecs && t->recs[i].ino < first)
+			i++;
+		t->group_first[g] = (uint32_t)i;
+	}
+	return 0;
+}
+
 /* Size the arrays once from the superblock's count of inodes in use. */
 static errcode_t reserve(struct e4t_tree *t)
 {
@@ -468,6 +511,8 @@ errcode_t e4t_tree_load(struct e4t_image *img, unsigned flags,
 	if (!err)
 		err = scan_inodes(t);
 	if (!err)
+		err = index_groups(t);
+	if (!err)
 		err = scan_dirs(t);
 	if (err) {
 		e4t_tree_free(t);
@@ -497,6 +542,7 @@ void e4t_tree_free(struct e4t_tree *t)
 	free(t->edges);
 	free(t->names);
 	free(t->orphans);
+	free(t->group_first);
 	free(t);
 }
 

@@ -120,7 +120,7 @@ static int on_row(const struct e4t_row *row, void *priv)
 	if (c->sort)
 		return save_row(c, row);
 	c->fmt->row(&c->out, row);
-	if (ferror(c->out.fp))
+	if (lb_maybe_flush(&c->out.lb, c->out.fp))
 		return errno ? errno : EIO;
 	return 0;
 }
@@ -159,6 +159,8 @@ static errcode_t flush_sorted(struct tl_ctx *c, struct e4t_tree *tree)
 			row.inode = &info;
 			row.status = s->status;
 			c->fmt->row(&c->out, &row);
+			if (lb_maybe_flush(&c->out.lb, c->out.fp))
+				err = errno ? errno : EIO;
 		}
 		free(s->path);
 	}
@@ -311,13 +313,14 @@ static int timeline_main(int argc, char **argv)
 		status = EXIT_INTERNAL;
 	}
 	c.fmt->end(&c.out);
-	if (fflush(stdout) || ferror(stdout)) {
+	if (lb_flush(&c.out.lb, stdout) || fflush(stdout) || ferror(stdout)) {
 		report(img->name, "standard output", errno ? errno : EIO);
 		status = EXIT_INTERNAL;
 	}
 	if (status == EXIT_OK && (wc.count || image_damage_status(img)))
 		status = EXIT_PARTIAL;
 out:
+	lb_free(&c.out.lb);
 	e4t_tree_free(tree);
 	free(path);
 	e4t_image_close(img);

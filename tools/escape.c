@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
@@ -48,6 +49,10 @@ int utf8_valid(const char *s, size_t len)
 	size_t i = 0, n;
 
 	while (i < len) {
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
 		n = utf8_seq_len(p + i, len - i);
 		if (!n)
 			return 0;
@@ -64,15 +69,48 @@ static int is_c1(const unsigned char *p, size_t n)
 
 static const char hexdig[] = "0123456789abcdef";
 
-static void put_xhh(FILE *fp, unsigned char c)
+static void put_xhh(struct lbuf *b, unsigned char c)
 {
-	putc('\\', fp);
-	putc('x', fp);
-	putc(hexdig[c >> 4], fp);
-	putc(hexdig[c & 15], fp);
+	char x[4] = { '\\', 'x', hexdig[c >> 4], hexdig[c & 15] };
+
+	lb_write(b, x, 4);
 }
 
-void put_text(FILE *fp, const char *s, size_t len)
+/* Plain bytes no format escapes: printable ASCII but \ | : % " , */
+#define P1 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
+static const unsigned char plain_bytes[256] = {
+	[0x20] = 1,  1,		 0 /* " */,   1,	  1,
+	0 /* % */,   1,		 1,	      1,	  1,
+	1,	     1,		 0 /* , */,   1,	  1,
+	1,	     [0x30] = 1, 1,	      1,	  1,
+	1,	     1,		 1,	      1,	  1,
+	1,	     0 /* : */,	 1,	      1,	  1,
+	1,	     1,		 [0x40] = P1, [0x50] = 1, 1,
+	1,	     1,		 1,	      1,	  1,
+	1,	     1,		 1,	      1,	  1,
+	0 /* \ */,   1,		 1,	      1,	  [0x60] = P1,
+	[0x70] = 1,  1,		 1,	      1,	  1,
+	1,	     1,		 1,	      1,	  1,
+	1,	     1,		 0 /* | */,   1,	  1,
+	0 /* DEL */,
+};
+
+static int plain(unsigned char c)
+{
+	return plain_bytes[c];
+}
+
+/* Length of the run of plain bytes at s. */
+static size_t plain_run(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && plain((unsigned char)s[i]))
+		i++;
+	return i;
+}
+
+void esc_text(struct lbuf *b, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, n, k;
@@ -80,28 +118,34 @@ void put_text(FILE *fp, const char *s, size_t len)
 	while (i < len) {
 		unsigned char c = p[i];
 
+		n = plain_run(s + i, len - i);
+		if (n) {
+			lb_write(b, s + i, n);
+			i += n;
+			continue;
+		}
 		n = utf8_seq_len(p + i, len - i);
 		if (n == 1 && c >= 0x20 && c != 0x7f && c != '\\') {
-			putc(c, fp);
+			lb_putc(b, (char)c);
 		} else if (c == '\\') {
-			fputs("\\\\", fp);
+			lb_write(b, "\\\\", 2);
 		} else if (c == '\n') {
-			fputs("\\n", fp);
+			lb_write(b, "\\n", 2);
 		} else if (c == '\t') {
-			fputs("\\t", fp);
+			lb_write(b, "\\t", 2);
 		} else if (c == '\r') {
-			fputs("\\r", fp);
+			lb_write(b, "\\r", 2);
 		} else if (n > 1 && !is_c1(p + i, n)) {
-			fwrite(p + i, 1, n, fp);
+			lb_write(b, p + i, n);
 			i += n;
 			continue;
 		} else if (n > 1) {
 			for (k = 0; k < n; k++)
-				put_xhh(fp, p[i + k]);
+				put_xhh(b, p[i + k]);
 			i += n;
 			continue;
 		} else {
-			put_xhh(fp, c);
+			put_xhh(b, c);
 		}
 		i++;
 	}
@@ -109,74 +153,14 @@ void put_text(FILE *fp, const char *s, size_t len)
 
 char *escape_text(const char *s, size_t len)
 {
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *fp = open_memstream(&buf, &size);
+	struct lbuf b = { 0 };
 
-	if (!fp)
-		return NULL;
-	put_text(fp, s, len);
-	if (fclose(fp)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	esc_text(&b, s, len);
+	lb_putc(&b, '\0');
+	return b.p;
 }
 
-void put_bodyfile(FILE *fp, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, n, k;
-
-	while (i < len) {
-		unsigned char c = p[i];
-
-		n = utf8_seq_len(p + i, len - i);
-		if (n == 1 && (c < 0x20 || c == 0x7f)) {
-			put_xhh(fp, c);
-		} else if (n == 1 && (c == '\\' || c == '|' || c == ':')) {
-			putc('\\', fp);
-			putc(c, fp);
-		} else if (n == 1) {
-			putc(c, fp);
-		} else if (n == 0) {
-			put_xhh(fp, c); /* invalid UTF-8 byte */
-		} else if (is_c1(p + i, n)) {
-			/* \xHH is always one raw byte, so U+0085 is \xc2\x85
-			 * and cannot be confused with an invalid byte 0x85. */
-			put_xhh(fp, p[i]);
-			put_xhh(fp, p[i + 1]);
-			i += n;
-			continue;
-		} else {
-			for (k = 0; k < n; k++)
-				putc(p[i + k], fp);
-			i += n;
-			continue;
-		}
-		i++;
-	}
-}
-
-void put_percent(FILE *fp, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		unsigned char c = p[i];
-
-		if (c == '%' || c == '|' || c < 0x20 || c == 0x7f) {
-			putc('%', fp);
-			putc("0123456789ABCDEF"[c >> 4], fp);
-			putc("0123456789ABCDEF"[c & 15], fp);
-		} else {
-			putc(c, fp);
-		}
-	}
-}
-
-void put_json(FILE *fp, const char *s, size_t len)
+void esc_bodyfile(struct lbuf *b, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, n;
@@ -184,61 +168,133 @@ void put_json(FILE *fp, const char *s, size_t len)
 	while (i < len) {
 		unsigned char c = p[i];
 
-		n = utf8_seq_len(p + i, len - i);
-		if (n == 0) {
-			fputs("\\ufffd", fp);
-			i++;
-			continue;
-		}
-		if (n > 1) {
-			if (is_c1(p + i, n))
-				fprintf(fp, "\\u00%02x",
-					0x80 | (p[i + 1] & 0x3f));
-			else
-				fwrite(p + i, 1, n, fp);
+		n = plain_run(s + i, len - i);
+		if (n) {
+			lb_write(b, s + i, n);
 			i += n;
 			continue;
 		}
-		switch (c) {
-		case '"': fputs("\\\"", fp); break;
-		case '\\': fputs("\\\\", fp); break;
-		case '\n': fputs("\\n", fp); break;
-		case '\t': fputs("\\t", fp); break;
-		case '\r': fputs("\\r", fp); break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				fprintf(fp, "\\u%04x", c);
-			else
-				putc(c, fp);
+		n = utf8_seq_len(p + i, len - i);
+		if (n == 1 && (c < 0x20 || c == 0x7f)) {
+			put_xhh(b, c);
+		} else if (n == 1 && (c == '\\' || c == '|' || c == ':')) {
+			lb_putc(b, '\\');
+			lb_putc(b, (char)c);
+		} else if (n == 1) {
+			lb_putc(b, (char)c);
+		} else if (n == 0) {
+			put_xhh(b, c); /* invalid UTF-8 byte */
+		} else if (is_c1(p + i, n)) {
+			/* \xHH is always one raw byte, so U+0085 is \xc2\x85
+			 * and cannot be confused with an invalid byte 0x85. */
+			put_xhh(b, p[i]);
+			put_xhh(b, p[i + 1]);
+			i += n;
+			continue;
+		} else {
+			lb_write(b, p + i, n);
+			i += n;
+			continue;
 		}
 		i++;
 	}
 }
 
-void put_hex(FILE *fp, const char *s, size_t len)
+void esc_percent(struct lbuf *b, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n;
+
+	while (i < len) {
+		unsigned char c = p[i];
+
+		n = plain_run(s + i, len - i);
+		if (n) {
+			lb_write(b, s + i, n);
+			i += n;
+			continue;
+		}
+		if (c == '%' || c == '|' || c < 0x20 || c == 0x7f) {
+			char x[3] = { '%', "0123456789ABCDEF"[c >> 4],
+				      "0123456789ABCDEF"[c & 15] };
+
+			lb_write(b, x, 3);
+		} else {
+			lb_putc(b, (char)c);
+		}
+		i++;
+	}
+}
+
+void esc_json(struct lbuf *b, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n;
+
+	while (i < len) {
+		unsigned char c = p[i];
+
+		n = plain_run(s + i, len - i);
+		if (n) {
+			lb_write(b, s + i, n);
+			i += n;
+			continue;
+		}
+		n = utf8_seq_len(p + i, len - i);
+		if (n == 0) {
+			lb_write(b, "\\ufffd", 6);
+			i++;
+			continue;
+		}
+		if (n > 1) {
+			if (is_c1(p + i, n))
+				lb_printf(b, "\\u00%02x",
+					  0x80 | (p[i + 1] & 0x3f));
+			else
+				lb_write(b, p + i, n);
+			i += n;
+			continue;
+		}
+		switch (c) {
+		case '"': lb_write(b, "\\\"", 2); break;
+		case '\\': lb_write(b, "\\\\", 2); break;
+		case '\n': lb_write(b, "\\n", 2); break;
+		case '\t': lb_write(b, "\\t", 2); break;
+		case '\r': lb_write(b, "\\r", 2); break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				lb_printf(b, "\\u%04x", c);
+			else
+				lb_putc(b, (char)c);
+		}
+		i++;
+	}
+}
+
+void esc_hex(struct lbuf *b, const char *s, size_t len)
 {
 	size_t i;
 
 	for (i = 0; i < len; i++) {
-		putc(hexdig[(unsigned char)s[i] >> 4], fp);
-		putc(hexdig[(unsigned char)s[i] & 15], fp);
+		lb_putc(b, hexdig[(unsigned char)s[i] >> 4]);
+		lb_putc(b, hexdig[(unsigned char)s[i] & 15]);
 	}
 }
 
-void put_csv(FILE *fp, const char *s, size_t len)
+void esc_csv(struct lbuf *b, const char *s, size_t len)
 {
 	size_t i;
 
 	if (!memchr(s, ',', len) && !memchr(s, '"', len) &&
 	    !memchr(s, '\n', len) && !memchr(s, '\r', len)) {
-		fwrite(s, 1, len, fp);
+		lb_write(b, s, len);
 		return;
 	}
-	putc('"', fp);
+	lb_putc(b, '"');
 	for (i = 0; i < len; i++) {
 		if (s[i] == '"')
-			putc('"', fp);
-		putc(s[i], fp);
+			lb_putc(b, '"');
+		lb_putc(b, s[i]);
 	}
-	putc('"', fp);
+	lb_putc(b, '"');
 }

@@ -7,33 +7,40 @@
  */
 #include "config.h"
 
-#include <string.h>
-
 #include "output.h"
 
 static void body_begin(struct out *o)
 {
-	fputs("# extended bodyfile 3 format\n", o->fp);
+	lb_puts(&o->lb, "# extended bodyfile 3 format\n");
 }
 
 static void body_row(struct out *o, const struct e4t_row *row)
 {
 	const struct e4t_inode *in = row->inode;
+	struct lbuf *b = &o->lb;
 	char mode[11];
 	int i;
 
 	mode_string(in->mode, mode);
-	fputs("0|", o->fp);
-	put_bodyfile(o->fp, row->path, row->path_len);
-	fputs(status_suffix(row->status), o->fp);
-	fprintf(o->fp, "|%u|%s|%u|%u|%llu", in->ino, mode, in->uid, in->gid,
-		(unsigned long long)in->size);
+	lb_write(b, "0|", 2);
+	esc_bodyfile(b, row->path, row->path_len);
+	lb_puts(b, status_suffix(row->status));
+	lb_putc(b, '|');
+	lb_u64(b, in->ino);
+	lb_putc(b, '|');
+	lb_write(b, mode, 10);
+	lb_putc(b, '|');
+	lb_u64(b, in->uid);
+	lb_putc(b, '|');
+	lb_u64(b, in->gid);
+	lb_putc(b, '|');
+	lb_u64(b, in->size);
 	for (i = 0; i < 4; i++) {
-		putc('|', o->fp);
+		lb_putc(b, '|');
 		if (ts_shown(&in->ts[body_fields[i]], body_fields[i]))
-			put_decimal_time(o->fp, &in->ts[body_fields[i]]);
+			lb_decimal_time(b, &in->ts[body_fields[i]]);
 	}
-	putc('\n', o->fp);
+	lb_putc(b, '\n');
 }
 
 static void body_end(struct out *o)

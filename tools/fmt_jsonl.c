@@ -9,66 +9,70 @@
  */
 #include "config.h"
 
-#include <string.h>
-
 #include "output.h"
 
 static void json_begin(struct out *o)
 {
 }
 
-static void put_time_obj(FILE *fp, const struct e4t_ts *ts)
+static void put_time_obj(struct lbuf *b, const struct e4t_ts *ts)
 {
-	char iso[E4T_ISO_BUFSZ];
-
-	e4t_iso8601(ts->sec, ts->nsec, 9, 'T', INT32_MIN, iso, sizeof(iso));
-	fprintf(fp, "{\"sec\":%lld,\"nsec\":%u,\"iso\":\"%s\"",
-		(long long)ts->sec, ts->nsec, iso);
+	lb_puts(b, "{\"sec\":");
+	lb_i64(b, ts->sec);
+	lb_puts(b, ",\"nsec\":");
+	lb_u64(b, ts->nsec);
+	lb_puts(b, ",\"iso\":\"");
+	lb_iso(b, ts, 9);
+	lb_putc(b, '"');
 	if (ts->flags & (E4T_TS_BAD_NSEC | E4T_TS_OLD_PRE1970)) {
 		const char *sep = "";
 
-		fputs(",\"suspect\":[", fp);
+		lb_puts(b, ",\"suspect\":[");
 		if (ts->flags & E4T_TS_BAD_NSEC) {
-			fputs("\"nsec_out_of_range\"", fp);
+			lb_puts(b, "\"nsec_out_of_range\"");
 			sep = ",";
 		}
-		if (ts->flags & E4T_TS_OLD_PRE1970)
-			fprintf(fp, "%s\"old_pre1970_encoding\"", sep);
-		putc(']', fp);
+		if (ts->flags & E4T_TS_OLD_PRE1970) {
+			lb_puts(b, sep);
+			lb_puts(b, "\"old_pre1970_encoding\"");
+		}
+		lb_putc(b, ']');
 	}
-	putc('}', fp);
+	lb_putc(b, '}');
 }
 
 static void json_row(struct out *o, const struct e4t_row *row)
 {
 	const struct e4t_inode *in = row->inode;
-	FILE *fp = o->fp;
+	struct lbuf *b = &o->lb;
 	int f;
 
-	fputs("{\"path\":\"", fp);
-	put_json(fp, row->path, row->path_len);
-	putc('"', fp);
+	lb_puts(b, "{\"path\":\"");
+	esc_json(b, row->path, row->path_len);
+	lb_putc(b, '"');
 	if (!utf8_valid(row->path, row->path_len)) {
-		fputs(",\"path_hex\":\"", fp);
-		put_hex(fp, row->path, row->path_len);
-		fputs("\",\"path_utf8\":false", fp);
+		lb_puts(b, ",\"path_hex\":\"");
+		esc_hex(b, row->path, row->path_len);
+		lb_puts(b, "\",\"path_utf8\":false");
 	}
-	fprintf(fp,
-		",\"ino\":%u,\"type\":\"%s\",\"mode\":\"%04o\",\"uid\":%u,"
-		"\"gid\":%u,\"size\":%llu,\"links\":%u,\"status\":\"%s\"",
-		in->ino, e4t_mode_type_name(in->mode), in->mode & 07777,
-		in->uid, in->gid, (unsigned long long)in->size, in->links,
-		status_name(row->status));
+	lb_printf(b,
+		  ",\"ino\":%u,\"type\":\"%s\",\"mode\":\"%04o\",\"uid\":%u,"
+		  "\"gid\":%u,\"size\":%llu,\"links\":%u,\"status\":\"%s\"",
+		  in->ino, e4t_mode_type_name(in->mode), in->mode & 07777,
+		  in->uid, in->gid, (unsigned long long)in->size, in->links,
+		  status_name(row->status));
 	for (f = 0; f < E4T_NFIELDS; f++) {
-		fprintf(fp, ",\"%s\":", e4t_field_name(f));
+		lb_puts(b, ",\"");
+		lb_puts(b, e4t_field_name(f));
+		lb_puts(b, "\":");
 		if (ts_shown(&in->ts[f], f))
-			put_time_obj(fp, &in->ts[f]);
+			put_time_obj(b, &in->ts[f]);
 		else
-			fputs("null", fp);
+			lb_puts(b, "null");
 	}
 	if (in->flags & E4T_INO_CSUM_BAD)
-		fputs(",\"inode_csum_bad\":true", fp);
-	fputs("}\n", fp);
+		lb_puts(b, ",\"inode_csum_bad\":true");
+	lb_puts(b, "}\n");
 }
 
 static void json_end(struct out *o)

@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include <string.h>
+#include <stdlib.h>
 
 #include "output.h"
 
@@ -17,55 +17,70 @@ static void mac_begin(struct out *o)
 {
 }
 
+/* TSK's "r/rrw-r--r--": type from the name, then type and permissions. */
 static void tsk_mode(uint16_t mode, char out[13])
 {
 	char t = e4t_mode_type_char(mode);
 
 	out[0] = t;
 	out[1] = '/';
-	out[2] = t;
 	mode_string(mode, out + 2);
 	out[2] = t;
+}
+
+static void note_negative(struct out *o, const struct e4t_row *row,
+			  enum e4t_field f)
+{
+	char *name;
+
+	if (o->neg_times++ || o->quiet)
+		return;
+	name = escape_text(row->path, row->path_len);
+	fprintf(stderr,
+		"e4time: %s: %s: %s before 1970 written as 0 (mactime cannot "
+		"show it)\n",
+		o->image, name ? name : "?", e4t_field_name(f));
+	free(name);
 }
 
 static void mac_row(struct out *o, const struct e4t_row *row)
 {
 	const struct e4t_inode *in = row->inode;
+	struct lbuf *b = &o->lb;
 	char mode[13];
 	int i;
 
 	tsk_mode(in->mode, mode);
-	fputs("0|", o->fp);
-	put_percent(o->fp, row->path, row->path_len);
-	fputs(status_suffix(row->status), o->fp);
-	fprintf(o->fp, "|%u|%s|%u|%u|%llu", in->ino, mode, in->uid, in->gid,
-		(unsigned long long)in->size);
+	lb_write(b, "0|", 2);
+	esc_percent(b, row->path, row->path_len);
+	lb_puts(b, status_suffix(row->status));
+	lb_putc(b, '|');
+	lb_u64(b, in->ino);
+	lb_putc(b, '|');
+	lb_write(b, mode, 12);
+	lb_putc(b, '|');
+	lb_u64(b, in->uid);
+	lb_putc(b, '|');
+	lb_u64(b, in->gid);
+	lb_putc(b, '|');
+	lb_u64(b, in->size);
 	for (i = 0; i < 4; i++) {
 		const struct e4t_ts *ts = &in->ts[body_fields[i]];
-		long long sec = 0;
+		int64_t sec = 0;
 
 		if (ts_shown(ts, body_fields[i])) {
-			sec = (long long)ts->sec;
+			sec = ts->sec;
 			if (sec < 0) {
-				if (!o->quiet && !o->neg_times) {
-					fprintf(stderr,
-						"e4time: %s: ", o->image);
-					put_text(stderr, row->path,
-						 row->path_len);
-					fprintf(stderr,
-						": %s before 1970 written as 0 "
-						"(mactime cannot show it)\n",
-						e4t_field_name(body_fields[i]));
-				}
-				o->neg_times++;
+				note_negative(o, row, body_fields[i]);
 				sec = 0;
 			} else if (sec >= MACTIME_SORT_LIMIT) {
 				o->big_times++;
 			}
 		}
-		fprintf(o->fp, "|%lld", sec);
+		lb_putc(b, '|');
+		lb_i64(b, sec);
 	}
-	putc('\n', o->fp);
+	lb_putc(b, '\n');
 }
 
 static void mac_end(struct out *o)

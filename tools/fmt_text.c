@@ -27,9 +27,10 @@ static void text_begin(struct out *o)
 		snprintf(head, sizeof(head), "%s%s",
 			 e4t_field_name(text_fields[i]),
 			 (i == 0 && !o->local) ? " (UTC)" : "");
-		fprintf(o->fp, "%-*s ", w, head);
+		lb_printf(&o->lb, "%-*s ", w, head);
 	}
-	fprintf(o->fp, "%10s %-10s %12s %s\n", "INODE", "MODE", "SIZE", "PATH");
+	lb_printf(&o->lb, "%10s %-10s %12s %s\n", "INODE", "MODE", "SIZE",
+		  "PATH");
 }
 
 static void text_row(struct out *o, const struct e4t_row *row)
@@ -43,20 +44,20 @@ static void text_row(struct out *o, const struct e4t_row *row)
 		char buf[E4T_ISO_BUFSZ];
 
 		if (!ts_shown(ts, text_fields[i])) {
-			fprintf(o->fp, "%-*s ", w, "-");
+			lb_printf(&o->lb, "%-*s ", w, "-");
 			continue;
 		}
 		fmt_time(ts, o->local, ' ', buf, sizeof(buf));
 		if (!o->local)
 			buf[strlen(buf) - 1] = '\0'; /* drop the Z */
-		fprintf(o->fp, "%-*s ", w, buf);
+		lb_printf(&o->lb, "%-*s ", w, buf);
 	}
 	mode_string(in->mode, mode);
-	fprintf(o->fp, "%10u %-10s %12llu ", in->ino, mode,
-		(unsigned long long)in->size);
-	put_text(o->fp, row->path, row->path_len);
-	fputs(status_suffix(row->status), o->fp);
-	putc('\n', o->fp);
+	lb_printf(&o->lb, "%10u %-10s %12llu ", in->ino, mode,
+		  (unsigned long long)in->size);
+	esc_text(&o->lb, row->path, row->path_len);
+	lb_puts(&o->lb, status_suffix(row->status));
+	lb_putc(&o->lb, '\n');
 }
 
 static void text_end(struct out *o)

@@ -6,8 +6,6 @@
  */
 #include "config.h"
 
-#include <string.h>
-
 #include "output.h"
 
 static const char *const descs[E4T_NFIELDS] = {
@@ -25,8 +23,8 @@ static void ts_begin(struct out *o)
 static void ts_row(struct out *o, const struct e4t_row *row)
 {
 	const struct e4t_inode *in = row->inode;
-	FILE *fp = o->fp;
-	int f;
+	struct lbuf *b = &o->lb;
+	int f, utf8 = utf8_valid(row->path, row->path_len);
 
 	for (f = 0; f < E4T_NFIELDS; f++) {
 		const struct e4t_ts *ts = &in->ts[f];
@@ -35,28 +33,28 @@ static void ts_row(struct out *o, const struct e4t_row *row)
 		if (!ts_shown(ts, f))
 			continue;
 		e4t_iso8601(ts->sec, ts->nsec, 6, 'T', 0, iso, sizeof(iso));
-		fputs("{\"message\":\"", fp);
-		put_json(fp, row->path, row->path_len);
-		fprintf(fp, "%s (%s)\",\"datetime\":\"%s\"",
-			status_suffix(row->status), e4t_field_name(f), iso);
-		fprintf(fp, ",\"timestamp_desc\":\"%s\",\"timestamp\":%lld",
-			descs[f],
-			(long long)(ts->sec * 1000000LL + ts->nsec / 1000));
-		fprintf(fp, ",\"nanoseconds\":%u,\"field\":\"%s\"", ts->nsec,
-			e4t_field_name(f));
-		fputs(",\"path\":\"", fp);
-		put_json(fp, row->path, row->path_len);
-		putc('"', fp);
-		if (!utf8_valid(row->path, row->path_len)) {
-			fputs(",\"path_hex\":\"", fp);
-			put_hex(fp, row->path, row->path_len);
-			putc('"', fp);
+		lb_puts(b, "{\"message\":\"");
+		esc_json(b, row->path, row->path_len);
+		lb_printf(b, "%s (%s)\",\"datetime\":\"%s\"",
+			  status_suffix(row->status), e4t_field_name(f), iso);
+		lb_printf(b,
+			  ",\"timestamp_desc\":\"%s\",\"timestamp\":%lld"
+			  ",\"nanoseconds\":%u,\"field\":\"%s\",\"path\":\"",
+			  descs[f],
+			  (long long)(ts->sec * 1000000LL + ts->nsec / 1000),
+			  ts->nsec, e4t_field_name(f));
+		esc_json(b, row->path, row->path_len);
+		lb_putc(b, '"');
+		if (!utf8) {
+			lb_puts(b, ",\"path_hex\":\"");
+			esc_hex(b, row->path, row->path_len);
+			lb_putc(b, '"');
 		}
-		fprintf(fp,
-			",\"inode\":%u,\"file_type\":\"%s\",\"status\":"
-			"\"%s\",\"data_type\":\"fs:ext4:inode\"}\n",
-			in->ino, e4t_mode_type_name(in->mode),
-			status_name(row->status));
+		lb_printf(b,
+			  ",\"inode\":%u,\"file_type\":\"%s\",\"status\":"
+			  "\"%s\",\"data_type\":\"fs:ext4:inode\"}\n",
+			  in->ino, e4t_mode_type_name(in->mode),
+			  status_name(row->status));
 	}
 }
 

@@ -34,13 +34,26 @@ int ts_shown(const struct e4t_ts *ts, enum e4t_field f)
 	return 1;
 }
 
-void put_decimal_time(FILE *fp, const struct e4t_ts *ts)
+void lb_decimal_time(struct lbuf *b, const struct e4t_ts *ts)
 {
-	if (ts->sec < 0 && ts->nsec > 0)
-		fprintf(fp, "-%lld.%09u", (long long)(-(ts->sec + 1)),
-			E4T_NSEC_PER_SEC - ts->nsec);
-	else
-		fprintf(fp, "%lld.%09u", (long long)ts->sec, ts->nsec);
+	if (ts->sec < 0 && ts->nsec > 0) {
+		lb_putc(b, '-');
+		lb_u64(b, (uint64_t)(-(ts->sec + 1)));
+		lb_putc(b, '.');
+		lb_uint_pad(b, E4T_NSEC_PER_SEC - ts->nsec, 9);
+	} else {
+		lb_i64(b, ts->sec);
+		lb_putc(b, '.');
+		lb_uint_pad(b, ts->nsec, 9);
+	}
+}
+
+void lb_iso(struct lbuf *b, const struct e4t_ts *ts, int digits)
+{
+	char iso[E4T_ISO_BUFSZ];
+
+	lb_puts(b, e4t_iso8601(ts->sec, ts->nsec, digits, 'T', INT32_MIN, iso,
+			       sizeof(iso)));
 }
 
 void mode_string(uint16_t mode, char out[11])

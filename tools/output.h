@@ -10,7 +10,8 @@
 
 struct out {
 	FILE *fp;
-	int local; /* --local: local time in text formats */
+	struct lbuf lb; /* rows are built here, written in large chunks */
+	int local;	/* --local: local time in text formats */
 	const char *image;
 	int quiet;
 	/* mactime: times it cannot show or sorts wrongly */
@@ -34,7 +35,9 @@ extern const enum e4t_field body_fields[4];
 /* Is this a time to show?  Not when absent, nor an unset/orphan dtime. */
 int ts_shown(const struct e4t_ts *ts, enum e4t_field f);
 /* Exact decimal seconds: 1969-12-31T23:59:59.999999999Z is -0.000000001 */
-void put_decimal_time(FILE *fp, const struct e4t_ts *ts);
+void lb_decimal_time(struct lbuf *b, const struct e4t_ts *ts);
+/* ISO 8601 UTC with 'digits' fraction digits and "Z" */
+void lb_iso(struct lbuf *b, const struct e4t_ts *ts, int digits);
 /* "-rw-r--r--" as ls shows it, with setuid/setgid/sticky. */
 void mode_string(uint16_t mode, char out[11]);
 const char *status_suffix(enum e4t_status st);

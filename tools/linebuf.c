@@ -1,0 +1,112 @@
+/*
+ * linebuf.c --- see linebuf.h.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "cmd.h"
+#include "linebuf.h"
+
+void lb_grow(struct lbuf *b, size_t n)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	char *p;
+
+	while (cap < b->len + n)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		exit(EXIT_INTERNAL);
+	}
+	b->p = p;
+	b->cap = cap;
+}
+
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233"
+	"34353637383940414243444546474849505152535455565758596061626364656667"
+	"6869707172737475767778798081828384858687888990919293949596979899";
+
+void lb_u64(struct lbuf *b, uint64_t v)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		tmp[--i] = digit_pairs[d + 1];
+		tmp[--i] = digit_pairs[d];
+	}
+	if (v >= 10) {
+		tmp[--i] = digit_pairs[v * 2 + 1];
+		tmp[--i] = digit_pairs[v * 2];
+	} else {
+		tmp[--i] = (char)('0' + v);
+	}
+	lb_write(b, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+void lb_i64(struct lbuf *b, int64_t v)
+{
+	if (v < 0) {
+		lb_putc(b, '-');
+		lb_u64(b, (uint64_t)0 - (uint64_t)v);
+	} else {
+		lb_u64(b, (uint64_t)v);
+	}
+}
+
+void lb_uint_pad(struct lbuf *b, uint32_t v, int width)
+{
+	char tmp[16];
+	int i;
+
+	if (width > (int)sizeof(tmp))
+		width = sizeof(tmp);
+	for (i = width - 1; i >= 0; i--) {
+		tmp[i] = (char)('0' + v % 10);
+		v /= 10;
+	}
+	lb_write(b, tmp, (size_t)width);
+}
+
+void lb_printf(struct lbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= b->cap - b->len) {
+		lb_grow(b, (size_t)n + 1);
+		va_start(ap, fmt);
+		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+	}
+	b->len += (size_t)n;
+}
+
+int lb_flush(struct lbuf *b, FILE *fp)
+{
+	size_t n = b->len;
+
+	b->len = 0;
+	if (n && fwrite(b->p, 1, n, fp) != n)
+		return -1;
+	return 0;
+}
+
+void lb_free(struct lbuf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}

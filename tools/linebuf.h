@@ -1,0 +1,56 @@
+/*
+ * linebuf.h --- a growable output buffer with fast integer formatting.
+ * Formatters build rows here and write them in large chunks; stdio's
+ * vfprintf was most of a timeline's time.
+ */
+#ifndef E4TIME_LINEBUF_H
+#define E4TIME_LINEBUF_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+struct lbuf {
+	char *p;
+	size_t len, cap;
+};
+
+/* Make room for n more bytes; exits with EXIT_INTERNAL when out of memory. */
+void lb_grow(struct lbuf *b, size_t n);
+
+static inline void lb_putc(struct lbuf *b, char c)
+{
+	if (b->len + 1 > b->cap)
+		lb_grow(b, 1);
+	b->p[b->len++] = c;
+}
+
+static inline void lb_write(struct lbuf *b, const void *s, size_t n)
+{
+	if (b->len + n > b->cap)
+		lb_grow(b, n);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static inline void lb_puts(struct lbuf *b, const char *s)
+{
+	lb_write(b, s, strlen(s));
+}
+
+void lb_u64(struct lbuf *b, uint64_t v);
+void lb_i64(struct lbuf *b, int64_t v);
+/* v as exactly 'width' digits, zero-padded */
+void lb_uint_pad(struct lbuf *b, uint32_t v, int width);
+void lb_printf(struct lbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Write out and empty the buffer; returns 0 or -1 (errno set). */
+int lb_flush(struct lbuf *b, FILE *fp);
+/* Flush once the buffer holds more than 64 KiB. */
+static inline int lb_maybe_flush(struct lbuf *b, FILE *fp)
+{
+	return b->len > 65536 ? lb_flush(b, fp) : 0;
+}
+void lb_free(struct lbuf *b);
+
+#endif
