@@ -158,6 +158,8 @@ struct e4t_image {
 errcode_t e4t_image_open(const char *name, uint64_t offset,
 			 struct e4t_image **ret);
 void e4t_image_close(struct e4t_image *img);
+/* Another read-only handle on the same filesystem (for a second thread). */
+errcode_t e4t_image_reopen(struct e4t_image *img, ext2_filsys *fs);
 
 /*
  * Resolve a file spec as debugfs takes it: an absolute path ("/a/b") or
@@ -219,13 +221,17 @@ typedef int (*e4t_row_fn)(const struct e4t_row *row, void *priv);
 typedef void (*e4t_progress_fn)(const char *phase, uint64_t done,
 				uint64_t total, void *priv);
 
-struct e4t_tree_cb {
+#define E4T_TREE_DELETED 0x0001 /* keep orphan and deleted inodes */
+
+struct e4t_tree_opts {
+	unsigned flags; /* E4T_TREE_* */
+	/* Threads for the inode-table pass: 0 chooses (two on two or more
+	 * CPUs and 65536 or more inodes in use), 1 or 2 forces. */
+	int threads;
 	e4t_warn_fn warn;
 	e4t_progress_fn progress;
 	void *priv;
 };
-
-#define E4T_TREE_DELETED 0x0001 /* keep orphan and deleted inodes */
 
 struct e4t_tree;
 
@@ -233,8 +239,8 @@ struct e4t_tree;
  * Index the whole filesystem: one pass over the inode table, one over
  * the directories.  Time and memory are linear in inodes and entries.
  */
-errcode_t e4t_tree_load(struct e4t_image *img, unsigned flags,
-			const struct e4t_tree_cb *cb, struct e4t_tree **ret);
+errcode_t e4t_tree_load(struct e4t_image *img, const struct e4t_tree_opts *opts,
+			struct e4t_tree **ret);
 void e4t_tree_free(struct e4t_tree *tree);
 /*
  * Visit every name reachable from start (whose path is start_path), start

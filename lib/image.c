@@ -36,16 +36,31 @@ static void check_state(struct e4t_image *img, uint64_t image_size)
 		img->state |= E4T_IMG_TRUNCATED;
 }
 
+/* Open name at offset read-only, as every handle of e4time does. */
+static errcode_t open_fs(const char *name, uint64_t offset, ext2_filsys *fs)
+{
+	char opts[64];
+
+	/* Never EXT2_FLAG_RW: reading must leave the image untouched. */
+	snprintf(opts, sizeof(opts), "offset=%llu", (unsigned long long)offset);
+	return ext2fs_open2(name, offset ? opts : NULL,
+			    EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS |
+				    EXT2_FLAG_SKIP_MMP,
+			    0, 0, unix_io_manager, fs);
+}
+
+errcode_t e4t_image_reopen(struct e4t_image *img, ext2_filsys *fs)
+{
+	return open_fs(img->name, img->offset, fs);
+}
+
 errcode_t e4t_image_open(const char *name, uint64_t offset,
 			 struct e4t_image **ret)
 {
 	struct e4t_image *img;
 	struct stat st;
-	char opts[64] = "";
 	uint64_t image_size = 0;
 	errcode_t err;
-	int flags = EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS |
-		    EXT2_FLAG_SKIP_MMP;
 
 	*ret = NULL;
 	if (stat(name, &st) < 0)
@@ -59,10 +74,6 @@ errcode_t e4t_image_open(const char *name, uint64_t offset,
 		if (offset >= image_size)
 			return E4T_ERR_OFFSET;
 	}
-	if (offset)
-		snprintf(opts, sizeof(opts), "offset=%llu",
-			 (unsigned long long)offset);
-
 	img = calloc(1, sizeof(*img));
 	if (!img)
 		return ENOMEM;
@@ -72,9 +83,7 @@ errcode_t e4t_image_open(const char *name, uint64_t offset,
 		return ENOMEM;
 	}
 	img->offset = offset;
-	/* Never EXT2_FLAG_RW: reading must leave the image untouched. */
-	err = ext2fs_open2(name, offset ? opts : NULL, flags, 0, 0,
-			   unix_io_manager, &img->fs);
+	err = open_fs(name, offset, &img->fs);
 	if (err) {
 		free(img->name);
 		free(img);

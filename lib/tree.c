@@ -10,9 +10,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "e4time.h"
 
@@ -49,7 +51,7 @@ struct edge {
 
 struct e4t_tree {
 	struct e4t_image *img;
-	struct e4t_tree_cb cb;
+	struct e4t_tree_opts cb;
 	unsigned flags;
 	struct irec *recs;
 	size_t nrecs, recs_cap;
@@ -165,23 +167,95 @@ static int classify(const struct e4t_tree *t, ext2_ino_t ino,
 	return -1;
 }
 
-static errcode_t add_inode(struct e4t_tree *t, ext2_ino_t ino,
+/*
+ * The inode-table pass can run as two jobs on two threads, each with its
+ * own libext2fs handle (no shared I/O state) and its own half of the
+ * block groups.  The second job buffers its warnings; they are replayed
+ * in inode order after the join, so output never depends on timing.
+ */
+struct pending_warning {
+	errcode_t err;
+	ext2_ino_t ino;
+	char detail[64];
+	int has_detail;
+};
+
+#define CHUNK_RECS 4096
+
+struct scan_job {
+	struct e4t_tree *t;
+	ext2_filsys fs;
+	dgrp_t first, end; /* block groups [first, end) */
+	/* The first job appends to one array; the second fills chunks that
+	 * are freed one by one as they are copied after it, so the copy
+	 * costs one chunk of memory, not half the records again. */
+	struct irec *recs;
+	struct irec **chunks;
+	size_t nrecs, cap, nchunks, chunks_cap;
+	struct pending_warning *warns;
+	size_t nwarns, wcap;
+	int buffered; /* keep warnings for later instead of reporting */
+	errcode_t err;
+};
+
+static void job_warn(struct scan_job *j, errcode_t err, ext2_ino_t ino,
+		     const char *detail)
+{
+	struct pending_warning *w;
+
+	if (!j->buffered) {
+		warn(j->t, err, ino, detail);
+		return;
+	}
+	if (grow((void **)&j->warns, &j->wcap, j->nwarns + 1,
+		 sizeof(*j->warns)))
+		return; /* out of memory: the warning is lost, not the scan */
+	w = &j->warns[j->nwarns++];
+	w->err = err;
+	w->ino = ino;
+	w->has_detail = detail != NULL;
+	if (detail)
+		snprintf(w->detail, sizeof(w->detail), "%s", detail);
+}
+
+static struct irec *new_rec(struct scan_job *j)
+{
+	size_t k = j->nrecs % CHUNK_RECS;
+
+	if (!j->buffered) {
+		if (grow((void **)&j->recs, &j->cap, j->nrecs + 1,
+			 sizeof(*j->recs)))
+			return NULL;
+		return &j->recs[j->nrecs++];
+	}
+	if (k == 0) {
+		if (grow((void **)&j->chunks, &j->chunks_cap, j->nchunks + 1,
+			 sizeof(*j->chunks)))
+			return NULL;
+		j->chunks[j->nchunks] =
+			malloc(CHUNK_RECS * sizeof(struct irec));
+		if (!j->chunks[j->nchunks])
+			return NULL;
+		j->nchunks++;
+	}
+	j->nrecs++;
+	return &j->chunks[j->nchunks - 1][k];
+}
+
+static errcode_t add_inode(struct scan_job *j, ext2_ino_t ino,
 			   const struct ext2_inode_large *raw, int status)
 {
+	struct e4t_tree *t = j->t;
 	struct e4t_inode info;
-	struct irec *r;
-	errcode_t err;
+	struct irec *r = new_rec(j);
 
-	err = grow((void **)&t->recs, &t->recs_cap, t->nrecs + 1,
-		   sizeof(*t->recs));
-	if (err)
-		return err;
+	if (!r)
+		return ENOMEM;
 	e4t_inode_decode(raw, t->img->inode_size, ino, &info);
 	if (e4t_ino_in(t->orphans, t->norphans, ino)) {
 		info.flags |= E4T_INO_ORPHAN_LIST;
 		e4t_inode_decode_times(&info);
 	}
-	r = &t->recs[t->nrecs++];
 	memset(r, 0, sizeof(*r));
 	r->ino = ino;
 	r->mode = info.mode;
@@ -195,78 +269,179 @@ static errcode_t add_inode(struct e4t_tree *t, ext2_ino_t ino,
 	r->status = (uint8_t)status;
 	memcpy(r->raw_base, info.raw_base, sizeof(r->raw_base));
 	memcpy(r->raw_extra, info.raw_extra, sizeof(r->raw_extra));
-	if (!ext2fs_inode_csum_verify(t->img->fs, ino,
+	if (!ext2fs_inode_csum_verify(j->fs, ino,
 				      (struct ext2_inode_large *)raw)) {
 		info.flags |= E4T_INO_CSUM_BAD;
-		warn(t, E4T_ERR_INODE_CSUM, ino, NULL);
+		job_warn(j, E4T_ERR_INODE_CSUM, ino, NULL);
 	}
 	if (info.flags & E4T_INO_EXTRA_BAD)
-		warn(t, E4T_ERR_EXTRA_ISIZE, ino, NULL);
+		job_warn(j, E4T_ERR_EXTRA_ISIZE, ino, NULL);
 	r->flags = info.flags;
 	return 0;
 }
 
-static errcode_t scan_inodes(struct e4t_tree *t)
+static void *scan_range(void *arg)
 {
-	ext2_filsys fs = t->img->fs;
+	struct scan_job *j = arg;
+	struct e4t_tree *t = j->t;
+	ext2_filsys fs = j->fs;
 	ext2_inode_scan scan;
-	ext2_ino_t ino = 0, last = 0;
-	unsigned bufsize = t->img->inode_size;
+	uint32_t ipg = fs->super->s_inodes_per_group;
+	ext2_ino_t ino = 0, last = (ext2_ino_t)(j->first * ipg);
+	uint64_t end_ino = (uint64_t)j->end * ipg;
 	uint64_t total = fs->super->s_inodes_count, tick = 0;
+	unsigned bufsize = t->img->inode_size;
 	struct ext2_inode_large *buf;
 	errcode_t err;
 
 	if (bufsize < sizeof(struct ext2_inode_large))
 		bufsize = sizeof(struct ext2_inode_large);
 	buf = calloc(1, bufsize);
-	if (!buf)
-		return ENOMEM;
+	if (!buf) {
+		j->err = ENOMEM;
+		return NULL;
+	}
 	/* 1 MiB reads of the inode table, not libext2fs' default few blocks */
 	err = ext2fs_open_inode_scan(fs, (1 << 20) / fs->blocksize, &scan);
 	if (err) {
 		free(buf);
-		return err;
+		j->err = err;
+		return NULL;
 	}
 	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE, 0);
-	for (;;) {
+	if (j->first)
+		err = ext2fs_inode_scan_goto_blockgroup(scan, (int)j->first);
+	while (!err) {
 		int status;
 
 		memset(buf, 0, bufsize);
 		err = ext2fs_get_next_inode_full(scan, &ino,
 						 (struct ext2_inode *)buf,
 						 t->img->inode_size);
-		if (err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
+		if (err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE) {
+			err = 0;
 			continue;
+		}
 		if (err) {
 			/* Unreadable inode table: skip to the next group. */
-			dgrp_t g = last / fs->super->s_inodes_per_group + 1;
+			dgrp_t g = last / ipg + 1;
 			char detail[64];
 
 			snprintf(detail, sizeof(detail),
 				 "inode table of group %u", g - 1);
-			warn(t, err, 0, detail);
+			job_warn(j, err, 0, detail);
 			err = 0;
-			if (g >= fs->group_desc_count)
+			if (g >= j->end)
 				break;
-			last = g * fs->super->s_inodes_per_group;
-			if (ext2fs_inode_scan_goto_blockgroup(scan, g))
-				break;
+			last = g * ipg;
+			err = ext2fs_inode_scan_goto_blockgroup(scan, (int)g);
 			continue;
 		}
-		if (ino == 0)
+		if (ino == 0 || ino > end_ino)
 			break;
 		last = ino;
 		status = classify(t, ino, buf);
-		if (status >= 0) {
-			err = add_inode(t, ino, buf, status);
-			if (err)
-				break;
-		}
-		if (t->cb.progress && ++tick % 65536 == 0)
+		if (status >= 0)
+			err = add_inode(j, ino, buf, status);
+		if (!j->buffered && t->cb.progress && ++tick % 65536 == 0)
 			t->cb.progress("inodes", ino, total, t->cb.priv);
 	}
 	ext2fs_close_inode_scan(scan);
 	free(buf);
+	j->err = err;
+	return NULL;
+}
+
+/*
+ * Where to split the groups so that both halves hold about as many inodes
+ * in use (from the group descriptors); 0 when one thread is enough.
+ */
+static dgrp_t split_point(ext2_filsys fs, int threads)
+{
+	uint32_t ipg = fs->super->s_inodes_per_group;
+	uint64_t used = 0, half, sum = 0;
+	dgrp_t g;
+
+	if (fs->group_desc_count < 2 || threads == 1 ||
+	    (threads == 0 && sysconf(_SC_NPROCESSORS_ONLN) < 2))
+		return 0;
+	for (g = 0; g < fs->group_desc_count; g++) {
+		uint32_t free_inodes = ext2fs_bg_free_inodes_count(fs, g);
+
+		used += free_inodes < ipg ? ipg - free_inodes : 0;
+	}
+	if (threads == 0 && used < 65536) /* not worth a thread */
+		return 0;
+	half = used / 2;
+	for (g = 0; g < fs->group_desc_count; g++) {
+		uint32_t free_inodes = ext2fs_bg_free_inodes_count(fs, g);
+
+		sum += free_inodes < ipg ? ipg - free_inodes : 0;
+		if (sum >= half)
+			return g + 1 < fs->group_desc_count ? g + 1 : 0;
+	}
+	return 0;
+}
+
+static errcode_t scan_inodes(struct e4t_tree *t)
+{
+	ext2_filsys fs = t->img->fs;
+	struct scan_job jobs[2] = {
+		{ .t = t, .fs = fs, .first = 0, .end = fs->group_desc_count },
+		{ .t = t, .buffered = 1 },
+	};
+	dgrp_t mid = split_point(fs, t->cb.threads);
+	pthread_t worker;
+	int threaded = 0;
+	size_t i;
+	errcode_t err;
+
+	/* The first job fills the array reserve() sized. */
+	jobs[0].recs = t->recs;
+	jobs[0].cap = t->recs_cap;
+	t->recs = NULL;
+	if (mid && !e4t_image_reopen(t->img, &jobs[1].fs)) {
+		jobs[0].end = mid;
+		jobs[1].first = mid;
+		jobs[1].end = fs->group_desc_count;
+		threaded = !pthread_create(&worker, NULL, scan_range, &jobs[1]);
+		if (!threaded) {
+			ext2fs_close_free(&jobs[1].fs);
+			jobs[0].end = fs->group_desc_count;
+		}
+	}
+	scan_range(&jobs[0]);
+	if (threaded) {
+		pthread_join(worker, NULL);
+		ext2fs_close_free(&jobs[1].fs);
+		for (i = 0; i < jobs[1].nwarns; i++) {
+			struct pending_warning *w = &jobs[1].warns[i];
+
+			warn(t, w->err, w->ino,
+			     w->has_detail ? w->detail : NULL);
+		}
+	}
+	t->recs = jobs[0].recs;
+	t->recs_cap = jobs[0].cap;
+	t->nrecs = jobs[0].nrecs;
+	err = jobs[0].err ? jobs[0].err : jobs[1].err;
+	if (!err)
+		err = grow((void **)&t->recs, &t->recs_cap,
+			   t->nrecs + jobs[1].nrecs, sizeof(*t->recs));
+	for (i = 0; i < jobs[1].nchunks; i++) {
+		size_t n = jobs[1].nrecs - i * CHUNK_RECS;
+
+		if (n > CHUNK_RECS)
+			n = CHUNK_RECS;
+		if (!err) {
+			memcpy(t->recs + t->nrecs, jobs[1].chunks[i],
+			       n * sizeof(*t->recs));
+			t->nrecs += n;
+		}
+		free(jobs[1].chunks[i]);
+	}
+	free(jobs[1].chunks);
+	free(jobs[1].warns);
 	return err;
 }
 
@@ -489,8 +664,8 @@ static errcode_t reserve(struct e4t_tree *t)
 	return 0;
 }
 
-errcode_t e4t_tree_load(struct e4t_image *img, unsigned flags,
-			const struct e4t_tree_cb *cb, struct e4t_tree **ret)
+errcode_t e4t_tree_load(struct e4t_image *img, const struct e4t_tree_opts *opts,
+			struct e4t_tree **ret)
 {
 	struct e4t_tree *t;
 	struct walker w = { 0 };
@@ -502,9 +677,9 @@ errcode_t e4t_tree_load(struct e4t_image *img, unsigned flags,
 	if (!t)
 		return ENOMEM;
 	t->img = img;
-	t->flags = flags;
-	if (cb)
-		t->cb = *cb;
+	if (opts)
+		t->cb = *opts;
+	t->flags = t->cb.flags;
 	err = reserve(t);
 	if (!err)
 		err = e4t_image_orphans(img, &t->orphans, &t->norphans);

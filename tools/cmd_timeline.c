@@ -37,6 +37,9 @@ static void timeline_help(FILE *fp)
 		"      --sort FIELD     sort rows by that time (absent times "
 		"last)\n"
 		"      --local          local time in the text format\n"
+		"      --threads N      threads reading the inode table: 0 "
+		"chooses (default),\n"
+		"                       1 or 2\n"
 		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
 		"command\n\n"
 		"TIME: ISO 8601 (2009-02-13T23:31:30.5Z, +02:00 offsets), "
@@ -210,6 +213,7 @@ enum {
 	OPT_FIELD,
 	OPT_SORT,
 	OPT_LOCAL,
+	OPT_THREADS,
 };
 
 static int timeline_main(int argc, char **argv)
@@ -223,18 +227,22 @@ static int timeline_main(int argc, char **argv)
 		{ "field", required_argument, NULL, OPT_FIELD },
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "local", no_argument, NULL, OPT_LOCAL },
+		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common_opts co = { 0 };
 	struct tl_ctx c = { .filter_field = E4T_CRTIME };
 	struct warn_ctx wc = { 0 };
-	struct e4t_tree_cb cb = { lib_warn, progress_cb, &wc };
+	struct e4t_tree_opts topts = {
+		.warn = lib_warn,
+		.progress = progress_cb,
+		.priv = &wc,
+	};
 	struct e4t_tree *tree = NULL;
 	struct e4t_image *img;
 	const char *fmt_name = NULL, *spec = "/";
 	char *path = NULL;
 	static char obuf[1 << 16];
-	unsigned flags = 0;
 	ext2_ino_t start = EXT2_ROOT_INO;
 	errcode_t err;
 	int opt, status = EXIT_OK;
@@ -245,7 +253,16 @@ static int timeline_main(int argc, char **argv)
 			continue;
 		switch (opt) {
 		case 'f': fmt_name = optarg; break;
-		case 'd': flags |= E4T_TREE_DELETED; break;
+		case 'd': topts.flags |= E4T_TREE_DELETED; break;
+		case OPT_THREADS:
+			if (strcmp(optarg, "0") && strcmp(optarg, "1") &&
+			    strcmp(optarg, "2"))
+				usage_error(&timeline_cmd,
+					    "--threads '%s': use 0 (choose), 1 "
+					    "or 2",
+					    optarg);
+			topts.threads = optarg[0] - '0';
+			break;
 		case OPT_SINCE:
 			parse_time_opt(optarg, &c.since, "--since");
 			c.has_since = c.filter = 1;
@@ -294,7 +311,7 @@ static int timeline_main(int argc, char **argv)
 		return EXIT_PARTIAL;
 	}
 	path = start_path(spec);
-	err = path ? e4t_tree_load(img, flags, &cb, &tree) : ENOMEM;
+	err = path ? e4t_tree_load(img, &topts, &tree) : ENOMEM;
 	progress_done();
 	if (err) {
 		report(img->name, "indexing the filesystem", err);
