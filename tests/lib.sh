@@ -50,6 +50,18 @@ skip_test() {
 	startSkipping
 }
 
+# require_tools CMD...: fail the suite's set-up, saying which, if one is
+# missing.
+require_tools() {
+	local f
+	for f in "$@"; do
+		command -v "$f" >/dev/null 2>&1 || {
+			echo "$SUITE: $f is needed" >&2
+			return 1
+		}
+	done
+}
+
 # unpack NAME: a fresh copy of images/NAME.img.xz in $TMP; prints its path.
 unpack() {
 	local out="$TMP/$1.img"

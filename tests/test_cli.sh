@@ -18,13 +18,8 @@ ino_of() {
 }
 
 suite_setup() {
-	local f i
-	for f in mke2fs debugfs jq; do
-		command -v "$f" >/dev/null 2>&1 || {
-			echo "test_cli: $f is needed" >&2
-			return 1
-		}
-	done
+	local i
+	require_tools mke2fs debugfs jq || return 1
 	SRC="$TMP/src"
 	IMG="$TMP/cli.img"
 	DISK="$TMP/disk.img"

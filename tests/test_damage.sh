@@ -109,13 +109,8 @@ junk() {
 }
 
 suite_setup() {
-	local f i
-	for f in mke2fs debugfs jq timeout; do
-		command -v "$f" >/dev/null 2>&1 || {
-			echo "test_damage: $f is needed" >&2
-			return 1
-		}
-	done
+	local i
+	require_tools mke2fs debugfs jq timeout || return 1
 	SRC="$TMP/src"
 	BASE="$TMP/base.img"
 	mkdir -p "$SRC/dir/sub" "$SRC/many" || return 1

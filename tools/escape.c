@@ -110,45 +110,58 @@ static size_t plain_run(const char *s, size_t len)
 	return i;
 }
 
-void esc_text(struct lbuf *b, const char *s, size_t len)
+/*
+ * The common loop: runs of plain bytes are copied as they are; at any
+ * other byte the format's handler writes what it stands for and returns
+ * how many bytes it consumed (at least one).
+ */
+typedef size_t (*special_fn)(struct lbuf *b, const unsigned char *p,
+			     size_t left);
+
+static void escape_with(struct lbuf *b, const char *s, size_t len,
+			special_fn special)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, n, k;
+	size_t i = 0, n;
 
 	while (i < len) {
-		unsigned char c = p[i];
-
 		n = plain_run(s + i, len - i);
 		if (n) {
 			lb_write(b, s + i, n);
 			i += n;
 			continue;
 		}
-		n = utf8_seq_len(p + i, len - i);
-		if (n == 1 && c >= 0x20 && c != 0x7f && c != '\\') {
-			lb_putc(b, (char)c);
-		} else if (c == '\\') {
-			lb_write(b, "\\\\", 2);
-		} else if (c == '\n') {
-			lb_write(b, "\\n", 2);
-		} else if (c == '\t') {
-			lb_write(b, "\\t", 2);
-		} else if (c == '\r') {
-			lb_write(b, "\\r", 2);
-		} else if (n > 1 && !is_c1(p + i, n)) {
-			lb_write(b, p + i, n);
-			i += n;
-			continue;
-		} else if (n > 1) {
-			for (k = 0; k < n; k++)
-				put_xhh(b, p[i + k]);
-			i += n;
-			continue;
-		} else {
-			put_xhh(b, c);
-		}
-		i++;
+		i += special(b, (const unsigned char *)s + i, len - i);
 	}
+}
+
+static size_t text_special(struct lbuf *b, const unsigned char *p, size_t left)
+{
+	size_t n = utf8_seq_len(p, left), k;
+
+	switch (p[0]) {
+	case '\\': lb_write(b, "\\\\", 2); return 1;
+	case '\n': lb_write(b, "\\n", 2); return 1;
+	case '\t': lb_write(b, "\\t", 2); return 1;
+	case '\r': lb_write(b, "\\r", 2); return 1;
+	}
+	if (n == 1 && p[0] >= 0x20 && p[0] != 0x7f) {
+		lb_putc(b, (char)p[0]);
+		return 1;
+	}
+	if (n > 1 && !is_c1(p, n)) {
+		lb_write(b, p, n);
+		return n;
+	}
+	if (n == 0)
+		n = 1;
+	for (k = 0; k < n; k++)
+		put_xhh(b, p[k]);
+	return n;
+}
+
+void esc_text(struct lbuf *b, const char *s, size_t len)
+{
+	escape_with(b, s, len, text_special);
 }
 
 char *escape_text(const char *s, size_t len)
@@ -160,115 +173,93 @@ char *escape_text(const char *s, size_t len)
 	return b.p;
 }
 
+static size_t bodyfile_special(struct lbuf *b, const unsigned char *p,
+			       size_t left)
+{
+	size_t n = utf8_seq_len(p, left);
+
+	if (n == 1 && (p[0] == '\\' || p[0] == '|' || p[0] == ':')) {
+		lb_putc(b, '\\');
+		lb_putc(b, (char)p[0]);
+		return 1;
+	}
+	if (n == 1 && p[0] >= 0x20 && p[0] != 0x7f) {
+		lb_putc(b, (char)p[0]);
+		return 1;
+	}
+	if (n > 1 && !is_c1(p, n)) {
+		lb_write(b, p, n);
+		return n;
+	}
+	/* \xHH is always one raw byte: a control, an invalid UTF-8 byte,
+	 * or one of the two bytes of a C1 control (U+0085 is \xc2\x85). */
+	put_xhh(b, p[0]);
+	if (n == 2) {
+		put_xhh(b, p[1]);
+		return 2;
+	}
+	return 1;
+}
+
 void esc_bodyfile(struct lbuf *b, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, n;
+	escape_with(b, s, len, bodyfile_special);
+}
 
-	while (i < len) {
-		unsigned char c = p[i];
+static size_t percent_special(struct lbuf *b, const unsigned char *p,
+			      size_t left)
+{
+	unsigned char c = p[0];
 
-		n = plain_run(s + i, len - i);
-		if (n) {
-			lb_write(b, s + i, n);
-			i += n;
-			continue;
-		}
-		n = utf8_seq_len(p + i, len - i);
-		if (n == 1 && (c < 0x20 || c == 0x7f)) {
-			put_xhh(b, c);
-		} else if (n == 1 && (c == '\\' || c == '|' || c == ':')) {
-			lb_putc(b, '\\');
-			lb_putc(b, (char)c);
-		} else if (n == 1) {
-			lb_putc(b, (char)c);
-		} else if (n == 0) {
-			put_xhh(b, c); /* invalid UTF-8 byte */
-		} else if (is_c1(p + i, n)) {
-			/* \xHH is always one raw byte, so U+0085 is \xc2\x85
-			 * and cannot be confused with an invalid byte 0x85. */
-			put_xhh(b, p[i]);
-			put_xhh(b, p[i + 1]);
-			i += n;
-			continue;
-		} else {
-			lb_write(b, p + i, n);
-			i += n;
-			continue;
-		}
-		i++;
+	if (c == '%' || c == '|' || c < 0x20 || c == 0x7f) {
+		char x[3] = { '%', "0123456789ABCDEF"[c >> 4],
+			      "0123456789ABCDEF"[c & 15] };
+
+		lb_write(b, x, 3);
+	} else {
+		lb_putc(b, (char)c);
 	}
+	return 1;
 }
 
 void esc_percent(struct lbuf *b, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, n;
+	escape_with(b, s, len, percent_special);
+}
 
-	while (i < len) {
-		unsigned char c = p[i];
+static size_t json_special(struct lbuf *b, const unsigned char *p, size_t left)
+{
+	size_t n = utf8_seq_len(p, left);
 
-		n = plain_run(s + i, len - i);
-		if (n) {
-			lb_write(b, s + i, n);
-			i += n;
-			continue;
-		}
-		if (c == '%' || c == '|' || c < 0x20 || c == 0x7f) {
-			char x[3] = { '%', "0123456789ABCDEF"[c >> 4],
-				      "0123456789ABCDEF"[c & 15] };
-
-			lb_write(b, x, 3);
-		} else {
-			lb_putc(b, (char)c);
-		}
-		i++;
+	if (n == 0) {
+		lb_write(b, "\\ufffd", 6);
+		return 1;
 	}
+	if (n > 1) {
+		if (is_c1(p, n))
+			lb_printf(b, "\\u00%02x", 0x80 | (p[1] & 0x3f));
+		else
+			lb_write(b, p, n);
+		return n;
+	}
+	switch (p[0]) {
+	case '"': lb_write(b, "\\\"", 2); break;
+	case '\\': lb_write(b, "\\\\", 2); break;
+	case '\n': lb_write(b, "\\n", 2); break;
+	case '\t': lb_write(b, "\\t", 2); break;
+	case '\r': lb_write(b, "\\r", 2); break;
+	default:
+		if (p[0] < 0x20 || p[0] == 0x7f)
+			lb_printf(b, "\\u%04x", p[0]);
+		else
+			lb_putc(b, (char)p[0]);
+	}
+	return 1;
 }
 
 void esc_json(struct lbuf *b, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, n;
-
-	while (i < len) {
-		unsigned char c = p[i];
-
-		n = plain_run(s + i, len - i);
-		if (n) {
-			lb_write(b, s + i, n);
-			i += n;
-			continue;
-		}
-		n = utf8_seq_len(p + i, len - i);
-		if (n == 0) {
-			lb_write(b, "\\ufffd", 6);
-			i++;
-			continue;
-		}
-		if (n > 1) {
-			if (is_c1(p + i, n))
-				lb_printf(b, "\\u00%02x",
-					  0x80 | (p[i + 1] & 0x3f));
-			else
-				lb_write(b, p + i, n);
-			i += n;
-			continue;
-		}
-		switch (c) {
-		case '"': lb_write(b, "\\\"", 2); break;
-		case '\\': lb_write(b, "\\\\", 2); break;
-		case '\n': lb_write(b, "\\n", 2); break;
-		case '\t': lb_write(b, "\\t", 2); break;
-		case '\r': lb_write(b, "\\r", 2); break;
-		default:
-			if (c < 0x20 || c == 0x7f)
-				lb_printf(b, "\\u%04x", c);
-			else
-				lb_putc(b, (char)c);
-		}
-		i++;
-	}
+	escape_with(b, s, len, json_special);
 }
 
 void esc_hex(struct lbuf *b, const char *s, size_t len)

@@ -24,17 +24,7 @@ static void body_row(struct out *o, const struct e4t_row *row)
 	mode_string(in->mode, mode);
 	lb_write(b, "0|", 2);
 	esc_bodyfile(b, row->path, row->path_len);
-	lb_puts(b, status_suffix(row->status));
-	lb_putc(b, '|');
-	lb_u64(b, in->ino);
-	lb_putc(b, '|');
-	lb_write(b, mode, 10);
-	lb_putc(b, '|');
-	lb_u64(b, in->uid);
-	lb_putc(b, '|');
-	lb_u64(b, in->gid);
-	lb_putc(b, '|');
-	lb_u64(b, in->size);
+	lb_body_middle(b, row, mode);
 	for (i = 0; i < 4; i++) {
 		lb_putc(b, '|');
 		if (ts_shown(&in->ts[body_fields[i]], body_fields[i]))

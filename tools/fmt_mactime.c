@@ -53,17 +53,7 @@ static void mac_row(struct out *o, const struct e4t_row *row)
 	tsk_mode(in->mode, mode);
 	lb_write(b, "0|", 2);
 	esc_percent(b, row->path, row->path_len);
-	lb_puts(b, status_suffix(row->status));
-	lb_putc(b, '|');
-	lb_u64(b, in->ino);
-	lb_putc(b, '|');
-	lb_write(b, mode, 12);
-	lb_putc(b, '|');
-	lb_u64(b, in->uid);
-	lb_putc(b, '|');
-	lb_u64(b, in->gid);
-	lb_putc(b, '|');
-	lb_u64(b, in->size);
+	lb_body_middle(b, row, mode);
 	for (i = 0; i < 4; i++) {
 		const struct e4t_ts *ts = &in->ts[body_fields[i]];
 		int64_t sec = 0;

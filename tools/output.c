@@ -74,6 +74,23 @@ void mode_string(uint16_t mode, char out[11])
 	out[10] = '\0';
 }
 
+void lb_body_middle(struct lbuf *b, const struct e4t_row *row, const char *mode)
+{
+	const struct e4t_inode *in = row->inode;
+
+	lb_puts(b, status_suffix(row->status));
+	lb_putc(b, '|');
+	lb_u64(b, in->ino);
+	lb_putc(b, '|');
+	lb_puts(b, mode);
+	lb_putc(b, '|');
+	lb_u64(b, in->uid);
+	lb_putc(b, '|');
+	lb_u64(b, in->gid);
+	lb_putc(b, '|');
+	lb_u64(b, in->size);
+}
+
 const char *status_suffix(enum e4t_status st)
 {
 	switch (st) {

@@ -41,6 +41,10 @@ void lb_iso(struct lbuf *b, const struct e4t_ts *ts, int digits);
 /* "-rw-r--r--" as ls shows it, with setuid/setgid/sticky. */
 void mode_string(uint16_t mode, char out[11]);
 const char *status_suffix(enum e4t_status st);
+/* The fields both bodyfiles share after the name:
+ * "(deleted)|ino|mode|uid|gid|size" */
+void lb_body_middle(struct lbuf *b, const struct e4t_row *row,
+		    const char *mode);
 const char *status_name(enum e4t_status st);
 
 #endif
