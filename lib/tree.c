@@ -44,9 +44,10 @@ struct irec {
 
 struct edge {
 	uint64_t name_off;
-	uint32_t child;
+	uint32_t child; /* index in recs, or the inode number if unknown */
 	uint8_t name_len;
 	uint8_t file_type;
+	uint8_t known; /* child is an index: the tree holds the inode */
 };
 
 struct e4t_tree {
@@ -450,6 +451,7 @@ static int add_edge(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 {
 	struct e4t_tree *t = priv;
 	struct edge *e;
+	struct irec *r;
 
 	if (grow((void **)&t->edges, &t->edges_cap, t->nedges + 1,
 		 sizeof(*t->edges)) ||
@@ -460,7 +462,10 @@ static int add_edge(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 	}
 	e = &t->edges[t->nedges++];
 	e->name_off = t->names_len;
-	e->child = ino;
+	/* Look the child up once, here, rather than in every walk. */
+	r = find(t, ino);
+	e->known = r != NULL;
+	e->child = r ? (uint32_t)(r - t->recs) : ino;
 	e->name_len = (uint8_t)name_len;
 	e->file_type = (uint8_t)file_type;
 	memcpy(t->names + t->names_len, name, name_len);
@@ -596,10 +601,11 @@ static errcode_t walk(struct walker *w, struct irec *start)
 			continue;
 		}
 		e = &t->edges[f->dir->edge_start + f->next++];
-		child = find(t, e->child);
+		child = e->known ? &t->recs[e->child] : NULL;
 		if (!child || child->status != E4T_LIVE) {
 			if (w->fn)
-				warn(t, E4T_ERR_NOT_IN_USE, e->child,
+				warn(t, E4T_ERR_NOT_IN_USE,
+				     child ? child->ino : e->child,
 				     "named by a directory entry");
 			continue;
 		}
@@ -695,7 +701,8 @@ errcode_t e4t_tree_load(struct e4t_image *img, const struct e4t_tree_opts *opts,
 	}
 	/* Mark what / reaches, so that orphans can be told apart. */
 	root = find(t, EXT2_ROOT_INO);
-	if (root && LINUX_S_ISDIR(root->mode)) {
+	if ((t->flags & E4T_TREE_DELETED) && root &&
+	    LINUX_S_ISDIR(root->mode)) {
 		w.t = t;
 		err = walk(&w, root);
 		free(w.stack);

@@ -35,6 +35,10 @@ void lb_u64(struct lbuf *b, uint64_t v)
 	char tmp[24];
 	int i = sizeof(tmp);
 
+	if (v < 10) {
+		lb_putc(b, (char)('0' + v));
+		return;
+	}
 	while (v >= 100) {
 		unsigned d = (unsigned)(v % 100) * 2;
 
