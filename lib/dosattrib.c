@@ -1,0 +1,3 @@
+/* dosattrib.c --- placeholder: being written. */
+#include "config.h"
+#include "xsource.h"

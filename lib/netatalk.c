@@ -1,0 +1,3 @@
+/* netatalk.c --- placeholder: being written. */
+#include "config.h"
+#include "xsource.h"

@@ -1,0 +1,3 @@
+/* source.c --- placeholder: being written. */
+#include "config.h"
+#include "xsource.h"

@@ -1,0 +1,3 @@
+/* xattr_time.c --- placeholder: being written. */
+#include "config.h"
+#include "xsource.h"
