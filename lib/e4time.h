@@ -152,6 +152,10 @@ struct e4t_image {
 	uint64_t offset;
 	uint32_t state; /* E4T_IMG_* */
 	unsigned inode_size;
+	/* writing (write.c) */
+	int writable;
+	int lock_fd;	 /* flock()ed against a second writer, or -1 */
+	char *undo_path; /* the e2undo file, or NULL with --no-undo */
 };
 
 /* Open read-only; offset in bytes from the start of name. */
@@ -160,6 +164,45 @@ errcode_t e4t_image_open(const char *name, uint64_t offset,
 void e4t_image_close(struct e4t_image *img);
 /* Another read-only handle on the same filesystem (for a second thread). */
 errcode_t e4t_image_reopen(struct e4t_image *img, ext2_filsys *fs);
+/* Replace img->fs by a read-write handle through io (write.c uses it). */
+errcode_t e4t_image_reopen_rw(struct e4t_image *img, io_manager io);
+
+/* ------------------------------------------------------------------ */
+/* Writing (write.c)                                                   */
+/* ------------------------------------------------------------------ */
+
+struct e4t_write_opts {
+	const char
+		*undo_path; /* NULL: e4time-BASENAME.e2undo in the undo dir */
+	int no_undo;	    /* write no undo file */
+	int dry_run;	    /* check everything, open read-only */
+};
+
+/*
+ * Open for writing: refused (and nothing opened RW) when the filesystem
+ * is mounted or busy (a loop-mounted image file included), the journal
+ * needs recovery, errors are flagged, the superblock or group
+ * descriptors fail their checksums, the image is truncated, or another
+ * e4time writes to it.  Every block is saved in an e2undo file before it
+ * changes.  With dry_run the image is opened read-only after the checks.
+ */
+errcode_t e4t_image_open_write(const char *name, uint64_t offset,
+			       const struct e4t_write_opts *opts,
+			       struct e4t_image **ret);
+/* Flush, finish the undo file, unlock, close. */
+errcode_t e4t_image_close_write(struct e4t_image *img);
+/* $E2FSPROGS_UNDO_DIR (or /var/lib/e2fsprogs)/e4time-BASENAME.e2undo */
+errcode_t e4t_undo_default_path(const char *image, char **path);
+/*
+ * Could these times (fields: bit 1 << E4T_ATIME ...) be written to this
+ * inode?  0, or why not: bad checksum, not in use, no room for crtime,
+ * no _extra field for nanoseconds or times beyond 32 bits, out of range.
+ */
+errcode_t e4t_check_settable(const struct e4t_inode *in, unsigned fields,
+			     const struct e4t_ts *ts);
+/* Write those times (ts indexed by field) into inode ino. */
+errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
+			      unsigned fields, const struct e4t_ts *ts);
 
 /*
  * Resolve a file spec as debugfs takes it: an absolute path ("/a/b") or

@@ -54,6 +54,20 @@ errcode_t e4t_image_reopen(struct e4t_image *img, ext2_filsys *fs)
 	return open_fs(img->name, img->offset, fs);
 }
 
+errcode_t e4t_image_reopen_rw(struct e4t_image *img, io_manager io)
+{
+	char opts[64];
+
+	if (img->fs)
+		ext2fs_close_free(&img->fs);
+	snprintf(opts, sizeof(opts), "offset=%llu",
+		 (unsigned long long)img->offset);
+	return ext2fs_open2(img->name, img->offset ? opts : NULL,
+			    EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE |
+				    EXT2_FLAG_64BITS,
+			    0, 0, io, &img->fs);
+}
+
 errcode_t e4t_image_open(const char *name, uint64_t offset,
 			 struct e4t_image **ret)
 {
@@ -83,6 +97,7 @@ errcode_t e4t_image_open(const char *name, uint64_t offset,
 		return ENOMEM;
 	}
 	img->offset = offset;
+	img->lock_fd = -1;
 	err = open_fs(name, offset, &img->fs);
 	if (err) {
 		free(img->name);
@@ -104,6 +119,7 @@ void e4t_image_close(struct e4t_image *img)
 		return;
 	if (img->fs)
 		ext2fs_close_free(&img->fs);
+	free(img->undo_path);
 	free(img->name);
 	free(img);
 }

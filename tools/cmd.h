@@ -17,6 +17,7 @@
 #define EXIT_USAGE    2 /* bad command line */
 #define EXIT_IMAGE    4 /* image could not be opened or is not ext2/3/4 */
 #define EXIT_INTERNAL 8 /* out of memory, output write error */
+#define EXIT_REFUSED 16 /* a write was refused; nothing was written */
 
 /* One entry of the command table (as xfsprogs' cmdinfo_t, git's cmd_struct). */
 struct cmdinfo {
@@ -29,6 +30,7 @@ struct cmdinfo {
 
 extern const struct cmdinfo stat_cmd;
 extern const struct cmdinfo timeline_cmd;
+extern const struct cmdinfo set_cmd;
 
 extern const char *progname;
 extern char **cmd_argv; /* the command's argv, for messages */
@@ -56,6 +58,9 @@ int common_opt(int c, const char *arg, struct common_opts *co,
 void usage_error(const struct cmdinfo *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
+/* Close an image opened for writing, finish its undo file, and say how
+ * to undo; returns status, or EXIT_INTERNAL if closing failed. */
+int finish_write(struct e4t_image *img, int status);
 /* Flush stdout; on a write error say so and return EXIT_INTERNAL. */
 int finish_stdout(int status);
 /* EXIT_PARTIAL when the image's superblock, group descriptors or size

@@ -90,6 +90,33 @@ int finish_stdout(int status)
 	return status;
 }
 
+int finish_write(struct e4t_image *img, int status)
+{
+	char *name = strdup(img->name), *undo = NULL;
+	unsigned long long offset = img->offset;
+	errcode_t err;
+
+	if (img->undo_path)
+		undo = strdup(img->undo_path);
+	err = e4t_image_close_write(img);
+	if (err) {
+		report(name ? name : "image", "closing", err);
+		status = EXIT_INTERNAL;
+	}
+	if (undo && name) {
+		char off[48] = "";
+
+		if (offset)
+			snprintf(off, sizeof(off), "-o %llu ", offset);
+		fprintf(stderr,
+			"%s: %s: undo file %s (to undo: e2undo %s%s %s)\n",
+			progname, name, undo, off, undo, name);
+	}
+	free(undo);
+	free(name);
+	return finish_stdout(status);
+}
+
 int image_damage_status(const struct e4t_image *img)
 {
 	return (img->state &

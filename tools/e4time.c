@@ -16,6 +16,7 @@ const char *progname = "e4time";
 static const struct cmdinfo *const cmds[] = {
 	&stat_cmd,
 	&timeline_cmd,
+	&set_cmd,
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -50,7 +51,8 @@ static void main_usage(FILE *fp)
 		"status still tells)\n\n"
 		"Exit status: 0 ok, 1 output produced but something could not "
 		"be read,\n2 usage error, 4 image could not be opened, 8 "
-		"internal error.\nSee e4time(8).\n");
+		"internal error, 16 write refused\n(nothing written).  See "
+		"e4time(8).\n");
 }
 
 static void init_tables(void)
