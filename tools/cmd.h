@@ -13,11 +13,11 @@
 
 /* Exit statuses: documented in e4time(8). */
 #define EXIT_OK	      0
-#define EXIT_PARTIAL  1 /* output produced, but something was unreadable */
-#define EXIT_USAGE    2 /* bad command line */
-#define EXIT_IMAGE    4 /* image could not be opened or is not ext2/3/4 */
-#define EXIT_INTERNAL 8 /* out of memory, output write error */
-#define EXIT_REFUSED 16 /* a write was refused; nothing was written */
+#define EXIT_PARTIAL  1	 /* output produced, but something was unreadable */
+#define EXIT_USAGE    2	 /* bad command line */
+#define EXIT_IMAGE    4	 /* image could not be opened or is not ext2/3/4 */
+#define EXIT_INTERNAL 8	 /* out of memory, output write error */
+#define EXIT_REFUSED  16 /* a write was refused; nothing was written */
 
 /* One entry of the command table (as xfsprogs' cmdinfo_t, git's cmd_struct). */
 struct cmdinfo {
