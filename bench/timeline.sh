@@ -253,8 +253,7 @@ rowcheck() {
     echo "rows e4time $(wc -l < "$a"), fls $(wc -l < "$b");" \
         "$n_both rows of names both list: $same;" \
         "only e4time: $n_e ($(head -n 3 "$tmp.only_e" | cat -v | tr '\n' ' '| sed 's/ $//'));" \
-        "only fls: $n_f = $n_del \"(deleted...)\" + $n_orph \$OrphanFiles + $n_other other" \
-        "$( [ "$n_other" = 0 ] || echo "(live-looking names misread from htree index blocks?, e.g. $(grep -a -v -e ' (deleted' -e '^/\$OrphanFiles$' "$tmp.only_f" | head -n 4 | cat -v | tr '\n' ' ' | sed 's/ $//'))")"
+        "only fls: $n_f = $n_del \"(deleted...)\" + $n_orph \$OrphanFiles + $n_other other$( [ "$n_other" = 0 ] || echo " ")$( [ "$n_other" = 0 ] || echo "(live-looking names misread from htree index blocks?, e.g. $(grep -a -v -e ' (deleted' -e '^/\$OrphanFiles$' "$tmp.only_f" | head -n 4 | cat -v | tr '\n' ' ' | sed 's/ $//'))")"
     rm -f "$tmp.e" "$tmp.f" "$tmp.only_e" "$tmp.only_f" "$tmp.skip"
 }
 

@@ -167,6 +167,15 @@ errcode_t e4t_image_reopen(struct e4t_image *img, ext2_filsys *fs);
 /* Replace img->fs by a read-write handle through io (write.c uses it). */
 errcode_t e4t_image_reopen_rw(struct e4t_image *img, io_manager io);
 
+/*
+ * The value of the first of names[] (full names: "user.DOSATTRIB") that
+ * inode ino has, in a malloc'd copy; *which is its index.
+ * E4T_ERR_NO_XATTR when it has none of them.  (xattr_read.c)
+ */
+errcode_t e4t_xattr_get_first(struct e4t_image *img, ext2_ino_t ino,
+			      const char *const *names, void **val, size_t *len,
+			      int *which);
+
 /* ------------------------------------------------------------------ */
 /* Writing (write.c)                                                   */
 /* ------------------------------------------------------------------ */

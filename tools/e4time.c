@@ -17,6 +17,7 @@ static const struct cmdinfo *const cmds[] = {
 	&stat_cmd,
 	&timeline_cmd,
 	&set_cmd,
+	&backfill_cmd,
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
