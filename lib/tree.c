@@ -63,11 +63,13 @@ struct e4t_tree {
 	errcode_t oom;	     /* set when add_edge ran out of memory */
 	ext2_ino_t *orphans; /* the orphan list, sorted */
 	size_t norphans;
-	/* group_first[g]: index of the first record of block group g (one
-	 * more entry at the end), so a lookup searches one group only. */
-	uint32_t *group_first;
-	uint32_t ipg; /* inodes per group */
-	dgrp_t ngroups;
+	/* Which inodes have a record (one bit each), and how many records
+	 * come before each 64-bit word: record index = rank of the inode.
+	 * A few hundred KiB even for millions of inodes, so a lookup stays
+	 * in cache and never touches the records themselves. */
+	uint64_t *kept;
+	uint32_t *rank;
+	size_t nwords;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -96,32 +98,13 @@ static void warn(struct e4t_tree *t, errcode_t err, ext2_ino_t ino,
 
 static struct irec *find(const struct e4t_tree *t, ext2_ino_t ino)
 {
-	size_t lo = 0, hi = t->nrecs;
+	size_t w = ino / 64;
+	uint64_t bit = 1ULL << (ino % 64);
 
-	if (t->group_first && ino >= 1) {
-		dgrp_t g = (ino - 1) / t->ipg;
-		size_t guess;
-
-		if (g >= t->ngroups)
-			return NULL;
-		lo = t->group_first[g];
-		hi = t->group_first[g + 1];
-		/* A densely used group: the record sits at its offset. */
-		guess = lo + (ino - 1) % t->ipg;
-		if (guess < hi && t->recs[guess].ino == ino)
-			return &t->recs[guess];
-	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->recs[mid].ino == ino)
-			return &t->recs[mid];
-		if (t->recs[mid].ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	if (!t->kept || w >= t->nwords || !(t->kept[w] & bit))
+		return NULL;
+	return &t->recs[t->rank[w] +
+			(size_t)__builtin_popcountll(t->kept[w] & (bit - 1))];
 }
 
 static void expand(const struct irec *r, unsigned inode_size,
@@ -631,26 +614,25 @@ static errcode_t walk(struct walker *w, struct irec *start)
 	return err;
 }
 
-/* Index the records by block group, for find(). */
-static errcode_t index_groups(struct e4t_tree *t)
+/* The rank bitmap find() uses; records are in inode order. */
+static errcode_t index_records(struct e4t_tree *t)
 {
-	ext2_filsys fs = t->img->fs;
-	size_t i = 0;
-	dgrp_t g;
+	size_t i, w;
+	uint32_t n = 0;
 
-	t->ipg = fs->super->s_inodes_per_group;
-	t->ngroups = fs->group_desc_count;
-	if (!t->ipg)
-		return 0; /* find() falls back to a binary search */
-	t->group_first = malloc((t->ngroups + 1) * sizeof(*t->group_first));
-	if (!t->group_first)
+	t->nwords = t->img->fs->super->s_inodes_count / 64 + 1;
+	t->kept = calloc(t->nwords, sizeof(*t->kept));
+	t->rank = malloc(t->nwords * sizeof(*t->rank));
+	if (!t->kept || !t->rank)
 		return ENOMEM;
-	for (g = 0; g <= t->ngroups; g++) {
-		uint64_t first = (uint64_t)g * t->ipg + 1;
+	for (i = 0; i < t->nrecs; i++) {
+		ext2_ino_t ino = t->recs[i].ino;
 
-		while (i < t->nrecs && t->recs[i].ino < first)
-			i++;
-		t->group_first[g] = (uint32_t)i;
+		t->kept[ino / 64] |= 1ULL << (ino % 64);
+	}
+	for (w = 0; w < t->nwords; w++) {
+		t->rank[w] = n;
+		n += (uint32_t)__builtin_popcountll(t->kept[w]);
 	}
 	return 0;
 }
@@ -692,7 +674,7 @@ errcode_t e4t_tree_load(struct e4t_image *img, const struct e4t_tree_opts *opts,
 	if (!err)
 		err = scan_inodes(t);
 	if (!err)
-		err = index_groups(t);
+		err = index_records(t);
 	if (!err)
 		err = scan_dirs(t);
 	if (err) {
@@ -724,7 +706,8 @@ void e4t_tree_free(struct e4t_tree *t)
 	free(t->edges);
 	free(t->names);
 	free(t->orphans);
-	free(t->group_first);
+	free(t->kept);
+	free(t->rank);
 	free(t);
 }
 

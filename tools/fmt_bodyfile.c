@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "output.h"
 
 static void body_begin(struct out *o)
@@ -25,10 +27,26 @@ static void body_row(struct out *o, const struct e4t_row *row)
 	lb_write(b, "0|", 2);
 	esc_bodyfile(b, row->path, row->path_len);
 	lb_body_middle(b, row, mode);
+	/* The four times are often equal: format each distinct one once. */
+	const struct e4t_ts *prev = NULL;
+	size_t prev_at = 0, prev_len = 0;
+
 	for (i = 0; i < 4; i++) {
+		const struct e4t_ts *ts = &in->ts[body_fields[i]];
+		char copy[32];
+
 		lb_putc(b, '|');
-		if (ts_shown(&in->ts[body_fields[i]], body_fields[i]))
-			lb_decimal_time(b, &in->ts[body_fields[i]]);
+		if (!ts_shown(ts, body_fields[i]))
+			continue;
+		if (prev && e4t_ts_cmp(ts, prev) == 0) {
+			memcpy(copy, b->p + prev_at, prev_len);
+			lb_write(b, copy, prev_len);
+			continue;
+		}
+		prev = ts;
+		prev_at = b->len;
+		lb_decimal_time(b, ts);
+		prev_len = b->len - prev_at;
 	}
 	lb_putc(b, '\n');
 }

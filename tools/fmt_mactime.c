@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "output.h"
 
@@ -54,9 +55,14 @@ static void mac_row(struct out *o, const struct e4t_row *row)
 	lb_write(b, "0|", 2);
 	esc_percent(b, row->path, row->path_len);
 	lb_body_middle(b, row, mode);
+	/* The four times are often equal: format each distinct one once. */
+	int64_t prev = -1;
+	size_t prev_at = 0, prev_len = 0;
+
 	for (i = 0; i < 4; i++) {
 		const struct e4t_ts *ts = &in->ts[body_fields[i]];
 		int64_t sec = 0;
+		char copy[24];
 
 		if (ts_shown(ts, body_fields[i])) {
 			sec = ts->sec;
@@ -68,7 +74,15 @@ static void mac_row(struct out *o, const struct e4t_row *row)
 			}
 		}
 		lb_putc(b, '|');
+		if (sec == prev) {
+			memcpy(copy, b->p + prev_at, prev_len);
+			lb_write(b, copy, prev_len);
+			continue;
+		}
+		prev = sec;
+		prev_at = b->len;
 		lb_i64(b, sec);
+		prev_len = b->len - prev_at;
 	}
 	lb_putc(b, '\n');
 }
