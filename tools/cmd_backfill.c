@@ -141,17 +141,16 @@ static void record(struct bf_ctx *c, const struct e4t_row *row, enum reason r,
 		if (version)
 			lb_printf(b, " v%d", version);
 		lb_puts(b, ")\n");
-	} else if (r == R_INVALID || r == R_UNREADABLE) {
-		/* Damage is worth a line on stderr, skips are not. */
-		if (!c->quiet) {
-			char *name = escape_text(row->path, row->path_len);
+	}
+	/* Damage is worth a line on stderr, whatever the format. */
+	if ((r == R_INVALID || r == R_UNREADABLE) && !c->quiet) {
+		char *name = escape_text(row->path, row->path_len);
 
-			fprintf(stderr, "%s: %s: %s <%u>: %s%s%s: skipped\n",
-				progname, c->img->name, name ? name : "?",
-				in->ino, xattr ? xattr : "", xattr ? ": " : "",
-				why ? why : reason_text[r]);
-			free(name);
-		}
+		fprintf(stderr, "%s: %s: %s <%u>: %s%s%s: skipped\n", progname,
+			c->img->name, name ? name : "?", in->ino,
+			xattr ? xattr : "", xattr ? ": " : "",
+			why ? why : reason_text[r]);
+		free(name);
 	}
 }
 
