@@ -177,6 +177,24 @@ errcode_t e4t_xattr_get_first(struct e4t_image *img, ext2_ino_t ino,
 			      int *which);
 
 /* ------------------------------------------------------------------ */
+/* Manifests (manifest.c): JSON lines as e4time export writes them      */
+/* ------------------------------------------------------------------ */
+
+struct e4t_manifest_entry {
+	char *path; /* raw bytes (from path_hex when given), malloc'd */
+	size_t path_len;
+	ext2_ino_t ino;	    /* 0 when absent */
+	int header_version; /* > 0: the header line {"e4time_manifest":N} */
+	int have[E4T_NFIELDS];
+	struct e4t_ts ts[E4T_NFIELDS];
+};
+
+/* Parse one line; E4T_ERR_MANIFEST when it is malformed. */
+errcode_t e4t_manifest_parse_line(const char *line, size_t len,
+				  struct e4t_manifest_entry *e);
+void e4t_manifest_entry_free(struct e4t_manifest_entry *e);
+
+/* ------------------------------------------------------------------ */
 /* Writing (write.c)                                                   */
 /* ------------------------------------------------------------------ */
 

@@ -32,6 +32,8 @@ extern const struct cmdinfo stat_cmd;
 extern const struct cmdinfo timeline_cmd;
 extern const struct cmdinfo set_cmd;
 extern const struct cmdinfo backfill_cmd;
+extern const struct cmdinfo export_cmd;
+extern const struct cmdinfo import_cmd;
 
 extern const char *progname;
 extern char **cmd_argv; /* the command's argv, for messages */

@@ -6,7 +6,9 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <uuid/uuid.h>
 
 #include "cmd.h"
 #include "output.h"
@@ -61,6 +63,7 @@ struct tl_ctx {
 	const struct formatter *fmt;
 	struct out out;
 	int filter;
+	int manifest; /* export: a manifest header line first */
 	enum e4t_field filter_field;
 	struct e4t_ts since, until;
 	int has_since, has_until;
@@ -70,6 +73,21 @@ struct tl_ctx {
 	size_t nrows, cap;
 	int oom;
 };
+
+/* The first line of a manifest: what it is and where it came from. */
+static void manifest_header(struct out *o, struct e4t_image *img)
+{
+	char uuid[40], now[E4T_ISO_BUFSZ];
+	struct timespec ts;
+
+	uuid_unparse(img->fs->super->s_uuid, uuid);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	e4t_iso8601(ts.tv_sec, 0, 0, 'T', INT32_MIN, now, sizeof(now));
+	lb_puts(&o->lb, "{\"e4time_manifest\":1,\"image\":\"");
+	esc_json(&o->lb, img->name, strlen(img->name));
+	lb_printf(&o->lb, "\",\"uuid\":\"%s\",\"exported\":\"%s\"}\n", uuid,
+		  now);
+}
 
 static int keep_row(struct tl_ctx *c, const struct e4t_row *row)
 {
@@ -214,6 +232,7 @@ enum {
 	OPT_SORT,
 	OPT_LOCAL,
 	OPT_THREADS,
+	OPT_MANIFEST, /* hidden: e4time export */
 };
 
 static int timeline_main(int argc, char **argv)
@@ -228,6 +247,7 @@ static int timeline_main(int argc, char **argv)
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "local", no_argument, NULL, OPT_LOCAL },
 		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "manifest-header", no_argument, NULL, OPT_MANIFEST },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common_opts co = { 0 };
@@ -254,6 +274,7 @@ static int timeline_main(int argc, char **argv)
 		switch (opt) {
 		case 'f': fmt_name = optarg; break;
 		case 'd': topts.flags |= E4T_TREE_DELETED; break;
+		case OPT_MANIFEST: c.manifest = 1; break;
 		case OPT_THREADS:
 			if (strcmp(optarg, "0") && strcmp(optarg, "1") &&
 			    strcmp(optarg, "2"))
@@ -318,6 +339,8 @@ static int timeline_main(int argc, char **argv)
 		status = err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE;
 		goto out;
 	}
+	if (c.manifest)
+		manifest_header(&c.out, img);
 	c.fmt->begin(&c.out);
 	err = e4t_tree_walk(tree, start, path, on_row, &c);
 	if (!err && c.sort)
