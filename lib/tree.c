@@ -60,7 +60,6 @@ struct e4t_tree {
 	size_t nedges, edges_cap;
 	char *names;
 	size_t names_len, names_cap;
-	errcode_t oom;	     /* set when add_edge ran out of memory */
 	ext2_ino_t *orphans; /* the orphan list, sorted */
 	size_t norphans;
 	/* Which inodes have a record (one bit each), and how many records
@@ -429,66 +428,203 @@ static errcode_t scan_inodes(struct e4t_tree *t)
 	return err;
 }
 
+/*
+ * The directory pass, like the inode-table pass, can run as two jobs:
+ * each reads half of the directories (by size) through its own handle
+ * into its own entry and name arrays; the second job's are appended
+ * after the first's, offsets fixed, so the result is the same.
+ */
+struct dir_job {
+	struct e4t_tree *t;
+	struct e4t_image img; /* a copy of t->img, with its own fs handle */
+	size_t first, end;    /* record indexes [first, end) */
+	struct edge *edges;
+	size_t nedges, edges_cap;
+	char *names;
+	size_t names_len, names_cap;
+	struct pending_warning *warns;
+	size_t nwarns, wcap;
+	int buffered;
+	errcode_t err;
+};
+
+static void dir_job_warn(struct dir_job *j, errcode_t err, ext2_ino_t ino,
+			 const char *detail)
+{
+	/* the same buffering as the inode-table jobs */
+	struct scan_job sj = { .t = j->t,
+			       .warns = j->warns,
+			       .nwarns = j->nwarns,
+			       .wcap = j->wcap,
+			       .buffered = j->buffered };
+
+	job_warn(&sj, err, ino, detail);
+	j->warns = sj.warns;
+	j->nwarns = sj.nwarns;
+	j->wcap = sj.wcap;
+}
+
 static int add_edge(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 		    unsigned name_len, unsigned file_type, void *priv)
 {
-	struct e4t_tree *t = priv;
+	struct dir_job *j = priv;
+	struct e4t_tree *t = j->t;
 	struct edge *e;
 	struct irec *r;
 
-	if (grow((void **)&t->edges, &t->edges_cap, t->nedges + 1,
-		 sizeof(*t->edges)) ||
-	    grow((void **)&t->names, &t->names_cap, t->names_len + name_len,
+	if (grow((void **)&j->edges, &j->edges_cap, j->nedges + 1,
+		 sizeof(*j->edges)) ||
+	    grow((void **)&j->names, &j->names_cap, j->names_len + name_len,
 		 1)) {
-		t->oom = ENOMEM;
-		return 1; /* stops the scan; scan_dirs reports it */
+		j->err = ENOMEM;
+		return 1; /* stops the scan; the job reports it */
 	}
-	e = &t->edges[t->nedges++];
-	e->name_off = t->names_len;
+	e = &j->edges[j->nedges++];
+	e->name_off = j->names_len;
 	/* Look the child up once, here, rather than in every walk. */
 	r = find(t, ino);
 	e->known = r != NULL;
 	e->child = r ? (uint32_t)(r - t->recs) : ino;
 	e->name_len = (uint8_t)name_len;
 	e->file_type = (uint8_t)file_type;
-	memcpy(t->names + t->names_len, name, name_len);
-	t->names_len += name_len;
+	memcpy(j->names + j->names_len, name, name_len);
+	j->names_len += name_len;
 	return 0;
 }
 
 static void dir_warn(errcode_t err, ext2_ino_t ino, const char *detail,
 		     void *priv)
 {
-	warn(priv, err, ino, detail);
+	dir_job_warn(priv, err, ino, detail);
+}
+
+static int is_live_dir(const struct irec *r)
+{
+	return LINUX_S_ISDIR(r->mode) && r->status == E4T_LIVE;
+}
+
+static void *scan_dir_range(void *arg)
+{
+	struct dir_job *j = arg;
+	struct e4t_tree *t = j->t;
+	size_t i, done = 0;
+	errcode_t err;
+
+	for (i = j->first; i < j->end && !j->err; i++) {
+		struct irec *r = &t->recs[i];
+
+		if (!is_live_dir(r))
+			continue;
+		r->edge_start = (uint32_t)j->nedges;
+		err = e4t_dir_scan(&j->img, r->ino,
+				   (r->iflags & EXT4_INLINE_DATA_FL) != 0,
+				   add_edge, dir_warn, j);
+		if (err && !j->err)
+			dir_job_warn(j, err, r->ino, "reading directory");
+		r->edge_count = (uint32_t)(j->nedges - r->edge_start);
+		if (!j->buffered && t->cb.progress && ++done % 4096 == 0)
+			t->cb.progress("directories", i, j->end, t->cb.priv);
+	}
+	return NULL;
+}
+
+/* Where to split the records so both halves hold about as many bytes of
+ * directories; 0 when one thread is enough. */
+static size_t dir_split_point(const struct e4t_tree *t)
+{
+	uint64_t total = 0, sum = 0;
+	size_t i;
+
+	if (t->cb.threads == 1 ||
+	    (t->cb.threads == 0 && sysconf(_SC_NPROCESSORS_ONLN) < 2))
+		return 0;
+	for (i = 0; i < t->nrecs; i++)
+		if (is_live_dir(&t->recs[i]))
+			total += t->recs[i].size;
+	if (t->cb.threads == 0 && total < (16U << 20)) /* not worth a thread */
+		return 0;
+	for (i = 0; i < t->nrecs; i++) {
+		if (is_live_dir(&t->recs[i]))
+			sum += t->recs[i].size;
+		if (sum * 2 >= total)
+			return i + 1 < t->nrecs ? i + 1 : 0;
+	}
+	return 0;
 }
 
 static errcode_t scan_dirs(struct e4t_tree *t)
 {
-	size_t i, ndirs = 0, done = 0;
+	struct dir_job jobs[2] = {
+		{ .t = t, .img = *t->img, .first = 0, .end = t->nrecs },
+		{ .t = t, .img = *t->img, .buffered = 1 },
+	};
+	size_t mid = dir_split_point(t), i;
+	pthread_t worker;
+	int threaded = 0;
 	errcode_t err;
 
-	for (i = 0; i < t->nrecs; i++)
-		if (LINUX_S_ISDIR(t->recs[i].mode) &&
-		    t->recs[i].status == E4T_LIVE)
-			ndirs++;
-	for (i = 0; i < t->nrecs; i++) {
-		struct irec *r = &t->recs[i];
-
-		if (!LINUX_S_ISDIR(r->mode) || r->status != E4T_LIVE)
-			continue;
-		r->edge_start = (uint32_t)t->nedges;
-		err = e4t_dir_scan(t->img, r->ino,
-				   (r->iflags & EXT4_INLINE_DATA_FL) != 0,
-				   add_edge, dir_warn, t);
-		if (t->oom)
-			return t->oom;
-		if (err)
-			warn(t, err, r->ino, "reading directory");
-		r->edge_count = (uint32_t)(t->nedges - r->edge_start);
-		if (t->cb.progress && ++done % 4096 == 0)
-			t->cb.progress("directories", done, ndirs, t->cb.priv);
+	/* The first job fills the arrays reserve() sized. */
+	jobs[0].edges = t->edges;
+	jobs[0].edges_cap = t->edges_cap;
+	jobs[0].names = t->names;
+	jobs[0].names_cap = t->names_cap;
+	t->edges = NULL;
+	t->names = NULL;
+	if (mid && !e4t_image_reopen(t->img, &jobs[1].img.fs)) {
+		jobs[0].end = mid;
+		jobs[1].first = mid;
+		jobs[1].end = t->nrecs;
+		threaded = !pthread_create(&worker, NULL, scan_dir_range,
+					   &jobs[1]);
+		if (!threaded) {
+			ext2fs_close_free(&jobs[1].img.fs);
+			jobs[0].end = t->nrecs;
+		}
 	}
-	return 0;
+	scan_dir_range(&jobs[0]);
+	if (threaded) {
+		pthread_join(worker, NULL);
+		ext2fs_close_free(&jobs[1].img.fs);
+		for (i = 0; i < jobs[1].nwarns; i++) {
+			struct pending_warning *w = &jobs[1].warns[i];
+
+			warn(t, w->err, w->ino,
+			     w->has_detail ? w->detail : NULL);
+		}
+	}
+	t->edges = jobs[0].edges;
+	t->edges_cap = jobs[0].edges_cap;
+	t->nedges = jobs[0].nedges;
+	t->names = jobs[0].names;
+	t->names_cap = jobs[0].names_cap;
+	t->names_len = jobs[0].names_len;
+	err = jobs[0].err ? jobs[0].err : jobs[1].err;
+	if (!err && jobs[1].nedges) {
+		err = grow((void **)&t->edges, &t->edges_cap,
+			   t->nedges + jobs[1].nedges, sizeof(*t->edges));
+		if (!err)
+			err = grow((void **)&t->names, &t->names_cap,
+				   t->names_len + jobs[1].names_len, 1);
+		if (!err) {
+			for (i = 0; i < jobs[1].nedges; i++)
+				jobs[1].edges[i].name_off += t->names_len;
+			for (i = jobs[1].first; i < jobs[1].end; i++)
+				if (is_live_dir(&t->recs[i]))
+					t->recs[i].edge_start +=
+						(uint32_t)t->nedges;
+			memcpy(t->edges + t->nedges, jobs[1].edges,
+			       jobs[1].nedges * sizeof(*t->edges));
+			memcpy(t->names + t->names_len, jobs[1].names,
+			       jobs[1].names_len);
+			t->nedges += jobs[1].nedges;
+			t->names_len += jobs[1].names_len;
+		}
+	}
+	free(jobs[1].edges);
+	free(jobs[1].names);
+	free(jobs[1].warns);
+	free(jobs[0].warns);
+	return err;
 }
 
 /*
