@@ -175,6 +175,11 @@ errcode_t e4t_image_reopen_rw(struct e4t_image *img, io_manager io);
 errcode_t e4t_xattr_get_first(struct e4t_image *img, ext2_ino_t ino,
 			      const char *const *names, void **val, size_t *len,
 			      int *which);
+/* The same, from an inode the caller has read (raw, full inode size). */
+errcode_t e4t_xattr_get_first_raw(struct e4t_image *img, ext2_ino_t ino,
+				  struct ext2_inode_large *raw,
+				  const char *const *names, void **val,
+				  size_t *len, int *which);
 
 /* ------------------------------------------------------------------ */
 /* Manifests (manifest.c): JSON lines as e4time export writes them      */

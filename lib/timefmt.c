@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "e4time.h"
 
@@ -46,38 +47,78 @@ void e4t_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 	*y = yoe + era * 400 + (*m <= 2);
 }
 
+/* Write v as exactly n digits at p; returns p + n. */
+static char *digits(char *p, uint64_t v, int n)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--) {
+		p[i] = (char)('0' + v % 10);
+		v /= 10;
+	}
+	return p + n;
+}
+
 char *e4t_iso8601(int64_t sec, uint32_t nsec, int frac_digits, char sep,
 		  int32_t utc_offset_sec, char *buf, size_t len)
 {
 	int64_t local = sec, days, rem, y;
-	unsigned mo, d, n;
-	char frac[16] = "";
-	char zone[16] = "Z";
+	unsigned mo, d;
+	char tmp[E4T_ISO_BUFSZ], *p = tmp;
+	size_t n;
 
-	if (utc_offset_sec != INT32_MIN) {
-		int32_t off = utc_offset_sec;
-		char sign = off < 0 ? '-' : '+';
-
-		if (off < 0)
-			off = -off;
+	if (utc_offset_sec != INT32_MIN)
 		local += utc_offset_sec;
-		snprintf(zone, sizeof(zone), "%c%02d:%02d", sign, off / 3600,
-			 (off / 60) % 60);
-	}
 	days = floor_div(local, 86400);
 	rem = local - days * 86400;
 	e4t_civil_from_days(days, &y, &mo, &d);
+	/* By hand, not snprintf: timelines format millions of these. */
+	if (y < 0 || y > 9999) {
+		snprintf(tmp, sizeof(tmp), "%lld", (long long)y);
+		p = tmp + strlen(tmp);
+	} else {
+		p = digits(p, (uint64_t)y, 4);
+	}
+	*p++ = '-';
+	p = digits(p, mo, 2);
+	*p++ = '-';
+	p = digits(p, d, 2);
+	*p++ = sep;
+	p = digits(p, (uint64_t)(rem / 3600), 2);
+	*p++ = ':';
+	p = digits(p, (uint64_t)(rem / 60 % 60), 2);
+	*p++ = ':';
+	p = digits(p, (uint64_t)(rem % 60), 2);
 	if (frac_digits > 9)
 		frac_digits = 9;
 	if (frac_digits > 0) {
 		uint32_t v = nsec;
+		int k;
 
-		for (n = 9; n > (unsigned)frac_digits; n--)
+		for (k = 9; k > frac_digits; k--)
 			v /= 10;
-		snprintf(frac, sizeof(frac), ".%0*u", frac_digits, v);
+		*p++ = '.';
+		p = digits(p, v, frac_digits);
 	}
-	snprintf(buf, len, "%04lld-%02u-%02u%c%02u:%02u:%02u%s%s", (long long)y,
-		 mo, d, sep, (unsigned)(rem / 3600), (unsigned)(rem / 60 % 60),
-		 (unsigned)(rem % 60), frac, zone);
+	if (utc_offset_sec == INT32_MIN) {
+		*p++ = 'Z';
+	} else {
+		int32_t off = utc_offset_sec;
+
+		*p++ = off < 0 ? '-' : '+';
+		if (off < 0)
+			off = -off;
+		p = digits(p, (uint64_t)(off / 3600), 2);
+		*p++ = ':';
+		p = digits(p, (uint64_t)(off / 60 % 60), 2);
+	}
+	*p = '\0';
+	n = (size_t)(p - tmp) + 1;
+	if (len) {
+		if (n > len)
+			n = len;
+		memcpy(buf, tmp, n - 1);
+		buf[n - 1] = '\0';
+	}
 	return buf;
 }

@@ -241,7 +241,7 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 		return EXT2_ET_RO_FILSYS;
 	if (ino < 1 || ino > img->fs->super->s_inodes_count)
 		return E4T_ERR_INO_RANGE;
-	memset(&u, 0, sizeof(u));
+	memset(&u, 0, img->inode_size); /* not the whole 64 KiB union */
 	err = ext2fs_read_inode2(img->fs, ino, (struct ext2_inode *)&u.large,
 				 img->inode_size, READ_INODE_NOCSUM);
 	if (err)

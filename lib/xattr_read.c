@@ -14,6 +14,14 @@ errcode_t e4t_xattr_get_first(struct e4t_image *img, ext2_ino_t ino,
 			      const char *const *names, void **val, size_t *len,
 			      int *which)
 {
+	return e4t_xattr_get_first_raw(img, ino, NULL, names, val, len, which);
+}
+
+errcode_t e4t_xattr_get_first_raw(struct e4t_image *img, ext2_ino_t ino,
+				  struct ext2_inode_large *raw,
+				  const char *const *names, void **val,
+				  size_t *len, int *which)
+{
 	struct ext2_xattr_handle *h = NULL;
 	errcode_t err;
 	int i;
@@ -26,7 +34,8 @@ errcode_t e4t_xattr_get_first(struct e4t_image *img, ext2_ino_t ino,
 	err = ext2fs_xattrs_open(img->fs, ino, &h);
 	if (err)
 		return err;
-	err = ext2fs_xattrs_read(h);
+	/* With the inode in hand, libext2fs need not read it again. */
+	err = raw ? ext2fs_xattrs_read_inode(h, raw) : ext2fs_xattrs_read(h);
 	for (i = 0; !err && names[i]; i++) {
 		void *v = NULL;
 		size_t n = 0;

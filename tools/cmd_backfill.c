@@ -69,6 +69,13 @@ static const char *const reason_text[R_COUNT] = {
 	"already equal", "inode too small", "unreadable",
 };
 
+/* A file to look at: its inode and first name (walk order). */
+struct todo {
+	ext2_ino_t ino;
+	char *path;
+	size_t path_len;
+};
+
 struct bf_ctx {
 	struct e4t_image *img;
 	struct e4t_source *src;
@@ -78,6 +85,9 @@ struct bf_ctx {
 	unsigned long scanned, count[R_COUNT];
 	struct lbuf lb;
 	errcode_t write_err;
+	struct e4t_tree *tree;
+	struct todo *todo;
+	size_t ntodo, todo_cap;
 };
 
 static void put_ts_json(struct lbuf *b, const struct e4t_ts *ts)
@@ -91,11 +101,11 @@ static void put_ts_json(struct lbuf *b, const struct e4t_ts *ts)
 	lb_puts(b, "\"}");
 }
 
-static void record(struct bf_ctx *c, const struct e4t_row *row, enum reason r,
+static void record(struct bf_ctx *c, const struct todo *row,
+		   const struct e4t_inode *in, enum reason r,
 		   const struct e4t_ts *to, int version, const char *xattr,
 		   const char *why)
 {
-	const struct e4t_inode *in = row->inode;
 	const struct e4t_ts *cur = &in->ts[E4T_CRTIME];
 	struct lbuf *b = &c->lb;
 
@@ -133,13 +143,18 @@ static void record(struct bf_ctx *c, const struct e4t_row *row, enum reason r,
 		if (c->dry_run)
 			lb_puts(b, "would set ");
 		esc_text(b, row->path, row->path_len);
-		lb_printf(b, " <%u>: crtime ", in->ino);
+		lb_puts(b, " <");
+		lb_u64(b, in->ino);
+		lb_puts(b, ">: crtime ");
 		lb_iso(b, cur, 9);
 		lb_puts(b, " -> ");
 		lb_iso(b, to, 9);
-		lb_printf(b, " (%s", e4t_source_name(c->src));
-		if (version)
-			lb_printf(b, " v%d", version);
+		lb_puts(b, " (");
+		lb_puts(b, e4t_source_name(c->src));
+		if (version) {
+			lb_puts(b, " v");
+			lb_u64(b, (uint64_t)version);
+		}
 		lb_puts(b, ")\n");
 	}
 	/* Damage is worth a line on stderr, whatever the format. */
@@ -154,10 +169,56 @@ static void record(struct bf_ctx *c, const struct e4t_row *row, enum reason r,
 	}
 }
 
+/* The walk only collects each inode once, with its first name. */
 static int on_row(const struct e4t_row *row, void *priv)
 {
 	struct bf_ctx *c = priv;
-	const struct e4t_inode *in = row->inode;
+	ext2_ino_t ino = row->inode->ino;
+	struct todo *t;
+
+	if (c->seen[ino / 8] & (1U << (ino % 8)))
+		return 0;
+	c->seen[ino / 8] |= (unsigned char)(1U << (ino % 8));
+	if (c->ntodo == c->todo_cap) {
+		size_t n = c->todo_cap ? c->todo_cap * 2 : 4096;
+		void *p = realloc(c->todo, n * sizeof(*c->todo));
+
+		if (!p)
+			return ENOMEM;
+		c->todo = p;
+		c->todo_cap = n;
+	}
+	t = &c->todo[c->ntodo];
+	t->path = malloc(row->path_len + 1);
+	if (!t->path)
+		return ENOMEM;
+	memcpy(t->path, row->path, row->path_len + 1);
+	t->path_len = row->path_len;
+	t->ino = ino;
+	c->ntodo++;
+	return 0;
+}
+
+static int cmp_todo(const void *a, const void *b)
+{
+	ext2_ino_t x = ((const struct todo *)a)->ino;
+	ext2_ino_t y = ((const struct todo *)b)->ino;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * One file, in inode order: consecutive inodes share inode-table blocks,
+ * so reads hit libext2fs' cache and writes coalesce in the I/O cache and
+ * the undo file.  The inode is read once, for its xattrs.
+ */
+static int process(struct bf_ctx *c, const struct todo *row)
+{
+	union {
+		struct ext2_inode_large large;
+		char buf[EXT2_MAX_BLOCK_SIZE];
+	} u;
+	struct e4t_inode info, *in = &info;
 	const char *const *names = e4t_source_xattrs(c->src);
 	struct e4t_ts ts[E4T_NFIELDS];
 	struct e4t_src_time st;
@@ -167,39 +228,44 @@ static int on_row(const struct e4t_row *row, void *priv)
 	int which = -1, cmp;
 	errcode_t err;
 
-	if (c->seen[in->ino / 8] & (1U << (in->ino % 8)))
+	if (e4t_tree_inode(c->tree, row->ino, &info))
 		return 0;
-	c->seen[in->ino / 8] |= (unsigned char)(1U << (in->ino % 8));
 	c->scanned++;
 
 	if (!(in->ts[E4T_CRTIME].flags & E4T_TS_STORED)) {
-		record(c, row, R_TOO_SMALL, NULL, 0, NULL, NULL);
+		record(c, row, in, R_TOO_SMALL, NULL, 0, NULL, NULL);
 		return 0;
 	}
 	if (in->flags & E4T_INO_CSUM_BAD) {
-		record(c, row, R_UNREADABLE, NULL, 0, NULL,
+		record(c, row, in, R_UNREADABLE, NULL, 0, NULL,
 		       error_message(E4T_ERR_INODE_CSUM));
 		return 0;
 	}
-	err = e4t_xattr_get_first(c->img, in->ino, names, &val, &len, &which);
+	err = ext2fs_read_inode2(c->img->fs, in->ino,
+				 (struct ext2_inode *)&u.large,
+				 c->img->inode_size, READ_INODE_NOCSUM);
+	if (!err)
+		err = e4t_xattr_get_first_raw(c->img, in->ino, &u.large, names,
+					      &val, &len, &which);
 	if (err == E4T_ERR_NO_XATTR) {
-		record(c, row, R_NO_XATTR, NULL, 0, NULL, NULL);
+		record(c, row, in, R_NO_XATTR, NULL, 0, NULL, NULL);
 		return 0;
 	}
 	if (err) {
-		record(c, row, R_UNREADABLE, NULL, 0, NULL, error_message(err));
+		record(c, row, in, R_UNREADABLE, NULL, 0, NULL,
+		       error_message(err));
 		return 0;
 	}
 	memset(&st, 0, sizeof(st));
 	s = e4t_source_decode(c->src, names[which], val, len, &st);
 	free(val);
 	if (s == E4T_SRC_NO_TIME) {
-		record(c, row, R_NO_TIME, NULL, st.version, names[which],
+		record(c, row, in, R_NO_TIME, NULL, st.version, names[which],
 		       st.why);
 		return 0;
 	}
 	if (s != E4T_SRC_OK) {
-		record(c, row, R_INVALID, NULL, st.version, names[which],
+		record(c, row, in, R_INVALID, NULL, st.version, names[which],
 		       st.why);
 		return 0;
 	}
@@ -209,24 +275,24 @@ static int on_row(const struct e4t_row *row, void *priv)
 	ts[E4T_CRTIME].flags = E4T_TS_STORED | E4T_TS_EXTRA;
 	cmp = e4t_ts_cmp(&ts[E4T_CRTIME], &in->ts[E4T_CRTIME]);
 	if (c->policy == POLICY_EARLIER && cmp >= 0) {
-		record(c, row, cmp ? R_NOT_EARLIER : R_EQUAL, &ts[E4T_CRTIME],
-		       st.version, names[which], NULL);
+		record(c, row, in, cmp ? R_NOT_EARLIER : R_EQUAL,
+		       &ts[E4T_CRTIME], st.version, names[which], NULL);
 		return 0;
 	}
 	if (c->policy == POLICY_MISSING &&
 	    !(in->ts[E4T_CRTIME].flags & E4T_TS_ZERO)) {
-		record(c, row, R_ALREADY_SET, &ts[E4T_CRTIME], st.version,
+		record(c, row, in, R_ALREADY_SET, &ts[E4T_CRTIME], st.version,
 		       names[which], NULL);
 		return 0;
 	}
 	if (cmp == 0) {
-		record(c, row, R_EQUAL, &ts[E4T_CRTIME], st.version,
+		record(c, row, in, R_EQUAL, &ts[E4T_CRTIME], st.version,
 		       names[which], NULL);
 		return 0;
 	}
 	err = e4t_check_settable(in, 1U << E4T_CRTIME, ts);
 	if (err) {
-		record(c, row,
+		record(c, row, in,
 		       err == E4T_ERR_NO_CRTIME_ROOM ? R_TOO_SMALL
 						     : R_UNREADABLE,
 		       &ts[E4T_CRTIME], st.version, names[which],
@@ -241,7 +307,7 @@ static int on_row(const struct e4t_row *row, void *priv)
 			return 1; /* stop: the undo file restores */
 		}
 	}
-	record(c, row, R_CHANGED, &ts[E4T_CRTIME], st.version, names[which],
+	record(c, row, in, R_CHANGED, &ts[E4T_CRTIME], st.version, names[which],
 	       NULL);
 	return lb_maybe_flush(&c->lb, stdout) ? (errno ? errno : EIO) : 0;
 }
@@ -371,10 +437,22 @@ static int backfill_main(int argc, char **argv)
 
 		while (n > 1 && path[n - 1] == '/')
 			path[--n] = '\0';
+		c.tree = tree;
 		err = path ? e4t_tree_walk(tree, start, path, on_row, &c)
 			   : ENOMEM;
 		free(path);
 	}
+	if (!err) {
+		size_t i;
+
+		/* inode order: see process() */
+		qsort(c.todo, c.ntodo, sizeof(*c.todo), cmp_todo);
+		for (i = 0; i < c.ntodo && !err; i++)
+			err = process(&c, &c.todo[i]);
+	}
+	for (size_t i = 0; i < c.ntodo; i++)
+		free(c.todo[i].path);
+	free(c.todo);
 	if (lb_flush(&c.lb, stdout))
 		err = errno ? errno : EIO;
 	if (c.write_err) {
