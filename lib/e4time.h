@@ -154,8 +154,10 @@ struct e4t_image {
 	unsigned inode_size;
 	/* writing (write.c) */
 	int writable;
-	int lock_fd;	 /* flock()ed against a second writer, or -1 */
-	char *undo_path; /* the e2undo file, or NULL with --no-undo */
+	int lock_fd;	       /* flock()ed against a second writer, or -1 */
+	char *undo_path;       /* the e2undo file, or NULL with --no-undo */
+	char *undo_new;	       /* written as this, renamed at close */
+	unsigned long written; /* inodes written */
 };
 
 /* Open read-only; offset in bytes from the start of name. */

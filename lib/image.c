@@ -120,6 +120,7 @@ void e4t_image_close(struct e4t_image *img)
 	if (img->fs)
 		ext2fs_close_free(&img->fs);
 	free(img->undo_path);
+	free(img->undo_new);
 	free(img->name);
 	free(img);
 }

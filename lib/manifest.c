@@ -385,8 +385,9 @@ errcode_t e4t_manifest_parse_line(const char *line, size_t len,
 			ok = 0;
 	}
 	free(hex);
+	/* "/..." or, for orphans and deleted inodes, "<INO>" */
 	if (ok && !e->header_version &&
-	    (!path || path_len == 0 || path[0] != '/' ||
+	    (!path || path_len == 0 || (path[0] != '/' && path[0] != '<') ||
 	     memchr(path, '\0', path_len)))
 		ok = 0;
 	if (!ok) {

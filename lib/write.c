@@ -111,14 +111,27 @@ errcode_t e4t_undo_default_path(const char *image, char **path)
 	return *path ? 0 : ENOMEM;
 }
 
+static errcode_t undo_new_path(const char *path, char **out)
+{
+	size_t len = strlen(path) + 5;
+
+	*out = malloc(len);
+	if (!*out)
+		return ENOMEM;
+	snprintf(*out, len, "%s.new", path);
+	return 0;
+}
+
 static errcode_t check_writable_state(struct e4t_image *img)
 {
 	if (img->state & E4T_IMG_NEEDS_RECOVERY)
 		return E4T_ERR_NEEDS_RECOVERY;
 	if (img->state & E4T_IMG_ERRORS_FLAGGED)
 		return E4T_ERR_FS_ERRORS;
-	if (img->state & (E4T_IMG_SB_CSUM_BAD | E4T_IMG_GD_CSUM_BAD))
+	if (img->state & E4T_IMG_SB_CSUM_BAD)
 		return E4T_ERR_SB_CSUM;
+	if (img->state & E4T_IMG_GD_CSUM_BAD)
+		return E4T_ERR_GD_CSUM;
 	if (img->state & E4T_IMG_TRUNCATED)
 		return E4T_ERR_TRUNCATED;
 	return 0;
@@ -166,13 +179,19 @@ errcode_t e4t_image_open_write(const char *name, uint64_t offset,
 			err = e4t_undo_default_path(name, &img->undo_path);
 		if (!err && !img->undo_path)
 			err = ENOMEM;
-		/* A fresh undo file: an old one describes another state. */
-		if (!err && unlink(img->undo_path) && errno != ENOENT)
+		/*
+		 * Undo into PATH.new; close renames it over PATH only when an
+		 * inode was written, so a run that writes nothing (refused,
+		 * nothing to change) leaves the previous undo file alone.
+		 */
+		if (!err)
+			err = undo_new_path(img->undo_path, &img->undo_new);
+		if (!err && unlink(img->undo_new) && errno != ENOENT)
 			err = errno;
 		if (!err)
 			err = set_undo_io_backing_manager(unix_io_manager);
 		if (!err)
-			err = set_undo_io_backup_file(img->undo_path);
+			err = set_undo_io_backup_file(img->undo_new);
 	}
 	if (!err)
 		err = e4t_image_reopen_rw(img, opts->no_undo ? unix_io_manager
@@ -287,8 +306,11 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 		}
 	}
 	/* libext2fs recomputes the inode checksum on the way out. */
-	return ext2fs_write_inode_full(
+	err = ext2fs_write_inode_full(
 		img->fs, ino, (struct ext2_inode *)&u.large, img->inode_size);
+	if (!err)
+		img->written++;
+	return err;
 }
 
 errcode_t e4t_image_close_write(struct e4t_image *img)
@@ -302,6 +324,19 @@ errcode_t e4t_image_close_write(struct e4t_image *img)
 	if (img->fs) {
 		err = ext2fs_close_free(&img->fs);
 		img->fs = NULL;
+	}
+	if (img->undo_new) {
+		if (!err && img->written) {
+			if (rename(img->undo_new, img->undo_path))
+				err = errno;
+		} else {
+			unlink(img->undo_new);
+			if (!img->written) {
+				/* nothing to undo: the old file stays */
+				free(img->undo_path);
+				img->undo_path = NULL;
+			}
+		}
 	}
 	if (img->lock_fd >= 0)
 		close(img->lock_fd);

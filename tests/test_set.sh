@@ -76,6 +76,23 @@ test_e2undo_restores_byte_identical() {
 	assertEquals "byte-identical after e2undo" "$before" "$(sha256sum <"$IMG")"
 }
 
+test_run_that_writes_nothing_keeps_the_undo_file() {
+	local before undo="$E2FSPROGS_UNDO_DIR/e4time-w.img.e2undo"
+	before=$(sha256sum <"$IMG")
+	run set "$IMG" /hello.txt --crtime @86400
+	assertEquals 0 "$RC"
+	run set "$IMG" /hello.txt /no/such --crtime @5
+	assertEquals "refused target" 1 "$RC"
+	assertNotContains "no undo advice when nothing was written" \
+		"$(cat "$ERR")" "to undo"
+	run backfill "$IMG" --from systemd
+	assertEquals "nothing to backfill" 0 "$RC"
+	assertEquals "no stray .new file" "e4time-w.img.e2undo" "$(ls "$E2FSPROGS_UNDO_DIR")"
+	e2undo "$undo" "$IMG" >/dev/null 2>&1
+	assertEquals "the first run's undo file still restores" "$before" \
+		"$(sha256sum <"$IMG")"
+}
+
 test_undo_file_option_and_no_undo() {
 	local before
 	before=$(sha256sum <"$IMG")

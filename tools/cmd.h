@@ -64,6 +64,8 @@ void usage_error(const struct cmdinfo *cmd, const char *fmt, ...)
 /* Close an image opened for writing, finish its undo file, and say how
  * to undo; returns status, or EXIT_INTERNAL if closing failed. */
 int finish_write(struct e4t_image *img, int status);
+/* Report why e4t_image_open_write failed; the exit status for it. */
+int open_write_status(const char *image, errcode_t err);
 /* Flush stdout; on a write error say so and return EXIT_INTERNAL. */
 int finish_stdout(int status);
 /* EXIT_PARTIAL when the image's superblock, group descriptors or size

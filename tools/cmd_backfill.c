@@ -124,9 +124,15 @@ static void record(struct bf_ctx *c, const struct todo *row,
 			esc_json(b, why, strlen(why));
 			lb_putc(b, '"');
 		}
-		lb_printf(b, ",\"source\":\"%s\"", e4t_source_name(c->src));
-		if (xattr)
-			lb_printf(b, ",\"xattr\":\"%s\"", xattr);
+		lb_puts(b, ",\"source\":\"");
+		esc_json(b, e4t_source_name(c->src),
+			 strlen(e4t_source_name(c->src)));
+		lb_putc(b, '"');
+		if (xattr) {
+			lb_puts(b, ",\"xattr\":\"");
+			esc_json(b, xattr, strlen(xattr));
+			lb_putc(b, '"');
+		}
 		if (version)
 			lb_printf(b, ",\"version\":%d", version);
 		lb_puts(b, ",\"crtime\":");
@@ -414,13 +420,8 @@ static int backfill_main(int argc, char **argv)
 
 	err = e4t_image_open_write(argv[optind], co.offset, &wo, &c.img);
 	if (err) {
-		report(argv[optind], "refusing to write", err);
 		e4t_source_free(c.src);
-		return err == E4T_ERR_NOT_EXT || err == E4T_ERR_IS_DIR ||
-				       err == E4T_ERR_EMPTY ||
-				       err == E4T_ERR_OFFSET || err == ENOENT
-			       ? EXIT_IMAGE
-			       : EXIT_REFUSED;
+		return open_write_status(argv[optind], err);
 	}
 	c.dry_run = wo.dry_run;
 	c.quiet = co.quiet;

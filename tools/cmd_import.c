@@ -243,15 +243,22 @@ static void apply(struct im_ctx *c, const struct assign *a,
 		}
 		return;
 	}
+	/* A check that fails refuses this inode; a failed write stops all. */
 	err = e4t_check_settable(&in, set, ts);
-	if (!err && !c->dry_run)
+	if (!err && !c->dry_run) {
 		err = e4t_inode_set_times(c->img, a->ino, set, ts);
+		if (err) {
+			c->err = err;
+			return;
+		}
+	}
 	if (err) {
 		c->refused++;
 		if (c->jsonl) {
 			json_start(c, a, e, "refused");
 			lb_puts(&c->lb, ",\"detail\":\"");
-			lb_puts(&c->lb, error_message(err));
+			esc_json(&c->lb, error_message(err),
+				 strlen(error_message(err)));
 			lb_puts(&c->lb, "\"}\n");
 		}
 		if (!c->quiet) {
@@ -262,10 +269,6 @@ static void apply(struct im_ctx *c, const struct assign *a,
 			report(c->img->name, w.p, err);
 			lb_free(&w);
 		}
-		if (!c->dry_run && err != E4T_ERR_NO_CRTIME_ROOM &&
-		    err != E4T_ERR_NO_EXTRA_ROOM && err != E4T_ERR_INODE_CSUM &&
-		    err != E4T_ERR_NOT_IN_USE)
-			c->err = err; /* a write failed: stop */
 		return;
 	}
 	c->changed++;
@@ -548,12 +551,7 @@ static int import_main(int argc, char **argv)
 
 	err = e4t_image_open_write(argv[optind], co.offset, &wo, &c.img);
 	if (err) {
-		report(argv[optind], "refusing to write", err);
-		status = err == E4T_ERR_NOT_EXT || err == E4T_ERR_IS_DIR ||
-					 err == E4T_ERR_EMPTY ||
-					 err == E4T_ERR_OFFSET || err == ENOENT
-				 ? EXIT_IMAGE
-				 : EXIT_REFUSED;
+		status = open_write_status(argv[optind], err);
 		goto free_entries;
 	}
 	c.dry_run = wo.dry_run;

@@ -190,12 +190,7 @@ static int set_main(int argc, char **argv)
 
 	err = e4t_image_open_write(argv[optind], co.offset, &wo, &img);
 	if (err) {
-		report(argv[optind], "refusing to write", err);
-		return err == E4T_ERR_NOT_EXT || err == E4T_ERR_IS_DIR ||
-				       err == E4T_ERR_EMPTY ||
-				       err == E4T_ERR_OFFSET || err == ENOENT
-			       ? EXIT_IMAGE
-			       : EXIT_REFUSED;
+		return open_write_status(argv[optind], err);
 	}
 
 	if (reference) {

@@ -306,6 +306,9 @@ static int timeline_main(int argc, char **argv)
 	if (argc - optind < 1 || argc - optind > 2)
 		usage_error(&timeline_cmd, "need an image and at most one "
 					   "FILESPEC");
+	if (c.manifest)
+		fmt_name =
+			"jsonl"; /* export: a manifest is always JSON lines */
 	if (!fmt_name)
 		fmt_name = isatty(STDOUT_FILENO) ? "text" : "bodyfile";
 	c.fmt = formatter_find(fmt_name);

@@ -96,7 +96,8 @@ int finish_write(struct e4t_image *img, int status)
 	unsigned long long offset = img->offset;
 	errcode_t err;
 
-	if (img->undo_path)
+	/* Only a run that wrote has something to undo (see write.c). */
+	if (img->undo_path && img->written)
 		undo = strdup(img->undo_path);
 	err = e4t_image_close_write(img);
 	if (err) {
@@ -115,6 +116,25 @@ int finish_write(struct e4t_image *img, int status)
 	free(undo);
 	free(name);
 	return finish_stdout(status);
+}
+
+int open_write_status(const char *image, errcode_t err)
+{
+	report(image, "refusing to write", err);
+	switch (err) {
+	case E4T_ERR_MOUNTED:
+	case E4T_ERR_BUSY:
+	case E4T_ERR_NEEDS_RECOVERY:
+	case E4T_ERR_FS_ERRORS:
+	case E4T_ERR_SB_CSUM:
+	case E4T_ERR_GD_CSUM:
+	case E4T_ERR_TRUNCATED:
+	case E4T_ERR_LOCKED:
+	case E4T_ERR_UNDO_DIR: return EXIT_REFUSED;
+	case ENOMEM: return EXIT_INTERNAL;
+	default: /* missing, unreadable, not ext2/3/4: as reading would */
+		return EXIT_IMAGE;
+	}
 }
 
 int image_damage_status(const struct e4t_image *img)
