@@ -44,7 +44,7 @@ struct common_opts {
 	int quiet;
 };
 
-enum { OPT_OFFSET = 0x100, OPT_COMMON_LAST };
+enum { OPT_OFFSET = 0x100, OPT_NO_UNDO, OPT_COMMON_LAST };
 #define COMMON_LONGOPTS                                                        \
 	{ "offset", required_argument, NULL, OPT_OFFSET },                     \
 		{ "sector-offset", required_argument, NULL, 'o' },             \
@@ -53,6 +53,30 @@ enum { OPT_OFFSET = 0x100, OPT_COMMON_LAST };
 		"help", no_argument, NULL, 'h'                                 \
 	}
 #define COMMON_SHORTOPTS "o:qh"
+
+/* Options every writing command takes (with COMMON_*). */
+#define WRITE_LONGOPTS                                                         \
+	{ "dry-run", no_argument, NULL, 'n' },                                 \
+		{ "undo-file", required_argument, NULL, 'z' },                 \
+	{                                                                      \
+		"no-undo", no_argument, NULL, OPT_NO_UNDO                      \
+	}
+#define WRITE_SHORTOPTS "nz:"
+/* Handle a write option into wo; returns 1 if it was one. */
+int write_opt(int c, const char *arg, struct e4t_write_opts *wo);
+/* After option parsing: -z and --no-undo exclude each other. */
+void check_write_opts(const struct e4t_write_opts *wo,
+		      const struct cmdinfo *cmd);
+
+/* backfill and import: when does a new time replace the current one? */
+enum policy { POLICY_EARLIER, POLICY_MISSING, POLICY_ALWAYS };
+enum policy parse_policy(const char *arg, const struct cmdinfo *cmd);
+/* earlier: the new time is earlier; missing: the current one is 0;
+ * always: they differ. */
+int policy_wants(enum policy p, const struct e4t_ts *new_ts,
+		 const struct e4t_ts *cur);
+/* --format for reports: text (0) or jsonl (1). */
+int parse_report_format(const char *arg, const struct cmdinfo *cmd);
 
 /* Handle a common option; returns 1 if it was one, exits on bad values
  * and on getopt's '?' (unknown option, missing argument). */

@@ -41,8 +41,6 @@ static void backfill_help(FILE *fp)
 		progname, e4t_source_spec_help());
 }
 
-enum policy { POLICY_EARLIER, POLICY_MISSING, POLICY_ALWAYS };
-
 /* Why a file was left alone; the order is the report's. */
 enum reason {
 	R_CHANGED = 0,
@@ -90,17 +88,6 @@ struct bf_ctx {
 	size_t ntodo, todo_cap;
 };
 
-static void put_ts_json(struct lbuf *b, const struct e4t_ts *ts)
-{
-	lb_puts(b, "{\"sec\":");
-	lb_i64(b, ts->sec);
-	lb_puts(b, ",\"nsec\":");
-	lb_u64(b, ts->nsec);
-	lb_puts(b, ",\"iso\":\"");
-	lb_iso(b, ts, 9);
-	lb_puts(b, "\"}");
-}
-
 static void record(struct bf_ctx *c, const struct todo *row,
 		   const struct e4t_inode *in, enum reason r,
 		   const struct e4t_ts *to, int version, const char *xattr,
@@ -137,12 +124,12 @@ static void record(struct bf_ctx *c, const struct todo *row,
 			lb_printf(b, ",\"version\":%d", version);
 		lb_puts(b, ",\"crtime\":");
 		if (cur->flags & E4T_TS_STORED)
-			put_ts_json(b, cur);
+			lb_time_json(b, cur);
 		else
 			lb_puts(b, "null");
 		if (to) {
 			lb_puts(b, ",\"source_time\":");
-			put_ts_json(b, to);
+			lb_time_json(b, to);
 		}
 		lb_puts(b, "}\n");
 	} else if (r == R_CHANGED) {
@@ -279,21 +266,17 @@ static int process(struct bf_ctx *c, const struct todo *row)
 	ts[E4T_CRTIME].sec = st.sec;
 	ts[E4T_CRTIME].nsec = st.nsec;
 	ts[E4T_CRTIME].flags = E4T_TS_STORED | E4T_TS_EXTRA;
-	cmp = e4t_ts_cmp(&ts[E4T_CRTIME], &in->ts[E4T_CRTIME]);
-	if (c->policy == POLICY_EARLIER && cmp >= 0) {
-		record(c, row, in, cmp ? R_NOT_EARLIER : R_EQUAL,
-		       &ts[E4T_CRTIME], st.version, names[which], NULL);
-		return 0;
-	}
-	if (c->policy == POLICY_MISSING &&
-	    !(in->ts[E4T_CRTIME].flags & E4T_TS_ZERO)) {
-		record(c, row, in, R_ALREADY_SET, &ts[E4T_CRTIME], st.version,
-		       names[which], NULL);
-		return 0;
-	}
-	if (cmp == 0) {
-		record(c, row, in, R_EQUAL, &ts[E4T_CRTIME], st.version,
-		       names[which], NULL);
+	if (!policy_wants(c->policy, &ts[E4T_CRTIME], &in->ts[E4T_CRTIME])) {
+		enum reason r = R_NOT_EARLIER;
+
+		cmp = e4t_ts_cmp(&ts[E4T_CRTIME], &in->ts[E4T_CRTIME]);
+		if (c->policy == POLICY_MISSING &&
+		    !(in->ts[E4T_CRTIME].flags & E4T_TS_ZERO))
+			r = R_ALREADY_SET;
+		else if (cmp == 0)
+			r = R_EQUAL;
+		record(c, row, in, r, &ts[E4T_CRTIME], st.version, names[which],
+		       NULL);
 		return 0;
 	}
 	err = e4t_check_settable(in, 1U << E4T_CRTIME, ts);
@@ -337,8 +320,6 @@ static void summary(const struct bf_ctx *c)
 	fputc('\n', stderr);
 }
 
-enum { OPT_NO_UNDO = OPT_COMMON_LAST };
-
 static int backfill_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -346,9 +327,7 @@ static int backfill_main(int argc, char **argv)
 		{ "from", required_argument, NULL, 'F' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'f' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "undo-file", required_argument, NULL, 'z' },
-		{ "no-undo", no_argument, NULL, OPT_NO_UNDO },
+		WRITE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common_opts co = { 0 };
@@ -368,34 +347,15 @@ static int backfill_main(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, COMMON_SHORTOPTS "F:p:f:nz:",
 				  longopts, NULL)) != -1) {
-		if (common_opt(opt, optarg, &co, &backfill_cmd))
+		if (common_opt(opt, optarg, &co, &backfill_cmd) ||
+		    write_opt(opt, optarg, &wo))
 			continue;
 		switch (opt) {
 		case 'F': from = optarg; break;
-		case 'p':
-			if (!strcmp(optarg, "earlier"))
-				c.policy = POLICY_EARLIER;
-			else if (!strcmp(optarg, "missing"))
-				c.policy = POLICY_MISSING;
-			else if (!strcmp(optarg, "always"))
-				c.policy = POLICY_ALWAYS;
-			else
-				usage_error(&backfill_cmd,
-					    "--policy '%s': use earlier, "
-					    "missing or always",
-					    optarg);
-			break;
+		case 'p': c.policy = parse_policy(optarg, &backfill_cmd); break;
 		case 'f':
-			if (!strcmp(optarg, "jsonl"))
-				c.jsonl = 1;
-			else if (strcmp(optarg, "text"))
-				usage_error(&backfill_cmd,
-					    "--format '%s': use text or jsonl",
-					    optarg);
+			c.jsonl = parse_report_format(optarg, &backfill_cmd);
 			break;
-		case 'n': wo.dry_run = 1; break;
-		case 'z': wo.undo_path = optarg; break;
-		case OPT_NO_UNDO: wo.no_undo = 1; break;
 		default: usage_error(&backfill_cmd, "unknown option");
 		}
 	}
@@ -404,9 +364,7 @@ static int backfill_main(int argc, char **argv)
 			    "need an image and at most one FILESPEC");
 	if (!from)
 		usage_error(&backfill_cmd, "--from SOURCE is required");
-	if (wo.no_undo && wo.undo_path)
-		usage_error(&backfill_cmd,
-			    "--no-undo and --undo-file exclude each other");
+	check_write_opts(&wo, &backfill_cmd);
 	err = e4t_source_parse(from, &c.src);
 	if (err == EINVAL)
 		usage_error(&backfill_cmd, "--from '%s': %s", from,

@@ -41,8 +41,6 @@ static void import_help(FILE *fp)
 		progname);
 }
 
-enum policy { POLICY_EARLIER, POLICY_MISSING, POLICY_ALWAYS };
-
 struct entry {
 	struct e4t_manifest_entry m;
 	unsigned long line;
@@ -221,16 +219,12 @@ static void apply(struct im_ctx *c, const struct assign *a,
 	memset(ts, 0, sizeof(ts));
 	for (f = 0; f < E4T_DTIME; f++) {
 		const struct e4t_ts *cur = &in.ts[f];
-		int cmp;
 
 		if (!(c->fields & (1U << f)) || !e->m.have[f])
 			continue;
-		cmp = e4t_ts_cmp(&e->m.ts[f], cur);
-		if (!(cur->flags & E4T_TS_STORED))
-			cmp = -1; /* refused below, with its reason */
-		if (cmp == 0 || (c->policy == POLICY_EARLIER && cmp > 0) ||
-		    (c->policy == POLICY_MISSING &&
-		     !(cur->flags & E4T_TS_ZERO)))
+		/* a field the inode cannot hold is refused below */
+		if ((cur->flags & E4T_TS_STORED) &&
+		    !policy_wants(c->policy, &e->m.ts[f], cur))
 			continue;
 		ts[f] = e->m.ts[f];
 		set |= 1U << f;
@@ -436,7 +430,7 @@ static int read_manifest(struct im_ctx *c, const char *name, FILE *fp)
 	return EXIT_OK;
 }
 
-enum { OPT_NO_UNDO = OPT_COMMON_LAST, OPT_FIELDS };
+enum { OPT_FIELDS = OPT_COMMON_LAST };
 
 static int import_main(int argc, char **argv)
 {
@@ -446,9 +440,7 @@ static int import_main(int argc, char **argv)
 		{ "fields", required_argument, NULL, OPT_FIELDS },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'f' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "undo-file", required_argument, NULL, 'z' },
-		{ "no-undo", no_argument, NULL, OPT_NO_UNDO },
+		WRITE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common_opts co = { 0 };
@@ -468,7 +460,8 @@ static int import_main(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, COMMON_SHORTOPTS "m:p:f:nz:",
 				  longopts, NULL)) != -1) {
-		if (common_opt(opt, optarg, &co, &import_cmd))
+		if (common_opt(opt, optarg, &co, &import_cmd) ||
+		    write_opt(opt, optarg, &wo))
 			continue;
 		switch (opt) {
 		case 'm':
@@ -501,39 +494,17 @@ static int import_main(int argc, char **argv)
 					    "--fields: empty list");
 			break;
 		}
-		case 'p':
-			if (!strcmp(optarg, "earlier"))
-				c.policy = POLICY_EARLIER;
-			else if (!strcmp(optarg, "missing"))
-				c.policy = POLICY_MISSING;
-			else if (!strcmp(optarg, "always"))
-				c.policy = POLICY_ALWAYS;
-			else
-				usage_error(&import_cmd,
-					    "--policy '%s': use earlier, "
-					    "missing or always",
-					    optarg);
-			break;
+		case 'p': c.policy = parse_policy(optarg, &import_cmd); break;
 		case 'f':
-			if (!strcmp(optarg, "jsonl"))
-				c.jsonl = 1;
-			else if (strcmp(optarg, "text"))
-				usage_error(&import_cmd,
-					    "--format '%s': use text or jsonl",
-					    optarg);
+			c.jsonl = parse_report_format(optarg, &import_cmd);
 			break;
-		case 'n': wo.dry_run = 1; break;
-		case 'z': wo.undo_path = optarg; break;
-		case OPT_NO_UNDO: wo.no_undo = 1; break;
 		default: usage_error(&import_cmd, "unknown option");
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2)
 		usage_error(&import_cmd, "need an image and at most one "
 					 "MANIFEST");
-	if (wo.no_undo && wo.undo_path)
-		usage_error(&import_cmd,
-			    "--no-undo and --undo-file exclude each other");
+	check_write_opts(&wo, &import_cmd);
 	if (argc - optind == 2 && strcmp(argv[optind + 1], "-")) {
 		mname = argv[optind + 1];
 		fp = fopen(mname, "r");

@@ -121,7 +121,6 @@ enum {
 	OPT_MTIME,
 	OPT_CTIME,
 	OPT_FIELDS,
-	OPT_NO_UNDO,
 };
 
 static int set_main(int argc, char **argv)
@@ -134,9 +133,7 @@ static int set_main(int argc, char **argv)
 		{ "ctime", required_argument, NULL, OPT_CTIME },
 		{ "reference", required_argument, NULL, 'r' },
 		{ "fields", required_argument, NULL, OPT_FIELDS },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "undo-file", required_argument, NULL, 'z' },
-		{ "no-undo", no_argument, NULL, OPT_NO_UNDO },
+		WRITE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common_opts co = { 0 };
@@ -153,7 +150,8 @@ static int set_main(int argc, char **argv)
 	memset(ts, 0, sizeof(ts));
 	while ((opt = getopt_long(argc, argv, COMMON_SHORTOPTS "r:nz:",
 				  longopts, NULL)) != -1) {
-		if (common_opt(opt, optarg, &co, &set_cmd))
+		if (common_opt(opt, optarg, &co, &set_cmd) ||
+		    write_opt(opt, optarg, &wo))
 			continue;
 		switch (opt) {
 		case OPT_CRTIME:
@@ -173,9 +171,6 @@ static int set_main(int argc, char **argv)
 		}
 		case 'r': reference = optarg; break;
 		case OPT_FIELDS: parse_fields(optarg, &ref_fields); break;
-		case 'n': wo.dry_run = 1; break;
-		case 'z': wo.undo_path = optarg; break;
-		case OPT_NO_UNDO: wo.no_undo = 1; break;
 		default: usage_error(&set_cmd, "unknown option");
 		}
 	}
@@ -184,9 +179,7 @@ static int set_main(int argc, char **argv)
 	if (!given && !reference)
 		usage_error(&set_cmd, "nothing to set: give --crtime, --atime, "
 				      "--mtime, --ctime or --reference");
-	if (wo.no_undo && wo.undo_path)
-		usage_error(&set_cmd, "--no-undo and --undo-file exclude each "
-				      "other");
+	check_write_opts(&wo, &set_cmd);
 
 	err = e4t_image_open_write(argv[optind], co.offset, &wo, &img);
 	if (err) {

@@ -90,6 +90,56 @@ int finish_stdout(int status)
 	return status;
 }
 
+int write_opt(int c, const char *arg, struct e4t_write_opts *wo)
+{
+	switch (c) {
+	case 'n': wo->dry_run = 1; return 1;
+	case 'z': wo->undo_path = arg; return 1;
+	case OPT_NO_UNDO: wo->no_undo = 1; return 1;
+	default: return 0;
+	}
+}
+
+void check_write_opts(const struct e4t_write_opts *wo,
+		      const struct cmdinfo *cmd)
+{
+	if (wo->no_undo && wo->undo_path)
+		usage_error(cmd,
+			    "--no-undo and --undo-file exclude each other");
+}
+
+enum policy parse_policy(const char *arg, const struct cmdinfo *cmd)
+{
+	if (!strcmp(arg, "earlier"))
+		return POLICY_EARLIER;
+	if (!strcmp(arg, "missing"))
+		return POLICY_MISSING;
+	if (!strcmp(arg, "always"))
+		return POLICY_ALWAYS;
+	usage_error(cmd, "--policy '%s': use earlier, missing or always", arg);
+}
+
+int policy_wants(enum policy p, const struct e4t_ts *new_ts,
+		 const struct e4t_ts *cur)
+{
+	int cmp = e4t_ts_cmp(new_ts, cur);
+
+	switch (p) {
+	case POLICY_EARLIER: return cmp < 0;
+	case POLICY_MISSING: return cmp && (cur->flags & E4T_TS_ZERO);
+	default: return cmp != 0;
+	}
+}
+
+int parse_report_format(const char *arg, const struct cmdinfo *cmd)
+{
+	if (!strcmp(arg, "jsonl"))
+		return 1;
+	if (strcmp(arg, "text"))
+		usage_error(cmd, "--format '%s': use text or jsonl", arg);
+	return 0;
+}
+
 int finish_write(struct e4t_image *img, int status)
 {
 	char *name = strdup(img->name), *undo = NULL;

@@ -15,7 +15,7 @@ static void json_begin(struct out *o)
 {
 }
 
-static void put_time_obj(struct lbuf *b, const struct e4t_ts *ts)
+void lb_time_json(struct lbuf *b, const struct e4t_ts *ts)
 {
 	lb_puts(b, "{\"sec\":");
 	lb_i64(b, ts->sec);
@@ -66,7 +66,7 @@ static void json_row(struct out *o, const struct e4t_row *row)
 		lb_puts(b, e4t_field_name(f));
 		lb_puts(b, "\":");
 		if (ts_shown(&in->ts[f], f))
-			put_time_obj(b, &in->ts[f]);
+			lb_time_json(b, &in->ts[f]);
 		else
 			lb_puts(b, "null");
 	}

@@ -36,6 +36,8 @@ extern const enum e4t_field body_fields[4];
 int ts_shown(const struct e4t_ts *ts, enum e4t_field f);
 /* Exact decimal seconds: 1969-12-31T23:59:59.999999999Z is -0.000000001 */
 void lb_decimal_time(struct lbuf *b, const struct e4t_ts *ts);
+/* {"sec":S,"nsec":N,"iso":"...Z"[,"suspect":[...]]} as jsonl writes it */
+void lb_time_json(struct lbuf *b, const struct e4t_ts *ts);
 /* ISO 8601 UTC with 'digits' fraction digits and "Z" */
 void lb_iso(struct lbuf *b, const struct e4t_ts *ts, int digits);
 /* "-rw-r--r--" as ls shows it, with setuid/setgid/sticky. */
