@@ -62,6 +62,14 @@ enum { OPT_OFFSET = 0x100, OPT_NO_UNDO, OPT_COMMON_LAST };
 		"no-undo", no_argument, NULL, OPT_NO_UNDO                      \
 	}
 #define WRITE_SHORTOPTS "nz:"
+#define WRITE_HELP                                                             \
+	"  -n, --dry-run          show what would change; open the image "     \
+	"read-only\n"                                                          \
+	"  -z, --undo-file FILE   undo file (default: $E2FSPROGS_UNDO_DIR "    \
+	"or\n"                                                                 \
+	"                         /var/lib/e2fsprogs, e4time-IMAGE.e2undo)\n"  \
+	"      --no-undo          write no undo file\n"                        \
+	"  --offset BYTES, -o SECTORS, -q, -h    as for every command\n"
 /* Handle a write option into wo; returns 1 if it was one. */
 int write_opt(int c, const char *arg, struct e4t_write_opts *wo);
 /* After option parsing: -z and --no-undo exclude each other. */

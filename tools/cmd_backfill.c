@@ -28,16 +28,7 @@ static void backfill_help(FILE *fp)
 		"where crtime is 0),\n"
 		"                         always\n"
 		"  -f, --format FMT       text (default) or jsonl: one record "
-		"per file\n"
-		"  -n, --dry-run          show what would change; open the "
-		"image read-only\n"
-		"  -z, --undo-file FILE   undo file (default: "
-		"$E2FSPROGS_UNDO_DIR or\n"
-		"                         /var/lib/e2fsprogs, "
-		"e4time-IMAGE.e2undo)\n"
-		"      --no-undo          write no undo file\n"
-		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
-		"command\n",
+		"per file\n" WRITE_HELP "",
 		progname, e4t_source_spec_help());
 }
 

@@ -28,16 +28,7 @@ static void import_help(FILE *fp)
 		"                         missing (only where the time is 0), "
 		"always\n"
 		"  -f, --format FMT       text (default) or jsonl: one record "
-		"per entry\n"
-		"  -n, --dry-run          show what would change; open the "
-		"image read-only\n"
-		"  -z, --undo-file FILE   undo file (default: "
-		"$E2FSPROGS_UNDO_DIR or\n"
-		"                         /var/lib/e2fsprogs, "
-		"e4time-IMAGE.e2undo)\n"
-		"      --no-undo          write no undo file\n"
-		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
-		"command\n",
+		"per entry\n" WRITE_HELP "",
 		progname);
 }
 
