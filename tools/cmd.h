@@ -96,6 +96,11 @@ void usage_error(const struct cmdinfo *cmd, const char *fmt, ...)
 /* Close an image opened for writing, finish its undo file, and say how
  * to undo; returns status, or EXIT_INTERNAL if closing failed. */
 int finish_write(struct e4t_image *img, int status);
+/* Make room for one more element in *p (doubling); 0 or ENOMEM. */
+int grow_array(void *p, size_t *cap, size_t n, size_t elem);
+/* A NUL-terminated malloc'd copy of len bytes at s, or NULL. */
+char *dup_bytes(const char *s, size_t len);
+
 /* Report why e4t_image_open_write failed; the exit status for it. */
 int open_write_status(const char *image, errcode_t err);
 /* Flush stdout; on a write error say so and return EXIT_INTERNAL. */

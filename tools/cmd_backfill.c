@@ -163,20 +163,12 @@ static int on_row(const struct e4t_row *row, void *priv)
 	if (c->seen[ino / 8] & (1U << (ino % 8)))
 		return 0;
 	c->seen[ino / 8] |= (unsigned char)(1U << (ino % 8));
-	if (c->ntodo == c->todo_cap) {
-		size_t n = c->todo_cap ? c->todo_cap * 2 : 4096;
-		void *p = realloc(c->todo, n * sizeof(*c->todo));
-
-		if (!p)
-			return ENOMEM;
-		c->todo = p;
-		c->todo_cap = n;
-	}
+	if (grow_array(&c->todo, &c->todo_cap, c->ntodo, sizeof(*c->todo)))
+		return ENOMEM;
 	t = &c->todo[c->ntodo];
-	t->path = malloc(row->path_len + 1);
+	t->path = dup_bytes(row->path, row->path_len);
 	if (!t->path)
 		return ENOMEM;
-	memcpy(t->path, row->path, row->path_len + 1);
 	t->path_len = row->path_len;
 	t->ino = ino;
 	c->ntodo++;

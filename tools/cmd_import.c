@@ -100,27 +100,17 @@ static int add_assign(struct im_ctx *c, ext2_ino_t ino, size_t entry,
 {
 	struct assign *a;
 
-	if (c->nassigns == c->acap) {
-		size_t n = c->acap ? c->acap * 2 : 1024;
-		void *p = realloc(c->assigns, n * sizeof(*c->assigns));
-
-		if (!p)
-			return ENOMEM;
-		c->assigns = p;
-		c->acap = n;
-	}
+	if (grow_array(&c->assigns, &c->acap, c->nassigns, sizeof(*c->assigns)))
+		return ENOMEM;
 	a = &c->assigns[c->nassigns++];
 	a->ino = ino;
 	a->entry = entry;
 	a->path = NULL;
 	a->path_len = len;
 	if (path) {
-		char *copy = malloc(len + 1);
-
-		if (!copy)
+		a->path = dup_bytes(path, len);
+		if (!a->path)
 			return ENOMEM;
-		memcpy(copy, path, len + 1);
-		a->path = copy;
 	}
 	return 0;
 }

@@ -109,20 +109,12 @@ static int save_row(struct tl_ctx *c, const struct e4t_row *row)
 {
 	struct saved_row *s;
 
-	if (c->nrows == c->cap) {
-		size_t n = c->cap ? c->cap * 2 : 4096;
-		void *p = realloc(c->rows, n * sizeof(*c->rows));
-
-		if (!p)
-			return ENOMEM;
-		c->rows = p;
-		c->cap = n;
-	}
+	if (grow_array(&c->rows, &c->cap, c->nrows, sizeof(*c->rows)))
+		return ENOMEM;
 	s = &c->rows[c->nrows];
-	s->path = malloc(row->path_len + 1);
+	s->path = dup_bytes(row->path, row->path_len);
 	if (!s->path)
 		return ENOMEM;
-	memcpy(s->path, row->path, row->path_len + 1);
 	s->path_len = row->path_len;
 	s->ino = row->inode->ino;
 	s->status = row->status;

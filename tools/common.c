@@ -90,6 +90,33 @@ int finish_stdout(int status)
 	return status;
 }
 
+int grow_array(void *p, size_t *cap, size_t n, size_t elem)
+{
+	void **arr = p, *q;
+	size_t k;
+
+	if (n < *cap)
+		return 0;
+	k = *cap ? *cap * 2 : 1024;
+	q = realloc(*arr, k * elem);
+	if (!q)
+		return ENOMEM;
+	*arr = q;
+	*cap = k;
+	return 0;
+}
+
+char *dup_bytes(const char *s, size_t len)
+{
+	char *d = malloc(len + 1);
+
+	if (d) {
+		memcpy(d, s, len);
+		d[len] = '\0';
+	}
+	return d;
+}
+
 int write_opt(int c, const char *arg, struct e4t_write_opts *wo)
 {
 	switch (c) {
