@@ -237,6 +237,14 @@ errcode_t e4t_check_settable(const struct e4t_inode *in, unsigned fields,
 /* Write those times (ts indexed by field) into inode ino. */
 errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 			      unsigned fields, const struct e4t_ts *ts);
+/*
+ * The same on an inode the caller has read (raw, the full inode size),
+ * which it modifies; csum_ok says whether its checksum verified when it
+ * was read (a bad one is never rewritten).
+ */
+errcode_t e4t_inode_set_times_raw(struct e4t_image *img, ext2_ino_t ino,
+				  struct ext2_inode_large *raw, int csum_ok,
+				  unsigned fields, const struct e4t_ts *ts);
 
 /*
  * Resolve a file spec as debugfs takes it: an absolute path ("/a/b") or

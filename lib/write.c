@@ -196,6 +196,15 @@ errcode_t e4t_image_open_write(const char *name, uint64_t offset,
 	if (!err)
 		err = e4t_image_reopen_rw(img, opts->no_undo ? unix_io_manager
 							     : undo_io_manager);
+	/*
+	 * Save 1 MiB regions rather than single blocks: timestamps are
+	 * rewritten across whole inode tables, and a million undo records of
+	 * one block each cost more than the writes themselves.  e2undo
+	 * reads the region size from the file.
+	 */
+	if (!err && !opts->no_undo)
+		err = io_channel_set_options(img->fs->io,
+					     "tdb_data_size=1048576");
 	if (err) {
 		close(fd);
 		e4t_image_close(img);
@@ -252,9 +261,7 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 		struct ext2_inode_large large;
 		char buf[EXT2_MAX_BLOCK_SIZE];
 	} u;
-	struct e4t_inode in;
 	errcode_t err;
-	int f;
 
 	if (!img->writable)
 		return EXT2_ET_RO_FILSYS;
@@ -265,8 +272,23 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 				 img->inode_size, READ_INODE_NOCSUM);
 	if (err)
 		return err;
-	e4t_inode_decode(&u.large, img->inode_size, ino, &in);
-	if (!ext2fs_inode_csum_verify(img->fs, ino, &u.large))
+	return e4t_inode_set_times_raw(
+		img, ino, &u.large,
+		ext2fs_inode_csum_verify(img->fs, ino, &u.large), fields, ts);
+}
+
+errcode_t e4t_inode_set_times_raw(struct e4t_image *img, ext2_ino_t ino,
+				  struct ext2_inode_large *raw, int csum_ok,
+				  unsigned fields, const struct e4t_ts *ts)
+{
+	struct e4t_inode in;
+	errcode_t err;
+	int f;
+
+	if (!img->writable)
+		return EXT2_ET_RO_FILSYS;
+	e4t_inode_decode(raw, img->inode_size, ino, &in);
+	if (!csum_ok)
 		in.flags |= E4T_INO_CSUM_BAD; /* never rewrite a bad inode */
 	err = e4t_check_settable(&in, fields, ts);
 	if (err)
@@ -285,29 +307,29 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 			return err;
 		switch (f) {
 		case E4T_ATIME:
-			u.large.i_atime = base;
+			raw->i_atime = base;
 			if (has_room(&in, f))
-				u.large.i_atime_extra = extra;
+				raw->i_atime_extra = extra;
 			break;
 		case E4T_MTIME:
-			u.large.i_mtime = base;
+			raw->i_mtime = base;
 			if (has_room(&in, f))
-				u.large.i_mtime_extra = extra;
+				raw->i_mtime_extra = extra;
 			break;
 		case E4T_CTIME:
-			u.large.i_ctime = base;
+			raw->i_ctime = base;
 			if (has_room(&in, f))
-				u.large.i_ctime_extra = extra;
+				raw->i_ctime_extra = extra;
 			break;
 		case E4T_CRTIME:
-			u.large.i_crtime = base;
-			u.large.i_crtime_extra = extra;
+			raw->i_crtime = base;
+			raw->i_crtime_extra = extra;
 			break;
 		}
 	}
 	/* libext2fs recomputes the inode checksum on the way out. */
-	err = ext2fs_write_inode_full(
-		img->fs, ino, (struct ext2_inode *)&u.large, img->inode_size);
+	err = ext2fs_write_inode_full(img->fs, ino, (struct ext2_inode *)raw,
+				      img->inode_size);
 	if (!err)
 		img->written++;
 	return err;

@@ -272,8 +272,10 @@ static int process(struct bf_ctx *c, const struct todo *row)
 		return 0;
 	}
 	if (!c->dry_run) {
-		err = e4t_inode_set_times(c->img, in->ino, 1U << E4T_CRTIME,
-					  ts);
+		/* the inode read above; the tree verified its checksum */
+		err = e4t_inode_set_times_raw(c->img, in->ino, &u.large,
+					      !(in->flags & E4T_INO_CSUM_BAD),
+					      1U << E4T_CRTIME, ts);
 		if (err) {
 			c->write_err = err;
 			return 1; /* stop: the undo file restores */
