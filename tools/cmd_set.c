@@ -76,14 +76,17 @@ static void parse_time_arg(const char *arg, const char *opt, struct e4t_ts *ts)
 	ts->flags = E4T_TS_STORED | E4T_TS_EXTRA;
 }
 
-/* "IMAGE: SPEC <INO>: " for messages about one target. */
+/* "SPEC <INO>" (or "<INO>") for the lines about one target. */
 static char *target_label(const struct target *t)
 {
 	char *name = escape_text(t->spec, strlen(t->spec));
 	size_t len = (name ? strlen(name) : 1) + 32;
 	char *label = malloc(len);
 
-	if (label)
+	/* "<12>" names itself; a path gets its inode number added */
+	if (label && t->spec[0] == '<')
+		snprintf(label, len, "%s", name ? name : "?");
+	else if (label)
 		snprintf(label, len, "%s <%u>", name ? name : "?", t->in.ino);
 	free(name);
 	return label;
@@ -92,7 +95,7 @@ static char *target_label(const struct target *t)
 static void print_change(const struct target *t, enum e4t_field f,
 			 const struct e4t_ts *to, int dry_run)
 {
-	char *name = escape_text(t->spec, strlen(t->spec));
+	char *label = target_label(t);
 	char from[E4T_ISO_BUFSZ], dest[E4T_ISO_BUFSZ];
 
 	if (t->in.ts[f].flags & E4T_TS_STORED)
@@ -101,9 +104,9 @@ static void print_change(const struct target *t, enum e4t_field f,
 	else
 		snprintf(from, sizeof(from), "(not stored)");
 	e4t_iso8601(to->sec, to->nsec, 9, 'T', INT32_MIN, dest, sizeof(dest));
-	printf("%s%s <%u>: %s %s -> %s\n", dry_run ? "would set " : "",
-	       name ? name : "?", t->in.ino, e4t_field_name(f), from, dest);
-	free(name);
+	printf("%s%s: %s %s -> %s\n", dry_run ? "would set " : "",
+	       label ? label : "?", e4t_field_name(f), from, dest);
+	free(label);
 }
 
 enum {
