@@ -36,36 +36,31 @@ static void check_state(struct e4t_image *img, uint64_t image_size)
 		img->state |= E4T_IMG_TRUNCATED;
 }
 
-/* Open name at offset read-only, as every handle of e4time does. */
-static errcode_t open_fs(const char *name, uint64_t offset, ext2_filsys *fs)
+/* Reading handles: never EXT2_FLAG_RW, reading leaves the image untouched. */
+#define READ_FLAGS                                                             \
+	(EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS | EXT2_FLAG_SKIP_MMP)
+#define WRITE_FLAGS (EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE | EXT2_FLAG_64BITS)
+
+/* Every handle of e4time is opened here, with the image's offset. */
+static errcode_t open_fs(const char *name, uint64_t offset, int flags,
+			 io_manager io, ext2_filsys *fs)
 {
 	char opts[64];
 
-	/* Never EXT2_FLAG_RW: reading must leave the image untouched. */
 	snprintf(opts, sizeof(opts), "offset=%llu", (unsigned long long)offset);
-	return ext2fs_open2(name, offset ? opts : NULL,
-			    EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS |
-				    EXT2_FLAG_SKIP_MMP,
-			    0, 0, unix_io_manager, fs);
+	return ext2fs_open2(name, offset ? opts : NULL, flags, 0, 0, io, fs);
 }
 
 errcode_t e4t_image_reopen(struct e4t_image *img, ext2_filsys *fs)
 {
-	return open_fs(img->name, img->offset, fs);
+	return open_fs(img->name, img->offset, READ_FLAGS, unix_io_manager, fs);
 }
 
 errcode_t e4t_image_reopen_rw(struct e4t_image *img, io_manager io)
 {
-	char opts[64];
-
 	if (img->fs)
 		ext2fs_close_free(&img->fs);
-	snprintf(opts, sizeof(opts), "offset=%llu",
-		 (unsigned long long)img->offset);
-	return ext2fs_open2(img->name, img->offset ? opts : NULL,
-			    EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE |
-				    EXT2_FLAG_64BITS,
-			    0, 0, io, &img->fs);
+	return open_fs(img->name, img->offset, WRITE_FLAGS, io, &img->fs);
 }
 
 errcode_t e4t_image_open(const char *name, uint64_t offset,
@@ -98,7 +93,7 @@ errcode_t e4t_image_open(const char *name, uint64_t offset,
 	}
 	img->offset = offset;
 	img->lock_fd = -1;
-	err = open_fs(name, offset, &img->fs);
+	err = open_fs(name, offset, READ_FLAGS, unix_io_manager, &img->fs);
 	if (err) {
 		free(img->name);
 		free(img);

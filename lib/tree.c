@@ -163,6 +163,45 @@ struct pending_warning {
 	int has_detail;
 };
 
+/* A job's warnings: reported at once, or kept for wb_flush(). */
+struct warn_buf {
+	struct pending_warning *v;
+	size_t n, cap;
+	int buffered;
+};
+
+static void wb_warn(struct e4t_tree *t, struct warn_buf *wb, errcode_t err,
+		    ext2_ino_t ino, const char *detail)
+{
+	struct pending_warning *w;
+
+	if (!wb->buffered) {
+		warn(t, err, ino, detail);
+		return;
+	}
+	if (grow((void **)&wb->v, &wb->cap, wb->n + 1, sizeof(*wb->v)))
+		return; /* out of memory: the warning is lost, not the scan */
+	w = &wb->v[wb->n++];
+	w->err = err;
+	w->ino = ino;
+	w->has_detail = detail != NULL;
+	if (detail)
+		snprintf(w->detail, sizeof(w->detail), "%s", detail);
+}
+
+/* Report what was kept, in order, and free it. */
+static void wb_flush(struct e4t_tree *t, struct warn_buf *wb)
+{
+	size_t i;
+
+	for (i = 0; i < wb->n; i++)
+		warn(t, wb->v[i].err, wb->v[i].ino,
+		     wb->v[i].has_detail ? wb->v[i].detail : NULL);
+	free(wb->v);
+	wb->v = NULL;
+	wb->n = wb->cap = 0;
+}
+
 #define CHUNK_RECS 4096
 
 struct scan_job {
@@ -175,37 +214,21 @@ struct scan_job {
 	struct irec *recs;
 	struct irec **chunks;
 	size_t nrecs, cap, nchunks, chunks_cap;
-	struct pending_warning *warns;
-	size_t nwarns, wcap;
-	int buffered; /* keep warnings for later instead of reporting */
+	struct warn_buf wb;
 	errcode_t err;
 };
 
 static void job_warn(struct scan_job *j, errcode_t err, ext2_ino_t ino,
 		     const char *detail)
 {
-	struct pending_warning *w;
-
-	if (!j->buffered) {
-		warn(j->t, err, ino, detail);
-		return;
-	}
-	if (grow((void **)&j->warns, &j->wcap, j->nwarns + 1,
-		 sizeof(*j->warns)))
-		return; /* out of memory: the warning is lost, not the scan */
-	w = &j->warns[j->nwarns++];
-	w->err = err;
-	w->ino = ino;
-	w->has_detail = detail != NULL;
-	if (detail)
-		snprintf(w->detail, sizeof(w->detail), "%s", detail);
+	wb_warn(j->t, &j->wb, err, ino, detail);
 }
 
 static struct irec *new_rec(struct scan_job *j)
 {
 	size_t k = j->nrecs % CHUNK_RECS;
 
-	if (!j->buffered) {
+	if (!j->wb.buffered) {
 		if (grow((void **)&j->recs, &j->cap, j->nrecs + 1,
 			 sizeof(*j->recs)))
 			return NULL;
@@ -326,7 +349,7 @@ static void *scan_range(void *arg)
 		status = classify(t, ino, buf);
 		if (status >= 0)
 			err = add_inode(j, ino, buf, status);
-		if (!j->buffered && t->cb.progress && ++tick % 65536 == 0)
+		if (!j->wb.buffered && t->cb.progress && ++tick % 65536 == 0)
 			t->cb.progress("inodes", ino, total, t->cb.priv);
 	}
 	ext2fs_close_inode_scan(scan);
@@ -371,7 +394,7 @@ static errcode_t scan_inodes(struct e4t_tree *t)
 	ext2_filsys fs = t->img->fs;
 	struct scan_job jobs[2] = {
 		{ .t = t, .fs = fs, .first = 0, .end = fs->group_desc_count },
-		{ .t = t, .buffered = 1 },
+		{ .t = t, .wb.buffered = 1 },
 	};
 	dgrp_t mid = split_point(fs, t->cb.threads);
 	pthread_t worker;
@@ -397,12 +420,7 @@ static errcode_t scan_inodes(struct e4t_tree *t)
 	if (threaded) {
 		pthread_join(worker, NULL);
 		ext2fs_close_free(&jobs[1].fs);
-		for (i = 0; i < jobs[1].nwarns; i++) {
-			struct pending_warning *w = &jobs[1].warns[i];
-
-			warn(t, w->err, w->ino,
-			     w->has_detail ? w->detail : NULL);
-		}
+		wb_flush(t, &jobs[1].wb);
 	}
 	t->recs = jobs[0].recs;
 	t->recs_cap = jobs[0].cap;
@@ -424,7 +442,6 @@ static errcode_t scan_inodes(struct e4t_tree *t)
 		free(jobs[1].chunks[i]);
 	}
 	free(jobs[1].chunks);
-	free(jobs[1].warns);
 	return err;
 }
 
@@ -442,26 +459,14 @@ struct dir_job {
 	size_t nedges, edges_cap;
 	char *names;
 	size_t names_len, names_cap;
-	struct pending_warning *warns;
-	size_t nwarns, wcap;
-	int buffered;
+	struct warn_buf wb;
 	errcode_t err;
 };
 
 static void dir_job_warn(struct dir_job *j, errcode_t err, ext2_ino_t ino,
 			 const char *detail)
 {
-	/* the same buffering as the inode-table jobs */
-	struct scan_job sj = { .t = j->t,
-			       .warns = j->warns,
-			       .nwarns = j->nwarns,
-			       .wcap = j->wcap,
-			       .buffered = j->buffered };
-
-	job_warn(&sj, err, ino, detail);
-	j->warns = sj.warns;
-	j->nwarns = sj.nwarns;
-	j->wcap = sj.wcap;
+	wb_warn(j->t, &j->wb, err, ino, detail);
 }
 
 static int add_edge(ext2_ino_t dir, ext2_ino_t ino, const char *name,
@@ -522,7 +527,7 @@ static void *scan_dir_range(void *arg)
 		if (err && !j->err)
 			dir_job_warn(j, err, r->ino, "reading directory");
 		r->edge_count = (uint32_t)(j->nedges - r->edge_start);
-		if (!j->buffered && t->cb.progress && ++done % 4096 == 0)
+		if (!j->wb.buffered && t->cb.progress && ++done % 4096 == 0)
 			t->cb.progress("directories", i, j->end, t->cb.priv);
 	}
 	return NULL;
@@ -556,7 +561,7 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 {
 	struct dir_job jobs[2] = {
 		{ .t = t, .img = *t->img, .first = 0, .end = t->nrecs },
-		{ .t = t, .img = *t->img, .buffered = 1 },
+		{ .t = t, .img = *t->img, .wb.buffered = 1 },
 	};
 	size_t mid = dir_split_point(t), i;
 	pthread_t worker;
@@ -585,12 +590,7 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 	if (threaded) {
 		pthread_join(worker, NULL);
 		ext2fs_close_free(&jobs[1].img.fs);
-		for (i = 0; i < jobs[1].nwarns; i++) {
-			struct pending_warning *w = &jobs[1].warns[i];
-
-			warn(t, w->err, w->ino,
-			     w->has_detail ? w->detail : NULL);
-		}
+		wb_flush(t, &jobs[1].wb);
 	}
 	t->edges = jobs[0].edges;
 	t->edges_cap = jobs[0].edges_cap;
@@ -622,8 +622,6 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 	}
 	free(jobs[1].edges);
 	free(jobs[1].names);
-	free(jobs[1].warns);
-	free(jobs[0].warns);
 	return err;
 }
 

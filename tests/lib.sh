@@ -97,6 +97,21 @@ truth_lines() {
 	grep -v '^#' "$IMAGES/$1.truth"
 }
 
+# probe_mount: CAN_MOUNT=1 when loop mounts work; MNT, an empty mount point.
+probe_mount() {
+	CAN_MOUNT=0
+	can_mount && CAN_MOUNT=1
+	MNT="$TMP/mnt"
+	mkdir -p "$MNT"
+}
+
+# fresh_undo_dir: E2FSPROGS_UNDO_DIR, empty, for writing commands' undo files.
+fresh_undo_dir() {
+	export E2FSPROGS_UNDO_DIR="$TMP/undo"
+	rm -rf "$E2FSPROGS_UNDO_DIR"
+	mkdir -p "$E2FSPROGS_UNDO_DIR"
+}
+
 # can_mount: loop mounts work here (root, loop device, ext4).
 can_mount() {
 	[ "$(id -u)" = 0 ] || return 1

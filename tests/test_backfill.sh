@@ -9,16 +9,11 @@ suite_setup() {
 	require_tools e2fsck e2undo debugfs jq || return 1
 	unpack samba-dosattrib >/dev/null && unpack ext4-4k >/dev/null &&
 		unpack ext4-128 >/dev/null || return 1
-	CAN_MOUNT=0
-	can_mount && CAN_MOUNT=1
-	MNT="$TMP/mnt"
-	mkdir -p "$MNT"
+	probe_mount
 }
 
 test_setup() {
-	export E2FSPROGS_UNDO_DIR="$TMP/undo"
-	rm -rf "$E2FSPROGS_UNDO_DIR"
-	mkdir -p "$E2FSPROGS_UNDO_DIR"
+	fresh_undo_dir
 	SMB="$TMP/smb.img"
 	cp "$TMP/samba-dosattrib.img" "$SMB"
 }

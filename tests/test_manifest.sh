@@ -18,14 +18,11 @@ suite_setup() {
 	ln -f "$TMP/tree/hardlink-a" "$TMP/tree/dir/hardlink-b" || return 1
 	mke2fs -q -F -t ext4 -b 4096 -I 256 -d "$TMP/tree" "$TMP/new0.img" 32M \
 		>/dev/null 2>&1 || return 1
-	CAN_MOUNT=0
-	can_mount && CAN_MOUNT=1
+	probe_mount
 }
 
 test_setup() {
-	export E2FSPROGS_UNDO_DIR="$TMP/undo"
-	rm -rf "$E2FSPROGS_UNDO_DIR"
-	mkdir -p "$E2FSPROGS_UNDO_DIR"
+	fresh_undo_dir
 	NEW="$TMP/new.img"
 	cp "$TMP/new0.img" "$NEW"
 }
@@ -69,12 +66,11 @@ test_migration_restores_every_crtime() {
 	e2fsck -fn "$NEW" >/dev/null 2>&1
 	assertEquals "e2fsck -fn clean" 0 $?
 	if [ "$CAN_MOUNT" = 1 ]; then
-		mount -o loop,ro "$NEW" "$TMP/mnt" 2>/dev/null ||
-			{ mkdir -p "$TMP/mnt" && mount -o loop,ro "$NEW" "$TMP/mnt"; }
+		mount -o loop,ro "$NEW" "$MNT"
 		assertEquals "kernel sees the old crtime" \
 			"$(jq -r 'select(.path == "/hello.txt") | "\(.crtime.sec).\(.crtime.nsec)"' "$TMP/old.manifest" | awk -F. '{printf "%s.%09d", $1, $2}')" \
-			"$(stat -c %.9W "$TMP/mnt/hello.txt")"
-		umount "$TMP/mnt"
+			"$(stat -c %.9W "$MNT/hello.txt")"
+		umount "$MNT"
 	fi
 	e2undo "$E2FSPROGS_UNDO_DIR/e4time-new.img.e2undo" "$NEW" >/dev/null 2>&1
 	assertEquals "e2undo restores byte-identical" "$before" "$(sha256sum <"$NEW")"

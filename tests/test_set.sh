@@ -7,16 +7,11 @@
 suite_setup() {
 	require_tools e2fsck e2undo debugfs flock || return 1
 	unpack ext4-4k >/dev/null && unpack ext4-128 >/dev/null || return 1
-	CAN_MOUNT=0
-	can_mount && CAN_MOUNT=1
-	MNT="$TMP/mnt"
-	mkdir -p "$MNT"
+	probe_mount
 }
 
 test_setup() {
-	export E2FSPROGS_UNDO_DIR="$TMP/undo"
-	rm -rf "$E2FSPROGS_UNDO_DIR"
-	mkdir -p "$E2FSPROGS_UNDO_DIR"
+	fresh_undo_dir
 	IMG="$TMP/w.img"
 	cp "$TMP/ext4-4k.img" "$IMG"
 }
