@@ -339,4 +339,6 @@ errcode_t e4t_tree_walk(struct e4t_tree *tree, ext2_ino_t start,
 errcode_t e4t_tree_inode(const struct e4t_tree *tree, ext2_ino_t ino,
 			 struct e4t_inode *info);
 
+#include "journal.h"
+
 #endif /* E4TIME_H */

@@ -1,0 +1,4 @@
+/*
+ * audit.c --- see journal.h.
+ */
+#include "e4time.h"

@@ -1,0 +1,4 @@
+/*
+ * journal.c --- see journal.h.
+ */
+#include "e4time.h"

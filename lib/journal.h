@@ -1,0 +1,262 @@
+/*
+ * journal.h --- libe4time: the jbd2 journal of an image (journal.c) and
+ * the history of inodes that its inode-table copies tell (audit.c).
+ *
+ * Included by e4time.h.  As everywhere in libe4time: no printing, no
+ * exit(); errcode_t results; problems that do not stop the work go to
+ * an e4t_warn_fn (ino 0, detail naming the journal block).
+ */
+#ifndef E4T_JOURNAL_H
+#define E4T_JOURNAL_H
+
+/* ------------------------------------------------------------------ */
+/* Journal reader (journal.c)                                          */
+/* ------------------------------------------------------------------ */
+
+struct e4t_journal;
+
+/* What the journal superblock says, checked. */
+struct e4t_jinfo {
+	int internal;	     /* 1: in inode inum; 0: external (path) */
+	ext2_ino_t inum;     /* s_journal_inum, internal journals */
+	const char *path;    /* external journal file, or NULL */
+	unsigned sb_version; /* 1 or 2 */
+	uint32_t blocksize;
+	uint32_t maxlen;   /* journal blocks, fast-commit area included */
+	uint32_t first;	   /* first log block */
+	uint32_t log_end;  /* log blocks are [first, log_end) */
+	uint32_t fc_first; /* fast-commit area [fc_first, maxlen) ... */
+	uint32_t fc_blocks; /* ... of fc_blocks blocks; 0: none */
+	uint32_t sequence;  /* s_sequence: first tid of the live log */
+	uint32_t start;	    /* s_start: 0 when clean */
+	int32_t errno_val;  /* s_errno */
+	uint32_t compat, incompat, ro_compat;
+	uint8_t uuid[16];
+	int csum_version; /* 0 none, 1 (crc32 in commits), 2, 3 */
+	int sb_csum;	  /* -1 none, 0 bad, 1 verified */
+	int live;	  /* s_start != 0: the log is to be replayed */
+	unsigned tag_bytes; /* size of a descriptor tag: 8/10/12/14/16 */
+	uint64_t fs_blocks; /* ext2fs_blocks_count of the filesystem */
+};
+
+/* struct e4t_jblock.flags */
+#define E4T_JB_ESCAPED	   0x01 /* magic zeroed in the journal copy */
+#define E4T_JB_CSUM_BAD	   0x02 /* data tag checksum does not verify */
+#define E4T_JB_REVOKED	   0x04 /* a revoke in this or a later
+				   transaction cancels its replay */
+#define E4T_JB_OUT_OF_FS   0x08 /* home block beyond the filesystem */
+#define E4T_JB_OVERWRITTEN 0x10 /* stale copy since reused by a newer
+				   transaction */
+/* Copies with any of these are not used for comparisons. */
+#define E4T_JB_UNUSABLE                                                        \
+	(E4T_JB_CSUM_BAD | E4T_JB_OUT_OF_FS | E4T_JB_OVERWRITTEN)
+
+/* One journaled copy of a filesystem block. */
+struct e4t_jblock {
+	uint64_t fsblock; /* its home in the filesystem */
+	uint32_t jblock;  /* journal block holding the copy */
+	uint32_t flags;	  /* E4T_JB_* */
+};
+
+/* One raw inode from a fast commit (EXT4_FC_TAG_INODE). */
+struct e4t_fc_inode {
+	ext2_ino_t ino;
+	uint32_t jblock; /* journal block ... */
+	uint16_t offset; /* ... and offset of the raw inode */
+	uint16_t len;	 /* 128 + i_extra_isize bytes */
+};
+
+/* struct e4t_jtrans.flags */
+#define E4T_JT_LIVE	   0x0001 /* in the live log: recovery replays it */
+#define E4T_JT_STALE	   0x0002 /* found by scanning: checkpointed */
+#define E4T_JT_COMMITTED   0x0004 /* its commit block was found */
+#define E4T_JT_CSUM_OK	   0x0008 /* every checksum it carries verified */
+#define E4T_JT_CSUM_BAD	   0x0010 /* a descriptor, revoke or commit
+				     checksum failed */
+#define E4T_JT_UNVERIFIED  0x0020 /* no checksums: taken on structure */
+#define E4T_JT_FAST_COMMIT 0x0040 /* from the fast-commit area */
+#define E4T_JT_DATA_BAD	   0x0080 /* some data blocks unusable
+				     (E4T_JB_UNUSABLE) */
+
+/*
+ * One transaction.  Usable for history when it is E4T_JT_COMMITTED and
+ * not E4T_JT_CSUM_BAD; its blocks may still be individually unusable.
+ */
+struct e4t_jtrans {
+	uint32_t tid;
+	uint32_t flags; /* E4T_JT_* */
+	int64_t commit_sec; /* wall clock at commit; 0 when unknown */
+	uint32_t commit_nsec;
+	uint32_t first_jblock; /* its first journal block */
+	uint32_t nr_jblocks;   /* journal blocks it took: descriptors,
+				  data, revokes and commit */
+	size_t nblocks;
+	struct e4t_jblock *blocks; /* in log order */
+	size_t nrevoked;
+	uint64_t *revoked; /* filesystem blocks its revoke records name */
+	size_t nfc_inodes;
+	struct e4t_fc_inode *fc_inodes; /* fast commits only */
+};
+
+/* e4t_journal_load flags */
+#define E4T_J_STALE 0x0001 /* also find older transactions by scanning */
+
+/*
+ * Open the journal of an open image: the internal one (through the
+ * journal inode's block map), or the external journal file path, which
+ * must carry the filesystem's journal UUID.  Reads and checks the
+ * journal superblock; E4T_ERR_NO_JOURNAL, E4T_ERR_JOURNAL_SB,
+ * E4T_ERR_JOURNAL_UUID and the like when it cannot be used.
+ */
+errcode_t e4t_journal_open(struct e4t_image *img, const char *path,
+			   struct e4t_journal **ret);
+void e4t_journal_close(struct e4t_journal *j);
+const struct e4t_jinfo *e4t_journal_info(const struct e4t_journal *j);
+
+/*
+ * Find the transactions: the live log, walked from s_start as the
+ * kernel's recovery walks it (wrapping at log_end, ending where it
+ * ends), then with E4T_J_STALE the older transactions still in the log
+ * area, and the fast commits.  Sorted oldest first (tids compare
+ * modulo 2^32 around s_sequence; a fast commit comes before the full
+ * commit of the same tid).  What is damaged is reported through warn
+ * and flagged, never trusted silently.
+ */
+errcode_t e4t_journal_load(struct e4t_journal *j, unsigned flags,
+			   e4t_warn_fn warn, void *priv);
+size_t e4t_journal_count(const struct e4t_journal *j);
+const struct e4t_jtrans *e4t_journal_trans(const struct e4t_journal *j,
+					   size_t i);
+/* Read count journal blocks from journal block jblock. */
+errcode_t e4t_journal_read(struct e4t_journal *j, uint32_t jblock,
+			   uint32_t count, void *buf);
+/* Read the copy b holds, escape undone (blocksize bytes). */
+errcode_t e4t_journal_read_copy(struct e4t_journal *j,
+				const struct e4t_jblock *b, void *buf);
+
+/* ------------------------------------------------------------------ */
+/* Inode history from the journal (audit.c)                            */
+/* ------------------------------------------------------------------ */
+
+/* What changed between two copies of an inode; one class per change,
+ * the first that applies in this order. */
+enum e4t_change {
+	E4T_CH_CREATED = 0, /* a free slot became an inode */
+	E4T_CH_DELETED,	    /* links went to 0 / dtime set */
+	E4T_CH_CRTIME,	    /* crtime changed on a live inode (the
+			       kernel never does that: timestomping) */
+	E4T_CH_MTIME,	    /* data: mtime, size, blocks, extents */
+	E4T_CH_CTIME,	    /* metadata: mode, owner, links, flags,
+			       xattrs, ctime */
+	E4T_CH_ATIME,	    /* atime only (with its checksum and
+			       i_version companions) */
+	E4T_CH_OTHER,	    /* anything else */
+	E4T_NCHANGES
+};
+/* "created", "deleted", "crtime", "mtime", "ctime", "atime", "other" */
+const char *e4t_change_name(enum e4t_change c);
+
+/* struct e4t_icopy.what: the byte groups that differ from the copy
+ * before (bit 1 << group) */
+enum e4t_igroup {
+	E4T_IG_ATIME = 0, /* 0x08, 0x8C */
+	E4T_IG_MTIME,	  /* 0x10, 0x88 */
+	E4T_IG_CTIME,	  /* 0x0C, 0x84 */
+	E4T_IG_CRTIME,	  /* 0x90, 0x94 */
+	E4T_IG_DTIME,	  /* 0x14 */
+	E4T_IG_SIZE,	  /* size, blocks count */
+	E4T_IG_BLOCKS,	  /* i_block: extents, block map, inline data */
+	E4T_IG_MODE,	  /* mode, uid, gid, links, flags, projid, ACL */
+	E4T_IG_XATTR,	  /* in-inode extended attributes */
+	E4T_IG_CSUM,	  /* checksum words */
+	E4T_IG_VERSION,	  /* i_version words */
+	E4T_IG_GENERATION,
+	E4T_IG_OTHER,
+	E4T_NIGROUPS
+};
+const char *e4t_igroup_name(enum e4t_igroup g);
+
+/* Where a copy was found. */
+enum e4t_icopy_src {
+	E4T_SRC_JOURNAL = 0, /* a full-block copy in a transaction */
+	E4T_SRC_FAST_COMMIT, /* a fast-commit INODE record */
+	E4T_SRC_DISK	     /* the inode table on disk (home block) */
+};
+
+/* One copy of one inode, as e4t_inode_history and e4t_audit_run hand
+ * them out in order (oldest first; the disk copy last). */
+struct e4t_icopy {
+	ext2_ino_t ino;
+	enum e4t_icopy_src src;
+	size_t trans; /* index of its transaction (not for the disk copy) */
+	const struct e4t_jtrans *t; /* NULL for the disk copy */
+	const uint8_t *raw; /* inode_size bytes as on disk (little-endian);
+			       fast commits: len bytes, zero-filled to
+			       inode_size; valid during the call only */
+	unsigned len;
+	int baseline;	    /* no earlier copy: nothing compared */
+	int same;	    /* byte-identical to the copy before */
+	enum e4t_change change; /* when !baseline && !same */
+	uint32_t what;		/* 1 << E4T_IG_*, differing groups */
+	int crtime_changed;	/* crtime differs from the copy before */
+};
+
+/* Decode a raw on-disk inode (as struct e4t_icopy.raw) for printing. */
+void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
+			   unsigned inode_size, ext2_ino_t ino,
+			   struct e4t_inode *info);
+/* Compare two raw inodes; fills change, what, crtime_changed, same. */
+void e4t_inode_compare(const uint8_t *old, const uint8_t *new,
+		       unsigned inode_size, struct e4t_icopy *c);
+
+typedef int (*e4t_icopy_fn)(const struct e4t_icopy *c, void *priv);
+
+/*
+ * Every copy of inode ino in the loaded journal, then the one on disk,
+ * each compared with the copy before it.  fn returning non-zero stops.
+ */
+errcode_t e4t_inode_history(struct e4t_image *img, struct e4t_journal *j,
+			    ext2_ino_t ino, e4t_icopy_fn fn, void *priv);
+
+/* Per transaction results of an audit (same index as the journal's). */
+struct e4t_audit_trans {
+	uint32_t itable_blocks;	       /* inode-table blocks it journaled */
+	uint32_t changes[E4T_NCHANGES]; /* inode changes by class */
+	int atime_only; /* it carried atime-only inode changes and
+			   nothing else (no other block, no other change) */
+};
+
+/* Per inode results */
+struct e4t_audit_inode {
+	ext2_ino_t ino;
+	uint32_t changes[E4T_NCHANGES];
+	uint32_t relatime_would_skip; /* atime-only updates relatime would
+					 not have made */
+};
+
+struct e4t_audit {
+	size_t ntrans;
+	struct e4t_audit_trans *trans;
+	size_t ninodes; /* inodes with at least one change, by ino */
+	struct e4t_audit_inode *inodes;
+	uint64_t inode_updates;		       /* changes of every class */
+	uint64_t changes[E4T_NCHANGES];
+	uint64_t atime_only_transactions;
+	uint64_t atime_only_blocks; /* journal blocks those took */
+	uint64_t relatime_would_skip;
+	uint64_t baseline_blocks;  /* first copies (compared to nothing) */
+	uint64_t disk_baselines;   /* first copies compared with an older
+				      home block on disk */
+	uint64_t journal_blocks;   /* blocks of the transactions used */
+	uint64_t unusable_blocks;  /* copies not used (E4T_JB_UNUSABLE) */
+};
+
+/*
+ * Compare every inode-table copy in the loaded journal with the copy
+ * before it.  When fn is not NULL it sees every compared copy.
+ */
+errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
+			e4t_icopy_fn fn, void *priv, struct e4t_audit **ret);
+void e4t_audit_free(struct e4t_audit *a);
+
+#endif /* E4T_JOURNAL_H */
