@@ -27,27 +27,27 @@
 #define JBD2_REVOKE_BLOCK     5
 
 /* Journal superblock */
-#define JBD2_SB_BLOCKSIZE     0x0C /* be32 */
-#define JBD2_SB_MAXLEN	      0x10 /* be32: blocks, fast-commit area included */
-#define JBD2_SB_FIRST	      0x14 /* be32: first log block */
-#define JBD2_SB_SEQUENCE      0x18 /* be32: first tid expected in the log */
-#define JBD2_SB_START	      0x1C /* be32: first log block; 0 = clean */
-#define JBD2_SB_ERRNO	      0x20 /* be32 */
-#define JBD2_SB_V1_SIZE	      0x24 /* a v1 superblock ends here */
-#define JBD2_SB_COMPAT	      0x24 /* be32 */
-#define JBD2_SB_INCOMPAT      0x28 /* be32 */
-#define JBD2_SB_RO_COMPAT     0x2C /* be32 */
-#define JBD2_SB_UUID	      0x30 /* 16 bytes */
-#define JBD2_SB_NR_USERS      0x40 /* be32 */
-#define JBD2_SB_DYNSUPER      0x44 /* be32 */
-#define JBD2_SB_MAX_TRANS     0x48 /* be32 */
+#define JBD2_SB_BLOCKSIZE      0x0C /* be32 */
+#define JBD2_SB_MAXLEN	       0x10 /* be32: blocks, fast-commit area included */
+#define JBD2_SB_FIRST	       0x14 /* be32: first log block */
+#define JBD2_SB_SEQUENCE       0x18 /* be32: first tid expected in the log */
+#define JBD2_SB_START	       0x1C /* be32: first log block; 0 = clean */
+#define JBD2_SB_ERRNO	       0x20 /* be32 */
+#define JBD2_SB_V1_SIZE	       0x24 /* a v1 superblock ends here */
+#define JBD2_SB_COMPAT	       0x24 /* be32 */
+#define JBD2_SB_INCOMPAT       0x28 /* be32 */
+#define JBD2_SB_RO_COMPAT      0x2C /* be32 */
+#define JBD2_SB_UUID	       0x30 /* 16 bytes */
+#define JBD2_SB_NR_USERS       0x40 /* be32 */
+#define JBD2_SB_DYNSUPER       0x44 /* be32 */
+#define JBD2_SB_MAX_TRANS      0x48 /* be32 */
 #define JBD2_SB_MAX_TRANS_DATA 0x4C /* be32 */
-#define JBD2_SB_CHECKSUM_TYPE 0x50 /* u8: 4 = crc32c */
-#define JBD2_SB_NUM_FC_BLKS   0x54 /* be32: 0 means JBD2_DEFAULT_FC_BLOCKS */
-#define JBD2_SB_HEAD	      0x58 /* be32: where logging resumes (newer kernels) */
-#define JBD2_SB_CHECKSUM      0xFC /* be32: crc32c of the 1024-byte sb */
-#define JBD2_SB_USERS	      0x100 /* 16 * 48 bytes */
-#define JBD2_SB_SIZE	      1024
+#define JBD2_SB_CHECKSUM_TYPE  0x50 /* u8: 4 = crc32c */
+#define JBD2_SB_NUM_FC_BLKS    0x54 /* be32: 0 means JBD2_DEFAULT_FC_BLOCKS */
+#define JBD2_SB_HEAD	       0x58 /* be32: where logging resumes (newer kernels) */
+#define JBD2_SB_CHECKSUM       0xFC  /* be32: crc32c of the 1024-byte sb */
+#define JBD2_SB_USERS	       0x100 /* 16 * 48 bytes */
+#define JBD2_SB_SIZE	       1024
 
 #define JBD2_FEATURE_COMPAT_CHECKSUM	   0x00000001
 #define JBD2_FEATURE_INCOMPAT_REVOKE	   0x00000001
@@ -57,7 +57,7 @@
 #define JBD2_FEATURE_INCOMPAT_CSUM_V3	   0x00000010
 #define JBD2_FEATURE_INCOMPAT_FAST_COMMIT  0x00000020
 
-#define JBD2_CRC32C_CHKSUM 4
+#define JBD2_CRC32C_CHKSUM     4
 #define JBD2_DEFAULT_FC_BLOCKS 256
 
 /* Descriptor block tags, from offset JBD2_HEADER_SIZE. */
@@ -85,16 +85,17 @@
 /* Commit block */
 #define JBD2_C_CHKSUM_TYPE 0x0C /* u8 */
 #define JBD2_C_CHKSUM_SIZE 0x0D /* u8 */
-#define JBD2_C_CHKSUM	   0x10 /* be32 [8] (v1: crc32_be in [0]; v2/v3:
-				       crc32c of the block in [0]) */
-#define JBD2_C_COMMIT_SEC  0x30 /* be64 */
-#define JBD2_C_COMMIT_NSEC 0x38 /* be32 */
-#define JBD2_CRC32_CHKSUM  1
+#define JBD2_C_CHKSUM                                                          \
+	0x10			    /* be32 [8] (v1: crc32_be in [0]; v2/v3:   \
+					   crc32c of the block in [0]) */
+#define JBD2_C_COMMIT_SEC      0x30 /* be64 */
+#define JBD2_C_COMMIT_NSEC     0x38 /* be32 */
+#define JBD2_CRC32_CHKSUM      1
 #define JBD2_CRC32_CHKSUM_SIZE 4
 
 /* Revoke block */
-#define JBD2_R_COUNT	  0x0C /* be32: bytes used, header included */
-#define JBD2_R_HDR_SIZE	  0x10
+#define JBD2_R_COUNT	0x0C /* be32: bytes used, header included */
+#define JBD2_R_HDR_SIZE 0x10
 
 /* Fast-commit area (little-endian TLVs: le16 tag, le16 len, value) */
 #define EXT4_FC_TAG_ADD_RANGE 0x0001

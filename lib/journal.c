@@ -1,4 +1,1152 @@
 /*
- * journal.c --- see journal.h.
+ * journal.c --- read the jbd2 journal of an image: its superblock, the
+ * live log as the kernel's recovery walks it (fs/jbd2/recovery.c), the
+ * older (stale) transactions still in the log area, and the fast-commit
+ * area.  Nothing here trusts a block number, a count or a length that
+ * came from the journal without checking it against the journal and
+ * the filesystem first.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
 #include "e4time.h"
+#include "jbd2.h"
+
+#define EXT4_FEATURE_COMPAT_FAST_COMMIT	  0x0400
+#define EXT3_FEATURE_INCOMPAT_JOURNAL_DEV 0x0008
+
+static int uuid_is_null_(const uint8_t *u)
+{
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (u[i])
+			return 0;
+	return 1;
+}
+
+struct e4t_journal {
+	struct e4t_image *img;
+	struct e4t_jinfo info;
+	char *path;
+	int fd;	      /* external journal, or -1 */
+	blk64_t *map; /* internal: journal block -> fs block */
+	uint32_t csum_seed;
+	uint8_t *buf;  /* one block */
+	uint8_t *buf2; /* one more */
+	size_t ntrans, cap;
+	struct e4t_jtrans *trans;
+	/* per journal block: index + 1 of the transaction that took it */
+	uint32_t *owner;
+	e4t_warn_fn warn;
+	void *priv;
+	int damaged;
+};
+
+static void jwarn(struct e4t_journal *j, errcode_t err, uint32_t jblock,
+		  const char *what)
+{
+	char detail[160];
+	size_t n = 0;
+	const char *p = "journal block ";
+	char num[16];
+	int k = 0;
+	uint32_t v = jblock;
+
+	j->damaged = 1;
+	if (!j->warn)
+		return;
+	/* "journal block J: what" without stdio (lib/ never prints) */
+	while (*p && n < sizeof(detail) - 1)
+		detail[n++] = *p++;
+	do {
+		num[k++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (k && n < sizeof(detail) - 1)
+		detail[n++] = num[--k];
+	p = ": ";
+	while (*p && n < sizeof(detail) - 1)
+		detail[n++] = *p++;
+	p = what;
+	while (*p && n < sizeof(detail) - 1)
+		detail[n++] = *p++;
+	detail[n] = 0;
+	j->warn(err, 0, detail, j->priv);
+}
+
+/* ------------------------------------------------------------------ */
+/* Block access                                                        */
+/* ------------------------------------------------------------------ */
+
+errcode_t e4t_journal_read(struct e4t_journal *j, uint32_t jblock,
+			   uint32_t count, void *buf)
+{
+	uint32_t bs = j->info.blocksize;
+	uint8_t *out = buf;
+
+	if (count == 0)
+		return 0;
+	if (jblock >= j->info.maxlen || count > j->info.maxlen - jblock)
+		return E4T_ERR_JOURNAL_MAP;
+	if (j->fd >= 0) {
+		size_t len = (size_t)count * bs;
+		off_t off = (off_t)jblock * bs;
+		size_t done = 0;
+
+		while (done < len) {
+			ssize_t r = pread(j->fd, out + done, len - done,
+					  off + (off_t)done);
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				return errno;
+			}
+			if (r == 0) {
+				memset(out + done, 0, len - done);
+				return E4T_ERR_JOURNAL_TRUNC;
+			}
+			done += (size_t)r;
+		}
+		return 0;
+	}
+	while (count) {
+		blk64_t p = j->map[jblock];
+		uint32_t n = 1;
+		errcode_t err;
+
+		if (p == 0)
+			return E4T_ERR_JOURNAL_MAP;
+		while (n < count && n < 256 && j->map[jblock + n] == p + n)
+			n++;
+		err = io_channel_read_blk64(j->img->fs->io, p, (int)n, out);
+		if (err)
+			return err;
+		out += (size_t)n * bs;
+		jblock += n;
+		count -= n;
+	}
+	return 0;
+}
+
+static uint32_t data_csum(struct e4t_journal *j, uint32_t tid,
+			  const uint8_t *block)
+{
+	uint8_t be[4];
+	uint32_t c;
+
+	be[0] = (uint8_t)(tid >> 24);
+	be[1] = (uint8_t)(tid >> 16);
+	be[2] = (uint8_t)(tid >> 8);
+	be[3] = (uint8_t)tid;
+	c = ext2fs_crc32c_le(j->csum_seed, be, 4);
+	return ext2fs_crc32c_le(c, block, j->info.blocksize);
+}
+
+struct copy_meta {
+	uint32_t tid;
+	uint32_t csum;
+};
+
+errcode_t e4t_journal_read_copy(struct e4t_journal *j,
+				const struct e4t_jblock *b, void *buf)
+{
+	errcode_t err = e4t_journal_read(j, b->jblock, 1, buf);
+
+	if (err)
+		return err;
+	if (b->flags & E4T_JB_ESCAPED) {
+		uint8_t *p = buf;
+
+		p[0] = 0xC0;
+		p[1] = 0x3B;
+		p[2] = 0x39;
+		p[3] = 0x98;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Superblock                                                          */
+/* ------------------------------------------------------------------ */
+
+static errcode_t map_internal(struct e4t_journal *j);
+
+struct map_ctx {
+	blk64_t *map;
+	uint32_t len;
+	blk64_t fs_blocks;
+	int bad;
+};
+
+static int map_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
+		     blk64_t ref, int ref_off, void *priv)
+{
+	struct map_ctx *m = priv;
+
+	(void)fs;
+	(void)ref;
+	(void)ref_off;
+	if (blockcnt < 0)
+		return 0;
+	if ((uint64_t)blockcnt >= m->len)
+		return BLOCK_ABORT;
+	if (*blocknr >= m->fs_blocks) {
+		m->bad = 1;
+		return 0;
+	}
+	m->map[blockcnt] = *blocknr;
+	return 0;
+}
+
+static errcode_t map_internal(struct e4t_journal *j)
+{
+	ext2_filsys fs = j->img->fs;
+	struct ext2_inode inode;
+	struct map_ctx m;
+	uint64_t size;
+	errcode_t err;
+
+	err = ext2fs_read_inode(fs, j->info.inum, &inode);
+	if (err)
+		return err;
+	size = EXT2_I_SIZE(&inode);
+	if (size < (uint64_t)fs->blocksize * 2)
+		return E4T_ERR_NO_JOURNAL;
+	if (size / fs->blocksize > (1U << 26)) /* 256 GiB of 4K blocks */
+		return E4T_ERR_JOURNAL_MAP;
+	m.len = (uint32_t)(size / fs->blocksize);
+	m.map = calloc(m.len, sizeof(*m.map));
+	if (!m.map)
+		return ENOMEM;
+	m.fs_blocks = ext2fs_blocks_count(fs->super);
+	m.bad = 0;
+	err = ext2fs_block_iterate3(fs, j->info.inum,
+				    BLOCK_FLAG_READ_ONLY | BLOCK_FLAG_DATA_ONLY,
+				    NULL, map_block, &m);
+	if (err) {
+		free(m.map);
+		return E4T_ERR_JOURNAL_MAP;
+	}
+	j->map = m.map;
+	j->info.maxlen = m.len; /* until the superblock says */
+	return m.bad ? E4T_ERR_JOURNAL_MAP : 0;
+}
+
+static errcode_t open_external(struct e4t_journal *j, const char *path,
+			       uint32_t *sb_block)
+{
+	uint8_t sb[1024];
+	struct stat st;
+	ssize_t r;
+	uint32_t bs;
+
+	j->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (j->fd < 0)
+		return errno;
+	if (fstat(j->fd, &st) == 0 && S_ISDIR(st.st_mode))
+		return E4T_ERR_IS_DIR;
+	r = pread(j->fd, sb, sizeof(sb), 1024);
+	if (r != (ssize_t)sizeof(sb))
+		return E4T_ERR_JOURNAL_SB;
+	/* an ext2 superblock with the journal_dev feature */
+	if (jbd2_le16(sb + 0x38) != EXT2_SUPER_MAGIC ||
+	    !(jbd2_le32(sb + 0x60) & EXT3_FEATURE_INCOMPAT_JOURNAL_DEV))
+		return E4T_ERR_JOURNAL_SB;
+	if (jbd2_le32(sb + 0x18) > 6)
+		return E4T_ERR_JOURNAL_SB;
+	bs = 1024U << jbd2_le32(sb + 0x18);
+	*sb_block = bs == 1024 ? 2 : 1;
+	j->info.blocksize = bs;
+	j->info.maxlen = *sb_block + 1; /* enough to read the superblock */
+	return 0;
+}
+
+static int feature_ok(const struct e4t_jinfo *in)
+{
+	const uint32_t known =
+		JBD2_FEATURE_INCOMPAT_REVOKE | JBD2_FEATURE_INCOMPAT_64BIT |
+		JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT |
+		JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3 |
+		JBD2_FEATURE_INCOMPAT_FAST_COMMIT;
+
+	return !(in->incompat & ~known);
+}
+
+static errcode_t read_sb(struct e4t_journal *j, uint32_t sb_block)
+{
+	struct e4t_jinfo *in = &j->info;
+	ext2_filsys fs = j->img->fs;
+	uint8_t *sb = j->buf;
+	uint32_t type, maxlen_avail = in->maxlen;
+	errcode_t err;
+
+	err = e4t_journal_read(j, sb_block, 1, sb);
+	if (err)
+		return err == E4T_ERR_JOURNAL_TRUNC ? E4T_ERR_JOURNAL_SB : err;
+	if (jbd2_be32(sb + JBD2_H_MAGIC) != JBD2_MAGIC)
+		return E4T_ERR_JOURNAL_SB;
+	type = jbd2_be32(sb + JBD2_H_BLOCKTYPE);
+	if (type != JBD2_SUPERBLOCK_V1 && type != JBD2_SUPERBLOCK_V2)
+		return E4T_ERR_JOURNAL_SB;
+	in->sb_version = type == JBD2_SUPERBLOCK_V1 ? 1 : 2;
+	if (jbd2_be32(sb + JBD2_SB_BLOCKSIZE) != in->blocksize)
+		return E4T_ERR_JOURNAL_SB;
+	in->maxlen = jbd2_be32(sb + JBD2_SB_MAXLEN);
+	in->first = jbd2_be32(sb + JBD2_SB_FIRST);
+	in->sequence = jbd2_be32(sb + JBD2_SB_SEQUENCE);
+	in->start = jbd2_be32(sb + JBD2_SB_START);
+	in->errno_val = (int32_t)jbd2_be32(sb + JBD2_SB_ERRNO);
+	if (in->sb_version == 2) {
+		in->compat = jbd2_be32(sb + JBD2_SB_COMPAT);
+		in->incompat = jbd2_be32(sb + JBD2_SB_INCOMPAT);
+		in->ro_compat = jbd2_be32(sb + JBD2_SB_RO_COMPAT);
+		memcpy(in->uuid, sb + JBD2_SB_UUID, 16);
+	}
+	if (j->fd < 0) {
+		/* internal: the block map bounds it */
+		if (in->maxlen > maxlen_avail)
+			return E4T_ERR_JOURNAL_SB;
+	} else {
+		struct stat st;
+
+		if (fstat(j->fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (uint64_t)st.st_size / in->blocksize < in->maxlen)
+			j->damaged = 1; /* truncated: reads past it fail */
+	}
+	if (in->first == 0 || in->first >= in->maxlen ||
+	    in->maxlen - in->first < 8)
+		return E4T_ERR_JOURNAL_SB;
+	if (!feature_ok(in))
+		return E4T_ERR_JOURNAL_FEATURE;
+
+	if (in->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3)
+		in->csum_version = 3;
+	else if (in->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V2)
+		in->csum_version = 2;
+	else if (in->compat & JBD2_FEATURE_COMPAT_CHECKSUM)
+		in->csum_version = 1;
+	if (in->csum_version >= 2) {
+		uint32_t stored = jbd2_be32(sb + JBD2_SB_CHECKSUM), c;
+
+		if (sb[JBD2_SB_CHECKSUM_TYPE] != JBD2_CRC32C_CHKSUM)
+			return E4T_ERR_JOURNAL_SB;
+		memset(j->buf2, 0, in->blocksize);
+		memcpy(j->buf2, sb, JBD2_SB_SIZE);
+		memset(j->buf2 + JBD2_SB_CHECKSUM, 0, 4);
+		c = ext2fs_crc32c_le(~0U, j->buf2, JBD2_SB_SIZE);
+		in->sb_csum = c == stored;
+		j->csum_seed = ext2fs_crc32c_le(~0U, in->uuid, 16);
+	} else {
+		in->sb_csum = -1;
+	}
+	if (in->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3)
+		in->tag_bytes = 16;
+	else {
+		in->tag_bytes = 12;
+		if (in->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V2)
+			in->tag_bytes += 2;
+		if (!(in->incompat & JBD2_FEATURE_INCOMPAT_64BIT))
+			in->tag_bytes -= 4;
+	}
+
+	/* The fast-commit area: the journal flag is cleared on a clean
+	 * unmount, the filesystem's compat flag stays. */
+	in->log_end = in->maxlen;
+	if ((in->incompat & JBD2_FEATURE_INCOMPAT_FAST_COMMIT) ||
+	    (fs->super->s_feature_compat & EXT4_FEATURE_COMPAT_FAST_COMMIT)) {
+		uint32_t n = 0;
+
+		if (in->sb_version == 2)
+			n = jbd2_be32(sb + JBD2_SB_NUM_FC_BLKS);
+		if (n == 0)
+			n = JBD2_DEFAULT_FC_BLOCKS;
+		if (n < in->maxlen - in->first - 8) {
+			in->log_end = in->maxlen - n;
+			in->fc_first = in->log_end + 1;
+			in->fc_blocks = in->maxlen - in->fc_first;
+		}
+	}
+	in->live = in->start != 0;
+	if (in->live && (in->start < in->first || in->start >= in->log_end))
+		return E4T_ERR_JOURNAL_SB;
+	return 0;
+}
+
+errcode_t e4t_journal_open(struct e4t_image *img, const char *path,
+			   struct e4t_journal **ret)
+{
+	ext2_filsys fs = img->fs;
+	struct e4t_journal *j;
+	uint32_t sb_block = 0;
+	errcode_t err;
+
+	*ret = NULL;
+	if (!ext2fs_has_feature_journal(fs->super) && !path)
+		return E4T_ERR_NO_JOURNAL;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return ENOMEM;
+	j->img = img;
+	j->fd = -1;
+	j->info.fs_blocks = ext2fs_blocks_count(fs->super);
+	if (path) {
+		j->path = strdup(path);
+		if (!j->path) {
+			err = ENOMEM;
+			goto fail;
+		}
+		j->info.path = j->path;
+		err = open_external(j, path, &sb_block);
+	} else if (fs->super->s_journal_inum == 0) {
+		err = uuid_is_null_(fs->super->s_journal_uuid)
+			      ? E4T_ERR_NO_JOURNAL
+			      : E4T_ERR_JOURNAL_EXTERNAL;
+	} else {
+		j->info.internal = 1;
+		j->info.inum = fs->super->s_journal_inum;
+		j->info.blocksize = fs->blocksize;
+		err = map_internal(j);
+	}
+	if (err)
+		goto fail;
+	j->buf = malloc(j->info.blocksize);
+	j->buf2 = malloc(j->info.blocksize);
+	if (!j->buf || !j->buf2) {
+		err = ENOMEM;
+		goto fail;
+	}
+	if (path) {
+		/* now read the superblock to learn maxlen */
+		j->info.maxlen = UINT32_MAX;
+	}
+	err = read_sb(j, sb_block);
+	if (err)
+		goto fail;
+	if (path && memcmp(j->info.uuid, fs->super->s_journal_uuid, 16) != 0) {
+		err = E4T_ERR_JOURNAL_UUID;
+		goto fail;
+	}
+	*ret = j;
+	return 0;
+fail:
+	e4t_journal_close(j);
+	return err;
+}
+
+void e4t_journal_close(struct e4t_journal *j)
+{
+	size_t i;
+
+	if (!j)
+		return;
+	for (i = 0; i < j->ntrans; i++) {
+		free(j->trans[i].blocks);
+		free(j->trans[i].revoked);
+		free(j->trans[i].fc_inodes);
+	}
+	free(j->trans);
+	free(j->owner);
+	free(j->map);
+	free(j->buf);
+	free(j->buf2);
+	free(j->path);
+	if (j->fd >= 0)
+		close(j->fd);
+	free(j);
+}
+
+const struct e4t_jinfo *e4t_journal_info(const struct e4t_journal *j)
+{
+	return &j->info;
+}
+
+size_t e4t_journal_count(const struct e4t_journal *j)
+{
+	return j->ntrans;
+}
+
+const struct e4t_jtrans *e4t_journal_trans(const struct e4t_journal *j,
+					   size_t i)
+{
+	return i < j->ntrans ? &j->trans[i] : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Walking transactions                                                */
+/* ------------------------------------------------------------------ */
+
+static uint32_t next_block(const struct e4t_jinfo *in, uint32_t b)
+{
+	b++;
+	return b >= in->log_end ? in->first : b;
+}
+
+static int push(void *arrp, size_t *n, size_t *cap, size_t elem)
+{
+	void **arr = arrp;
+
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		void *p = realloc(*arr, c * elem);
+
+		if (!p)
+			return ENOMEM;
+		*arr = p;
+		*cap = c;
+	}
+	return 0;
+}
+
+static int block_csum_ok(struct e4t_journal *j, const uint8_t *blk,
+			 unsigned off)
+{
+	uint32_t stored = jbd2_be32(blk + off), c;
+
+	memcpy(j->buf2, blk, j->info.blocksize);
+	memset(j->buf2 + off, 0, 4);
+	c = ext2fs_crc32c_le(j->csum_seed, j->buf2, j->info.blocksize);
+	return c == stored;
+}
+
+struct walk {
+	struct e4t_jtrans t;
+	size_t bcap, rcap;
+	uint32_t end; /* journal block after it */
+	int torn;     /* ended without a commit */
+	int v1_crc_bad;
+	const char *why; /* why it ended, when torn */
+};
+
+/* May the walk of a transaction take journal block b?  The live walk
+ * may take any block; a stale walk stops at a block another
+ * transaction took (it was overwritten, or it is the newer log). */
+static int may_take(struct e4t_journal *j, uint32_t b, int stale)
+{
+	return !stale || !j->owner || j->owner[b] == 0;
+}
+
+/*
+ * Walk one transaction from journal block b expecting tid: descriptor
+ * and revoke blocks with their data, up to its commit block.  Returns
+ * ENOMEM only; how it ended is in w.
+ */
+static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
+			  int stale, uint32_t limit, struct walk *w)
+{
+	const struct e4t_jinfo *in = &j->info;
+	uint32_t bs = in->blocksize, steps = 0;
+	uint8_t *blk = j->buf;
+	uint32_t crc32_sum = ~0U;
+	int v1 = in->csum_version == 1;
+	int csum23 = in->csum_version >= 2;
+
+	memset(w, 0, sizeof(*w));
+	w->t.tid = tid;
+	w->t.first_jblock = b;
+
+	for (;;) {
+		uint32_t type;
+
+		if (steps >= limit) {
+			w->torn = 1;
+			w->why = "transaction longer than the log";
+			break;
+		}
+		if (!may_take(j, b, stale) ||
+		    e4t_journal_read(j, b, 1, blk) != 0) {
+			w->torn = 1;
+			w->why = "log ends (block unreadable or reused)";
+			break;
+		}
+		if (jbd2_be32(blk) != JBD2_MAGIC ||
+		    jbd2_be32(blk + JBD2_H_SEQUENCE) != tid) {
+			w->torn = 1;
+			w->why = "no commit block";
+			break;
+		}
+		type = jbd2_be32(blk + JBD2_H_BLOCKTYPE);
+		if (type == JBD2_DESCRIPTOR_BLOCK) {
+			uint32_t size = bs - (csum23 ? JBD2_TAIL_SIZE : 0);
+			uint32_t off = JBD2_HEADER_SIZE, db = b;
+			int last = 0;
+
+			if (csum23 && !block_csum_ok(j, blk, bs - 4)) {
+				w->t.flags |= E4T_JT_CSUM_BAD;
+				jwarn(j, E4T_ERR_JOURNAL_CSUM, b,
+				      "descriptor block checksum does not "
+				      "verify");
+			}
+			if (v1)
+				crc32_sum = ext2fs_crc32_be(crc32_sum, blk, bs);
+			w->t.nr_jblocks++;
+			steps++;
+			/* the tags; the data follows the descriptor */
+			while (!last && off + in->tag_bytes <= size) {
+				const uint8_t *tag = blk + off;
+				struct e4t_jblock *jb;
+				uint32_t flags;
+				uint64_t nr;
+
+				if (in->csum_version == 3)
+					flags = jbd2_be32(tag +
+							  JBD2_TAG3_FLAGS);
+				else
+					flags = jbd2_be16(tag + JBD2_TAG_FLAGS);
+				nr = jbd2_be32(tag);
+				if (in->incompat & JBD2_FEATURE_INCOMPAT_64BIT)
+					nr |= (uint64_t)jbd2_be32(
+						      tag +
+						      JBD2_TAG3_BLOCKNR_HI)
+					      << 32;
+				db = next_block(in, db);
+				steps++;
+				if (push(&w->t.blocks, &w->t.nblocks, &w->bcap,
+					 sizeof(*w->t.blocks)))
+					return ENOMEM;
+				jb = &w->t.blocks[w->t.nblocks++];
+				jb->fsblock = nr;
+				jb->jblock = db;
+				jb->flags = 0;
+				if (flags & JBD2_FLAG_ESCAPE)
+					jb->flags |= E4T_JB_ESCAPED;
+				if (nr >= in->fs_blocks && j->fd < 0)
+					jb->flags |= E4T_JB_OUT_OF_FS;
+				if (steps > limit || !may_take(j, db, stale))
+					jb->flags |= E4T_JB_OVERWRITTEN;
+				w->t.nr_jblocks++;
+				/* data tag checksum (v2: low 16 bits) */
+				if (csum23 || v1) {
+					uint8_t *d = j->buf2;
+
+					if (e4t_journal_read(j, db, 1, d)) {
+						jb->flags |= E4T_JB_CSUM_BAD;
+					} else if (v1) {
+						crc32_sum = ext2fs_crc32_be(
+							crc32_sum, d, bs);
+					} else {
+						uint32_t c =
+							data_csum(j, tid, d);
+						uint32_t s;
+
+						if (in->csum_version == 3) {
+							s = jbd2_be32(
+								tag +
+								JBD2_TAG3_CHECKSUM);
+						} else {
+							s = jbd2_be16(
+								tag +
+								JBD2_TAG_CHECKSUM);
+							c &= 0xFFFF;
+						}
+						if (c != s)
+							jb->flags |=
+								E4T_JB_CSUM_BAD;
+					}
+				}
+				off += in->tag_bytes;
+				if (!(flags & JBD2_FLAG_SAME_UUID))
+					off += JBD2_UUID_SIZE;
+				if (flags & JBD2_FLAG_LAST_TAG)
+					last = 1;
+			}
+			if (!last) {
+				jwarn(j, E4T_ERR_JOURNAL_CORRUPT, b,
+				      "descriptor block has no last tag");
+			}
+			b = next_block(in, db);
+			continue;
+		}
+		if (type == JBD2_REVOKE_BLOCK) {
+			uint32_t used = jbd2_be32(blk + JBD2_R_COUNT);
+			unsigned rec =
+				(in->incompat & JBD2_FEATURE_INCOMPAT_64BIT)
+					? 8
+					: 4;
+			uint32_t max = bs - (csum23 ? JBD2_TAIL_SIZE : 0);
+			uint32_t off;
+
+			if (csum23 && !block_csum_ok(j, blk, bs - 4)) {
+				w->t.flags |= E4T_JT_CSUM_BAD;
+				jwarn(j, E4T_ERR_JOURNAL_CSUM, b,
+				      "revoke block checksum does not verify");
+			}
+			if (used < JBD2_R_HDR_SIZE || used > max ||
+			    (used - JBD2_R_HDR_SIZE) % rec) {
+				jwarn(j, E4T_ERR_JOURNAL_CORRUPT, b,
+				      "revoke block with an impossible "
+				      "count: records ignored");
+				used = JBD2_R_HDR_SIZE;
+			}
+			for (off = JBD2_R_HDR_SIZE; off + rec <= used;
+			     off += rec) {
+				uint64_t nr = rec == 8 ? jbd2_be64(blk + off)
+						       : jbd2_be32(blk + off);
+
+				if (push(&w->t.revoked, &w->t.nrevoked,
+					 &w->rcap, sizeof(*w->t.revoked)))
+					return ENOMEM;
+				w->t.revoked[w->t.nrevoked++] = nr;
+			}
+			w->t.nr_jblocks++;
+			steps++;
+			b = next_block(in, b);
+			continue;
+		}
+		if (type == JBD2_COMMIT_BLOCK) {
+			w->t.nr_jblocks++;
+			w->t.flags |= E4T_JT_COMMITTED;
+			w->t.commit_sec =
+				(int64_t)jbd2_be64(blk + JBD2_C_COMMIT_SEC);
+			w->t.commit_nsec = jbd2_be32(blk + JBD2_C_COMMIT_NSEC);
+			if (w->t.commit_nsec >= E4T_NSEC_PER_SEC)
+				w->t.commit_nsec = 0;
+			if (csum23) {
+				if (!block_csum_ok(j, blk, JBD2_C_CHKSUM)) {
+					w->t.flags |= E4T_JT_CSUM_BAD;
+					jwarn(j, E4T_ERR_JOURNAL_CSUM, b,
+					      "commit block checksum does "
+					      "not verify");
+				}
+			} else if (v1) {
+				uint32_t found = jbd2_be32(blk + JBD2_C_CHKSUM);
+				uint8_t ty = blk[JBD2_C_CHKSUM_TYPE];
+				uint8_t sz = blk[JBD2_C_CHKSUM_SIZE];
+
+				if (!(ty == JBD2_CRC32_CHKSUM &&
+				      sz == JBD2_CRC32_CHKSUM_SIZE &&
+				      found == crc32_sum) &&
+				    !(ty == 0 && sz == 0 && found == 0)) {
+					w->t.flags |= E4T_JT_CSUM_BAD;
+					w->v1_crc_bad = 1;
+					jwarn(j, E4T_ERR_JOURNAL_CSUM, b,
+					      "commit block crc32 does not "
+					      "verify");
+				}
+			}
+			b = next_block(in, b);
+			break;
+		}
+		w->torn = 1;
+		w->why = "unknown block type";
+		break;
+	}
+	w->end = b;
+	if (in->csum_version == 0)
+		w->t.flags |= E4T_JT_UNVERIFIED;
+	else if (!(w->t.flags & E4T_JT_CSUM_BAD))
+		w->t.flags |= E4T_JT_CSUM_OK;
+	return 0;
+}
+
+static void walk_free(struct walk *w)
+{
+	free(w->t.blocks);
+	free(w->t.revoked);
+	w->t.blocks = NULL;
+	w->t.revoked = NULL;
+}
+
+/* Mark the journal blocks a transaction took as its own. */
+static void take_blocks(struct e4t_journal *j, const struct e4t_jtrans *t,
+			uint32_t idx1)
+{
+	const struct e4t_jinfo *in = &j->info;
+	uint32_t b = t->first_jblock, n;
+
+	for (n = 0; n < t->nr_jblocks; n++) {
+		if (j->owner[b] == 0)
+			j->owner[b] = idx1;
+		b = next_block(in, b);
+	}
+}
+
+static errcode_t add_trans(struct e4t_journal *j, struct e4t_jtrans *t)
+{
+	size_t i;
+
+	if (push(&j->trans, &j->ntrans, &j->cap, sizeof(*j->trans)))
+		return ENOMEM;
+	for (i = 0; i < t->nblocks; i++)
+		if (t->blocks[i].flags & E4T_JB_UNUSABLE)
+			t->flags |= E4T_JT_DATA_BAD;
+	j->trans[j->ntrans++] = *t;
+	return 0;
+}
+
+/* The live log, as do_one_pass(PASS_SCAN) walks it. */
+static errcode_t walk_live(struct e4t_journal *j)
+{
+	const struct e4t_jinfo *in = &j->info;
+	uint32_t b = in->start, tid = in->sequence, total = 0;
+	uint32_t loglen = in->log_end - in->first;
+	errcode_t err;
+
+	while (total < loglen) {
+		struct walk w;
+
+		err = walk_one(j, b, tid, 0, loglen, &w);
+		if (err)
+			return err;
+		if (w.t.nr_jblocks == 0) {
+			/* the first block is not this tid's: log ends */
+			walk_free(&w);
+			break;
+		}
+		w.t.flags |= E4T_JT_LIVE;
+		if (w.torn) {
+			/* in progress at the crash: recovery ignores it */
+			if (w.t.nblocks || w.t.nrevoked)
+				jwarn(j, 0, w.t.first_jblock,
+				      "last transaction of the live log has "
+				      "no commit block: not replayed");
+			err = add_trans(j, &w.t);
+			if (err)
+				return err;
+			take_blocks(j, &j->trans[j->ntrans - 1],
+				    (uint32_t)j->ntrans);
+			break;
+		}
+		total += w.t.nr_jblocks;
+		err = add_trans(j, &w.t);
+		if (err)
+			return err;
+		take_blocks(j, &j->trans[j->ntrans - 1], (uint32_t)j->ntrans);
+		if (w.t.flags & E4T_JT_CSUM_BAD) {
+			jwarn(j, E4T_ERR_JOURNAL_CSUM, w.t.first_jblock,
+			      "the live log ends at a transaction whose "
+			      "checksum fails");
+			break;
+		}
+		b = w.end;
+		tid++;
+	}
+	return 0;
+}
+
+/* Apply revokes: a record in tid T cancels replay of that block from T
+ * and every earlier transaction. */
+static void apply_revokes(struct e4t_journal *j)
+{
+	size_t i, k, r, m;
+
+	for (i = 0; i < j->ntrans; i++) {
+		struct e4t_jtrans *rt = &j->trans[i];
+
+		for (r = 0; r < rt->nrevoked; r++) {
+			for (k = 0; k <= i; k++) {
+				struct e4t_jtrans *t = &j->trans[k];
+
+				if ((t->flags & E4T_JT_LIVE) !=
+				    (rt->flags & E4T_JT_LIVE))
+					continue;
+				for (m = 0; m < t->nblocks; m++)
+					if (t->blocks[m].fsblock ==
+					    rt->revoked[r])
+						t->blocks[m].flags |=
+							E4T_JB_REVOKED;
+			}
+		}
+	}
+}
+
+static int have_tid(const struct e4t_journal *j, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < j->ntrans; i++)
+		if (j->trans[i].tid == tid &&
+		    !(j->trans[i].flags & E4T_JT_FAST_COMMIT))
+			return 1;
+	return 0;
+}
+
+/*
+ * Older transactions in the log area.  The scan starts where the newest
+ * transaction ends (oldest data first), so a transaction that wrapped is
+ * met at its beginning; a walk stops at blocks a newer transaction took.
+ */
+static errcode_t walk_stale(struct e4t_journal *j)
+{
+	const struct e4t_jinfo *in = &j->info;
+	uint32_t loglen = in->log_end - in->first, chunk = 256, i, b;
+	uint32_t newest_tid = 0, scan_start = in->first;
+	int have_newest = 0;
+	uint8_t *hdr_type = NULL;
+	uint32_t *hdr_tid = NULL;
+	uint8_t *cb = NULL;
+	errcode_t err = 0;
+	size_t t;
+
+	hdr_type = calloc(in->maxlen, 1);
+	hdr_tid = calloc(in->maxlen, sizeof(*hdr_tid));
+	cb = malloc((size_t)chunk * in->blocksize);
+	if (!hdr_type || !hdr_tid || !cb) {
+		err = ENOMEM;
+		goto out;
+	}
+	/* one pass over the log area for block headers */
+	for (i = in->first; i < in->log_end; i += chunk) {
+		uint32_t n = in->log_end - i < chunk ? in->log_end - i : chunk;
+		uint32_t k;
+
+		if (e4t_journal_read(j, i, n, cb)) {
+			/* read block by block what can be read */
+			for (k = 0; k < n; k++) {
+				uint8_t *p = cb + (size_t)k * in->blocksize;
+
+				if (e4t_journal_read(j, i + k, 1, p))
+					memset(p, 0, in->blocksize);
+			}
+		}
+		for (k = 0; k < n; k++) {
+			const uint8_t *p = cb + (size_t)k * in->blocksize;
+			uint32_t ty = jbd2_be32(p + JBD2_H_BLOCKTYPE);
+
+			if (jbd2_be32(p) != JBD2_MAGIC)
+				continue;
+			if (ty != JBD2_DESCRIPTOR_BLOCK &&
+			    ty != JBD2_COMMIT_BLOCK && ty != JBD2_REVOKE_BLOCK)
+				continue;
+			hdr_type[i + k] = (uint8_t)ty;
+			hdr_tid[i + k] = jbd2_be32(p + JBD2_H_SEQUENCE);
+			if (ty == JBD2_COMMIT_BLOCK &&
+			    (!have_newest ||
+			     (int32_t)(hdr_tid[i + k] - newest_tid) > 0)) {
+				newest_tid = hdr_tid[i + k];
+				scan_start = next_block(in, i + k);
+				have_newest = 1;
+			}
+		}
+	}
+	/* a live log ends where the newest data ends */
+	for (t = 0; t < j->ntrans; t++) {
+		const struct e4t_jtrans *lt = &j->trans[t];
+
+		if (lt->flags & E4T_JT_LIVE) {
+			uint32_t e = lt->first_jblock, n;
+
+			for (n = 0; n < lt->nr_jblocks; n++)
+				e = next_block(in, e);
+			scan_start = e;
+		}
+	}
+	b = scan_start;
+	for (i = 0; i < loglen; i++, b = next_block(in, b)) {
+		struct walk w;
+
+		if ((hdr_type[b] != JBD2_DESCRIPTOR_BLOCK &&
+		     hdr_type[b] != JBD2_REVOKE_BLOCK) ||
+		    j->owner[b])
+			continue;
+		if (in->live && (int32_t)(hdr_tid[b] - in->sequence) >= 0)
+			continue; /* newer than the live log: never committed */
+		if (have_tid(j, hdr_tid[b]))
+			continue;
+		err = walk_one(j, b, hdr_tid[b], 1, loglen - i, &w);
+		if (err)
+			goto out;
+		if (w.torn && w.t.nblocks == 0 && w.t.nrevoked == 0) {
+			walk_free(&w);
+			continue;
+		}
+		w.t.flags |= E4T_JT_STALE;
+		if (w.torn)
+			jwarn(j, 0, w.t.first_jblock,
+			      "stale transaction without its commit block "
+			      "(partly overwritten): not used");
+		err = add_trans(j, &w.t);
+		if (err) {
+			walk_free(&w);
+			goto out;
+		}
+		take_blocks(j, &j->trans[j->ntrans - 1], (uint32_t)j->ntrans);
+	}
+out:
+	free(hdr_type);
+	free(hdr_tid);
+	free(cb);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fast commits (fs/ext4/fast_commit.c, ext4_fc_replay_scan)           */
+/* ------------------------------------------------------------------ */
+
+static errcode_t walk_fast_commits(struct e4t_journal *j)
+{
+	const struct e4t_jinfo *in = &j->info;
+	uint32_t bs = in->blocksize, b, crc = 0;
+	unsigned isize = j->img->inode_size;
+	struct e4t_jtrans cur;
+	size_t icap = 0;
+	int started = 0;
+	errcode_t err = 0;
+	uint32_t live_tid = in->sequence;
+	size_t t;
+
+	if (!in->fc_blocks)
+		return 0;
+	/* the tid the fast commits of a live journal carry: the one after
+	 * the last committed live transaction */
+	for (t = 0; t < j->ntrans; t++)
+		if ((j->trans[t].flags & E4T_JT_LIVE) &&
+		    (j->trans[t].flags & E4T_JT_COMMITTED))
+			live_tid = j->trans[t].tid + 1;
+
+	memset(&cur, 0, sizeof(cur));
+	for (b = in->fc_first; b < in->maxlen; b++) {
+		uint8_t *blk = j->buf;
+		uint32_t off = 0;
+
+		if (e4t_journal_read(j, b, 1, blk))
+			break;
+		if (!started) {
+			if (jbd2_le16(blk) != EXT4_FC_TAG_HEAD)
+				break;
+			started = 1;
+			cur.first_jblock = b;
+		}
+		while (off + EXT4_FC_TL_SIZE <= bs) {
+			uint16_t tag = jbd2_le16(blk + off);
+			uint16_t len = jbd2_le16(blk + off + 2);
+			const uint8_t *val = blk + off + EXT4_FC_TL_SIZE;
+			int ok = len <= bs - off - EXT4_FC_TL_SIZE;
+
+			if (ok) {
+				switch (tag) {
+				case EXT4_FC_TAG_INODE:
+					ok = len >= 4 + 128 && len <= 4 + isize;
+					break;
+				case EXT4_FC_TAG_TAIL: ok = len >= 8; break;
+				case EXT4_FC_TAG_HEAD: ok = len == 8; break;
+				case EXT4_FC_TAG_ADD_RANGE:
+				case EXT4_FC_TAG_DEL_RANGE:
+				case EXT4_FC_TAG_CREAT:
+				case EXT4_FC_TAG_LINK:
+				case EXT4_FC_TAG_UNLINK:
+				case EXT4_FC_TAG_PAD: break;
+				default: ok = 0;
+				}
+			}
+			if (!ok)
+				goto done;
+			if (tag == EXT4_FC_TAG_TAIL) {
+				uint32_t tid = jbd2_le32(val);
+
+				crc = ext2fs_crc32c_le(crc, blk + off,
+						       EXT4_FC_TL_SIZE + 4);
+				cur.nr_jblocks = b - cur.first_jblock + 1;
+				cur.tid = tid;
+				cur.flags =
+					E4T_JT_FAST_COMMIT | E4T_JT_COMMITTED;
+				if (crc != jbd2_le32(val + 4)) {
+					cur.flags |= E4T_JT_CSUM_BAD;
+					jwarn(j, E4T_ERR_JOURNAL_CSUM, b,
+					      "fast commit checksum does not "
+					      "verify");
+				} else {
+					cur.flags |= E4T_JT_CSUM_OK;
+				}
+				cur.flags |= (in->live && tid == live_tid)
+						     ? E4T_JT_LIVE
+						     : E4T_JT_STALE;
+				err = add_trans(j, &cur);
+				if (err) {
+					free(cur.fc_inodes);
+					return err;
+				}
+				if (cur.flags & E4T_JT_CSUM_BAD)
+					return 0;
+				memset(&cur, 0, sizeof(cur));
+				icap = 0;
+				crc = 0;
+				cur.first_jblock = b;
+			} else {
+				crc = ext2fs_crc32c_le(crc, blk + off,
+						       EXT4_FC_TL_SIZE + len);
+			}
+			if (tag == EXT4_FC_TAG_INODE) {
+				struct e4t_fc_inode *fi;
+
+				if (push(&cur.fc_inodes, &cur.nfc_inodes, &icap,
+					 sizeof(*cur.fc_inodes))) {
+					free(cur.fc_inodes);
+					return ENOMEM;
+				}
+				fi = &cur.fc_inodes[cur.nfc_inodes++];
+				fi->ino = jbd2_le32(val);
+				fi->jblock = b;
+				fi->offset =
+					(uint16_t)(off + EXT4_FC_TL_SIZE + 4);
+				fi->len = (uint16_t)(len - 4);
+			}
+			off += EXT4_FC_TL_SIZE + len;
+		}
+	}
+done:
+	free(cur.fc_inodes);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static uint32_t sort_ref;
+
+static int cmp_trans(const void *a, const void *b)
+{
+	const struct e4t_jtrans *x = a, *y = b;
+	int32_t dx = (int32_t)(x->tid - sort_ref);
+	int32_t dy = (int32_t)(y->tid - sort_ref);
+	int fx = !!(x->flags & E4T_JT_FAST_COMMIT);
+	int fy = !!(y->flags & E4T_JT_FAST_COMMIT);
+
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	if (fx != fy)
+		return fx ? -1 : 1; /* fast commits of T precede T's commit */
+	if (x->first_jblock != y->first_jblock)
+		return x->first_jblock < y->first_jblock ? -1 : 1;
+	return 0;
+}
+
+errcode_t e4t_journal_load(struct e4t_journal *j, unsigned flags,
+			   e4t_warn_fn warn, void *priv)
+{
+	const struct e4t_jinfo *in = &j->info;
+	errcode_t err;
+
+	if (j->owner)
+		return EINVAL; /* loaded once */
+	j->warn = warn;
+	j->priv = priv;
+	j->owner = calloc(in->maxlen, sizeof(*j->owner));
+	if (!j->owner)
+		return ENOMEM;
+	if (in->live) {
+		err = walk_live(j);
+		if (err)
+			return err;
+	}
+	if (flags & E4T_J_STALE) {
+		err = walk_stale(j);
+		if (err)
+			return err;
+	}
+	err = walk_fast_commits(j);
+	if (err)
+		return err;
+	apply_revokes(j);
+	sort_ref = in->sequence;
+	qsort(j->trans, j->ntrans, sizeof(*j->trans), cmp_trans);
+	return 0;
+}
+
+int e4t_journal_damaged(const struct e4t_journal *j)
+{
+	return j->damaged;
+}

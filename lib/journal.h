@@ -22,31 +22,33 @@ struct e4t_jinfo {
 	const char *path;    /* external journal file, or NULL */
 	unsigned sb_version; /* 1 or 2 */
 	uint32_t blocksize;
-	uint32_t maxlen;   /* journal blocks, fast-commit area included */
-	uint32_t first;	   /* first log block */
-	uint32_t log_end;  /* log blocks are [first, log_end) */
-	uint32_t fc_first; /* fast-commit area [fc_first, maxlen) ... */
+	uint32_t maxlen;    /* journal blocks, fast-commit area included */
+	uint32_t first;	    /* first log block */
+	uint32_t log_end;   /* log blocks are [first, log_end) */
+	uint32_t fc_first;  /* fast-commit area [fc_first, maxlen) ... */
 	uint32_t fc_blocks; /* ... of fc_blocks blocks; 0: none */
 	uint32_t sequence;  /* s_sequence: first tid of the live log */
 	uint32_t start;	    /* s_start: 0 when clean */
 	int32_t errno_val;  /* s_errno */
 	uint32_t compat, incompat, ro_compat;
 	uint8_t uuid[16];
-	int csum_version; /* 0 none, 1 (crc32 in commits), 2, 3 */
-	int sb_csum;	  /* -1 none, 0 bad, 1 verified */
-	int live;	  /* s_start != 0: the log is to be replayed */
+	int csum_version;   /* 0 none, 1 (crc32 in commits), 2, 3 */
+	int sb_csum;	    /* -1 none, 0 bad, 1 verified */
+	int live;	    /* s_start != 0: the log is to be replayed */
 	unsigned tag_bytes; /* size of a descriptor tag: 8/10/12/14/16 */
 	uint64_t fs_blocks; /* ext2fs_blocks_count of the filesystem */
 };
 
 /* struct e4t_jblock.flags */
-#define E4T_JB_ESCAPED	   0x01 /* magic zeroed in the journal copy */
-#define E4T_JB_CSUM_BAD	   0x02 /* data tag checksum does not verify */
-#define E4T_JB_REVOKED	   0x04 /* a revoke in this or a later
-				   transaction cancels its replay */
-#define E4T_JB_OUT_OF_FS   0x08 /* home block beyond the filesystem */
-#define E4T_JB_OVERWRITTEN 0x10 /* stale copy since reused by a newer
-				   transaction */
+#define E4T_JB_ESCAPED	0x01 /* magic zeroed in the journal copy */
+#define E4T_JB_CSUM_BAD 0x02 /* data tag checksum does not verify */
+#define E4T_JB_REVOKED                                                         \
+	0x04		      /* a revoke in this or a later                   \
+				 transaction cancels its replay */
+#define E4T_JB_OUT_OF_FS 0x08 /* home block beyond the filesystem */
+#define E4T_JB_OVERWRITTEN                                                     \
+	0x10 /* stale copy since reused by a newer                             \
+		transaction */
 /* Copies with any of these are not used for comparisons. */
 #define E4T_JB_UNUSABLE                                                        \
 	(E4T_JB_CSUM_BAD | E4T_JB_OUT_OF_FS | E4T_JB_OVERWRITTEN)
@@ -67,16 +69,18 @@ struct e4t_fc_inode {
 };
 
 /* struct e4t_jtrans.flags */
-#define E4T_JT_LIVE	   0x0001 /* in the live log: recovery replays it */
-#define E4T_JT_STALE	   0x0002 /* found by scanning: checkpointed */
-#define E4T_JT_COMMITTED   0x0004 /* its commit block was found */
-#define E4T_JT_CSUM_OK	   0x0008 /* every checksum it carries verified */
-#define E4T_JT_CSUM_BAD	   0x0010 /* a descriptor, revoke or commit
+#define E4T_JT_LIVE	 0x0001 /* in the live log: recovery replays it */
+#define E4T_JT_STALE	 0x0002 /* found by scanning: checkpointed */
+#define E4T_JT_COMMITTED 0x0004 /* its commit block was found */
+#define E4T_JT_CSUM_OK	 0x0008 /* every checksum it carries verified */
+#define E4T_JT_CSUM_BAD                                                        \
+	0x0010			  /* a descriptor, revoke or commit            \
 				     checksum failed */
 #define E4T_JT_UNVERIFIED  0x0020 /* no checksums: taken on structure */
 #define E4T_JT_FAST_COMMIT 0x0040 /* from the fast-commit area */
-#define E4T_JT_DATA_BAD	   0x0080 /* some data blocks unusable
-				     (E4T_JB_UNUSABLE) */
+#define E4T_JT_DATA_BAD                                                        \
+	0x0080 /* some data blocks unusable                                    \
+		  (E4T_JB_UNUSABLE) */
 
 /*
  * One transaction.  Usable for history when it is E4T_JT_COMMITTED and
@@ -84,7 +88,7 @@ struct e4t_fc_inode {
  */
 struct e4t_jtrans {
 	uint32_t tid;
-	uint32_t flags; /* E4T_JT_* */
+	uint32_t flags;	    /* E4T_JT_* */
 	int64_t commit_sec; /* wall clock at commit; 0 when unknown */
 	uint32_t commit_nsec;
 	uint32_t first_jblock; /* its first journal block */
@@ -127,6 +131,8 @@ errcode_t e4t_journal_load(struct e4t_journal *j, unsigned flags,
 size_t e4t_journal_count(const struct e4t_journal *j);
 const struct e4t_jtrans *e4t_journal_trans(const struct e4t_journal *j,
 					   size_t i);
+/* Was anything damaged found (and reported) while opening/loading? */
+int e4t_journal_damaged(const struct e4t_journal *j);
 /* Read count journal blocks from journal block jblock. */
 errcode_t e4t_journal_read(struct e4t_journal *j, uint32_t jblock,
 			   uint32_t count, void *buf);
@@ -194,8 +200,8 @@ struct e4t_icopy {
 			       fast commits: len bytes, zero-filled to
 			       inode_size; valid during the call only */
 	unsigned len;
-	int baseline;	    /* no earlier copy: nothing compared */
-	int same;	    /* byte-identical to the copy before */
+	int baseline;		/* no earlier copy: nothing compared */
+	int same;		/* byte-identical to the copy before */
 	enum e4t_change change; /* when !baseline && !same */
 	uint32_t what;		/* 1 << E4T_IG_*, differing groups */
 	int crtime_changed;	/* crtime differs from the copy before */
@@ -220,7 +226,7 @@ errcode_t e4t_inode_history(struct e4t_image *img, struct e4t_journal *j,
 
 /* Per transaction results of an audit (same index as the journal's). */
 struct e4t_audit_trans {
-	uint32_t itable_blocks;	       /* inode-table blocks it journaled */
+	uint32_t itable_blocks;		/* inode-table blocks it journaled */
 	uint32_t changes[E4T_NCHANGES]; /* inode changes by class */
 	int atime_only; /* it carried atime-only inode changes and
 			   nothing else (no other block, no other change) */
@@ -239,16 +245,16 @@ struct e4t_audit {
 	struct e4t_audit_trans *trans;
 	size_t ninodes; /* inodes with at least one change, by ino */
 	struct e4t_audit_inode *inodes;
-	uint64_t inode_updates;		       /* changes of every class */
+	uint64_t inode_updates; /* changes of every class */
 	uint64_t changes[E4T_NCHANGES];
 	uint64_t atime_only_transactions;
 	uint64_t atime_only_blocks; /* journal blocks those took */
 	uint64_t relatime_would_skip;
-	uint64_t baseline_blocks;  /* first copies (compared to nothing) */
-	uint64_t disk_baselines;   /* first copies compared with an older
-				      home block on disk */
-	uint64_t journal_blocks;   /* blocks of the transactions used */
-	uint64_t unusable_blocks;  /* copies not used (E4T_JB_UNUSABLE) */
+	uint64_t baseline_blocks; /* first copies (compared to nothing) */
+	uint64_t disk_baselines;  /* first copies compared with an older
+				     home block on disk */
+	uint64_t journal_blocks;  /* blocks of the transactions used */
+	uint64_t unusable_blocks; /* copies not used (E4T_JB_UNUSABLE) */
 };
 
 /*

@@ -34,6 +34,7 @@ extern const struct cmdinfo set_cmd;
 extern const struct cmdinfo backfill_cmd;
 extern const struct cmdinfo export_cmd;
 extern const struct cmdinfo import_cmd;
+extern const struct cmdinfo journal_cmd;
 
 extern const char *progname;
 extern char **cmd_argv; /* the command's argv, for messages */
@@ -129,6 +130,12 @@ void lib_warn(errcode_t err, ext2_ino_t ino, const char *detail, void *priv);
 /* Progress on stderr when it is a terminal and the work takes a while. */
 void progress_cb(const char *phase, uint64_t done, uint64_t total, void *priv);
 void progress_done(void);
+
+/* Open and load the journal of img (path: external journal or NULL);
+ * warnings through wc.  Exits EXIT_IMAGE when it cannot be read. */
+struct e4t_journal *open_journal_or_exit(struct e4t_image *img,
+					 const char *path, unsigned flags,
+					 struct warn_ctx *wc);
 
 /* Time text: ISO 8601 in UTC, or local time with --local. */
 char *fmt_time(const struct e4t_ts *ts, int local, char sep, char *buf,

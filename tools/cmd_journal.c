@@ -1,0 +1,337 @@
+/*
+ * cmd_journal.c --- e4time journal: the journal's geometry and every
+ * transaction found in it (live log, and with --stale the older ones
+ * still in the log area, and fast commits), each checked: a logdump
+ * that says what it could verify.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static void journal_help(FILE *fp)
+{
+	fprintf(fp,
+		"Usage: %s journal [OPTIONS] IMAGE\n\n"
+		"List the jbd2 journal: its geometry and state, then every "
+		"transaction\nfound, oldest first, with its tid, state (live: "
+		"recovery would replay it;\nstale: checkpointed, found by "
+		"scanning; fast_commit), commit time,\nchecksum verdict and "
+		"the filesystem blocks it journaled.\n\n"
+		"Options:\n"
+		"  -j, --journal FILE     external journal device or image\n"
+		"      --stale            also find stale transactions\n"
+		"  -f, --format FMT       text (default) or jsonl\n"
+		"  -b, --blocks           list every journaled block (text)\n"
+		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
+		"command\n",
+		progname);
+}
+
+static const char *state_name(const struct e4t_jtrans *t)
+{
+	if (t->flags & E4T_JT_FAST_COMMIT)
+		return "fast_commit";
+	return (t->flags & E4T_JT_LIVE) ? "live" : "stale";
+}
+
+static const char *csum_name(const struct e4t_jtrans *t)
+{
+	if (t->flags & E4T_JT_CSUM_BAD)
+		return "bad";
+	if (t->flags & E4T_JT_UNVERIFIED)
+		return "none";
+	return "ok";
+}
+
+static void features(const struct e4t_jinfo *in, FILE *fp, int json)
+{
+	static const struct {
+		int incompat;
+		uint32_t bit;
+		const char *name;
+	} f[] = {
+		{ 0, 0x1, "checksum" },	    { 1, 0x1, "revoke" },
+		{ 1, 0x2, "64bit" },	    { 1, 0x4, "async_commit" },
+		{ 1, 0x8, "csum_v2" },	    { 1, 0x10, "csum_v3" },
+		{ 1, 0x20, "fast_commit" },
+	};
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		uint32_t v = f[i].incompat ? in->incompat : in->compat;
+
+		if (!(v & f[i].bit))
+			continue;
+		if (json)
+			fprintf(fp, "%s\"%s\"", n ? "," : "", f[i].name);
+		else
+			fprintf(fp, "%s%s", n ? " " : "", f[i].name);
+		n++;
+	}
+	if (!json && !n)
+		fputs("(none)", fp);
+}
+
+static void uuid_text(const uint8_t *u, char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+	int i, k = 0;
+
+	for (i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			buf[k++] = '-';
+		buf[k++] = hex[u[i] >> 4];
+		buf[k++] = hex[u[i] & 15];
+	}
+	buf[k] = 0;
+}
+
+static void print_geom_text(const struct e4t_jinfo *in, size_t ntrans)
+{
+	char uuid[40];
+
+	uuid_text(in->uuid, uuid);
+	printf("Journal:    %s", in->internal ? "internal" : "external");
+	if (in->internal)
+		printf(", inode %u\n", in->inum);
+	else
+		printf(", %s\n", in->path);
+	printf("Superblock: v%u, block size %u, %u blocks (log %u..%u",
+	       in->sb_version, in->blocksize, in->maxlen, in->first,
+	       in->log_end - 1);
+	if (in->fc_blocks)
+		printf(", fast commit %u..%u", in->fc_first, in->maxlen - 1);
+	printf(")\nFeatures:   ");
+	features(in, stdout, 0);
+	printf("\nChecksums:  %s%s\n",
+	       in->csum_version == 0   ? "none"
+	       : in->csum_version == 1 ? "v1 (crc32 in commit blocks)"
+	       : in->csum_version == 2 ? "v2 (crc32c)"
+				       : "v3 (crc32c)",
+	       in->sb_csum == 0 ? ", SUPERBLOCK CHECKSUM BAD" : "");
+	printf("UUID:       %s\n", uuid);
+	if (in->live)
+		printf("State:      live: needs recovery from block %u, tid "
+		       "%u\n",
+		       in->start, in->sequence);
+	else
+		printf("State:      clean, next tid %u\n", in->sequence);
+	if (in->errno_val)
+		printf("Error:      %d recorded by the kernel\n",
+		       in->errno_val);
+	printf("Transactions found: %zu\n\n", ntrans);
+}
+
+static void print_trans_text(const struct e4t_jtrans *t, int blocks)
+{
+	char when[E4T_ISO_BUFSZ] = "-";
+	size_t i, bad = 0;
+
+	if (t->flags & E4T_JT_COMMITTED) {
+		struct e4t_ts ts = { t->commit_sec, t->commit_nsec,
+				     E4T_TS_STORED | E4T_TS_EXTRA };
+
+		fmt_time(&ts, 0, 'T', when, sizeof(when));
+	}
+	for (i = 0; i < t->nblocks; i++)
+		if (t->blocks[i].flags & E4T_JB_UNUSABLE)
+			bad++;
+	printf("tid %-10u %-11s %-30s at %-8u %5u blocks  %5zu copies", t->tid,
+	       state_name(t),
+	       (t->flags & E4T_JT_COMMITTED) ? when : "(no commit block)",
+	       t->first_jblock, t->nr_jblocks,
+	       (t->flags & E4T_JT_FAST_COMMIT) ? t->nfc_inodes : t->nblocks);
+	if (t->nrevoked)
+		printf("  %zu revoked", t->nrevoked);
+	printf("  csum %s", csum_name(t));
+	if (bad)
+		printf("  %zu unusable", bad);
+	putchar('\n');
+	if (!blocks)
+		return;
+	for (i = 0; i < t->nblocks; i++) {
+		const struct e4t_jblock *b = &t->blocks[i];
+
+		printf("    fs block %-12" PRIu64
+		       " journal block %-8u%s%s%s%s%s\n",
+		       b->fsblock, b->jblock,
+		       (b->flags & E4T_JB_ESCAPED) ? " escaped" : "",
+		       (b->flags & E4T_JB_CSUM_BAD) ? " CSUM-BAD" : "",
+		       (b->flags & E4T_JB_REVOKED) ? " revoked" : "",
+		       (b->flags & E4T_JB_OUT_OF_FS) ? " OUT-OF-FS" : "",
+		       (b->flags & E4T_JB_OVERWRITTEN) ? " overwritten" : "");
+	}
+	for (i = 0; i < t->nrevoked; i++)
+		printf("    revokes fs block %" PRIu64 "\n", t->revoked[i]);
+	for (i = 0; i < t->nfc_inodes; i++)
+		printf("    inode %u (journal block %u offset %u, %u bytes)\n",
+		       t->fc_inodes[i].ino, t->fc_inodes[i].jblock,
+		       t->fc_inodes[i].offset, t->fc_inodes[i].len);
+}
+
+static void print_geom_json(const struct e4t_jinfo *in)
+{
+	char uuid[40];
+
+	uuid_text(in->uuid, uuid);
+	printf("{\"journal\":{\"internal\":%s,\"blocksize\":%u,\"maxlen\":%u,"
+	       "\"first\":%u,\"log_end\":%u,\"fc_blocks\":%u,\"sequence\":%u,"
+	       "\"start\":%u,\"csum\":%d,\"live\":%s,\"features\":[",
+	       in->internal ? "true" : "false", in->blocksize, in->maxlen,
+	       in->first, in->log_end, in->fc_blocks, in->sequence, in->start,
+	       in->csum_version, in->live ? "true" : "false");
+	features(in, stdout, 1);
+	printf("],\"uuid\":\"%s\"}}\n", uuid);
+}
+
+static void print_trans_json(const struct e4t_jtrans *t)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} fl[] = {
+		{ E4T_JB_ESCAPED, "escaped" },
+		{ E4T_JB_CSUM_BAD, "csum_bad" },
+		{ E4T_JB_REVOKED, "revoked" },
+		{ E4T_JB_OUT_OF_FS, "out_of_fs" },
+		{ E4T_JB_OVERWRITTEN, "overwritten" },
+	};
+	size_t i, k;
+
+	printf("{\"tid\":%u,\"state\":\"%s\",\"committed\":%s,\"csum\":\"%s\","
+	       "\"commit_time\":",
+	       t->tid, state_name(t),
+	       (t->flags & E4T_JT_COMMITTED) ? "true" : "false", csum_name(t));
+	if (t->flags & E4T_JT_COMMITTED) {
+		char when[E4T_ISO_BUFSZ];
+
+		e4t_iso8601(t->commit_sec, t->commit_nsec, 9, 'T', INT32_MIN,
+			    when, sizeof(when));
+		printf("\"%s\"", when);
+	} else {
+		printf("null");
+	}
+	printf(",\"first_block\":%u,\"journal_blocks\":%u,\"blocks\":[",
+	       t->first_jblock, t->nr_jblocks);
+	for (i = 0; i < t->nblocks; i++) {
+		const struct e4t_jblock *b = &t->blocks[i];
+		int n = 0;
+
+		printf("%s{\"fsblock\":%" PRIu64 ",\"jblock\":%u,\"flags\":[",
+		       i ? "," : "", b->fsblock, b->jblock);
+		for (k = 0; k < sizeof(fl) / sizeof(fl[0]); k++)
+			if (b->flags & fl[k].bit)
+				printf("%s\"%s\"", n++ ? "," : "", fl[k].name);
+		printf("]}");
+	}
+	printf("],\"revoked\":[");
+	for (i = 0; i < t->nrevoked; i++)
+		printf("%s%" PRIu64, i ? "," : "", t->revoked[i]);
+	printf("],\"fc_inodes\":[");
+	for (i = 0; i < t->nfc_inodes; i++)
+		printf("%s{\"ino\":%u,\"jblock\":%u,\"offset\":%u,\"len\":%u}",
+		       i ? "," : "", t->fc_inodes[i].ino,
+		       t->fc_inodes[i].jblock, t->fc_inodes[i].offset,
+		       t->fc_inodes[i].len);
+	printf("]}\n");
+}
+
+/* Open the image and its journal, load it; exits on failure. */
+struct e4t_journal *open_journal_or_exit(struct e4t_image *img,
+					 const char *path, unsigned flags,
+					 struct warn_ctx *wc)
+{
+	struct e4t_journal *j;
+	errcode_t err;
+
+	err = e4t_journal_open(img, path, &j);
+	if (err) {
+		report(img->name, path ? path : "journal", err);
+		e4t_image_close(img);
+		exit(EXIT_IMAGE);
+	}
+	err = e4t_journal_load(j, flags, lib_warn, wc);
+	if (err) {
+		report(img->name, "journal", err);
+		e4t_journal_close(j);
+		e4t_image_close(img);
+		exit(err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE);
+	}
+	return j;
+}
+
+static int journal_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "journal", required_argument, NULL, 'j' },
+		{ "stale", no_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "blocks", no_argument, NULL, 'b' },
+		COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct common_opts co = { 0, 0 };
+	const char *jpath = NULL;
+	unsigned flags = 0;
+	int json = 0, blocks = 0, c, status;
+	struct e4t_image *img;
+	struct e4t_journal *j;
+	struct warn_ctx wc;
+	size_t i, n;
+
+	while ((c = getopt_long(argc, argv, "j:f:b" COMMON_SHORTOPTS, longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'j': jpath = optarg; break;
+		case 's': flags |= E4T_J_STALE; break;
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				json = 0;
+			else if (strcmp(optarg, "jsonl") == 0)
+				json = 1;
+			else
+				usage_error(&journal_cmd,
+					    "unknown format '%s' (text, jsonl)",
+					    optarg);
+			break;
+		case 'b': blocks = 1; break;
+		default: common_opt(c, optarg, &co, &journal_cmd);
+		}
+	}
+	if (argc - optind != 1)
+		usage_error(&journal_cmd, "give one IMAGE");
+	img = open_image_or_exit(argv[optind], &co);
+	wc.image = img->name;
+	wc.quiet = co.quiet;
+	wc.count = 0;
+	j = open_journal_or_exit(img, jpath, flags, &wc);
+	n = e4t_journal_count(j);
+	if (json)
+		print_geom_json(e4t_journal_info(j));
+	else
+		print_geom_text(e4t_journal_info(j), n);
+	for (i = 0; i < n; i++) {
+		if (json)
+			print_trans_json(e4t_journal_trans(j, i));
+		else
+			print_trans_text(e4t_journal_trans(j, i), blocks);
+	}
+	status = (wc.count || e4t_journal_damaged(j)) ? EXIT_PARTIAL : EXIT_OK;
+	e4t_journal_close(j);
+	e4t_image_close(img);
+	return finish_stdout(status);
+}
+
+const struct cmdinfo journal_cmd = {
+	.name = "journal",
+	.func = journal_main,
+	.args = "IMAGE",
+	.oneline = "list the jbd2 journal's transactions, checked",
+	.help = journal_help,
+};
