@@ -1,4 +1,650 @@
 /*
- * audit.c --- see journal.h.
+ * audit.c --- what the inode-table copies in the journal say about each
+ * inode: every copy compared with the one before it, each change put in
+ * one class (atime only, data, metadata, created, deleted, crtime).
  */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "e4time.h"
+#include "jbd2.h"
+
+static const char *const change_names[E4T_NCHANGES] = {
+	"created", "deleted", "crtime", "mtime", "ctime", "atime", "other",
+};
+
+static const char *const igroup_names[E4T_NIGROUPS] = {
+	"atime", "mtime", "ctime", "crtime",  "dtime",	    "size",  "blocks",
+	"mode",	 "xattr", "csum",  "version", "generation", "other",
+};
+
+const char *e4t_change_name(enum e4t_change c)
+{
+	return (unsigned)c < E4T_NCHANGES ? change_names[c] : "?";
+}
+
+const char *e4t_igroup_name(enum e4t_igroup g)
+{
+	return (unsigned)g < E4T_NIGROUPS ? igroup_names[g] : "?";
+}
+
+/* Byte ranges of the on-disk inode and the group each belongs to. */
+static const struct {
+	uint16_t off, len;
+	uint8_t group;
+} ranges[] = {
+	{ 0x00, 2, E4T_IG_MODE },    { 0x02, 2, E4T_IG_MODE },
+	{ 0x04, 4, E4T_IG_SIZE },    { 0x08, 4, E4T_IG_ATIME },
+	{ 0x0C, 4, E4T_IG_CTIME },   { 0x10, 4, E4T_IG_MTIME },
+	{ 0x14, 4, E4T_IG_DTIME },   { 0x18, 2, E4T_IG_MODE },
+	{ 0x1A, 2, E4T_IG_MODE },    { 0x1C, 4, E4T_IG_SIZE },
+	{ 0x20, 4, E4T_IG_MODE },    { 0x24, 4, E4T_IG_VERSION },
+	{ 0x28, 60, E4T_IG_BLOCKS }, { 0x64, 4, E4T_IG_GENERATION },
+	{ 0x68, 4, E4T_IG_MODE },    { 0x6C, 4, E4T_IG_SIZE },
+	{ 0x70, 4, E4T_IG_OTHER },   { 0x74, 2, E4T_IG_SIZE },
+	{ 0x76, 2, E4T_IG_MODE },    { 0x78, 2, E4T_IG_MODE },
+	{ 0x7A, 2, E4T_IG_MODE },    { 0x7C, 2, E4T_IG_CSUM },
+	{ 0x7E, 2, E4T_IG_OTHER },   { 0x80, 2, E4T_IG_OTHER },
+	{ 0x82, 2, E4T_IG_CSUM },    { 0x84, 4, E4T_IG_CTIME },
+	{ 0x88, 4, E4T_IG_MTIME },   { 0x8C, 4, E4T_IG_ATIME },
+	{ 0x90, 4, E4T_IG_CRTIME },  { 0x94, 4, E4T_IG_CRTIME },
+	{ 0x98, 4, E4T_IG_VERSION }, { 0x9C, 4, E4T_IG_MODE },
+};
+
+void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
+			   unsigned inode_size, ext2_ino_t ino,
+			   struct e4t_inode *info)
+{
+	struct ext2_inode_large tmp;
+	size_t n = inode_size < sizeof(tmp) ? inode_size : sizeof(tmp);
+
+	memset(&tmp, 0, sizeof(tmp));
+	memcpy(&tmp, raw, len < n ? len : n);
+#ifdef WORDS_BIGENDIAN
+	ext2fs_swap_inode_full(NULL, &tmp, &tmp, 0, (int)n);
+#endif
+	e4t_inode_decode(&tmp, inode_size, ino, info);
+}
+
+void e4t_inode_compare(const uint8_t *old, const uint8_t *new,
+		       unsigned inode_size, struct e4t_icopy *c)
+{
+	uint32_t what = 0;
+	unsigned extra_end = 128, i;
+	uint16_t old_links, new_links;
+
+	if (inode_size > 128) {
+		unsigned ex = jbd2_le16(new + 0x80);
+
+		if (ex >= 4 && 128 + ex <= inode_size && !(ex & 3))
+			extra_end = 128 + ex;
+		if (memcmp(old + 0x80, new + 0x80, 2) != 0)
+			what |= 1U << E4T_IG_OTHER;
+	}
+	for (i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
+		unsigned off = ranges[i].off, len = ranges[i].len;
+
+		if (off >= 128 && off + len > extra_end)
+			continue;
+		if (off >= inode_size)
+			continue;
+		if (memcmp(old + off, new + off, len) != 0)
+			what |= 1U << ranges[i].group;
+	}
+	if (extra_end < inode_size &&
+	    memcmp(old + extra_end, new + extra_end, inode_size - extra_end))
+		what |= 1U << E4T_IG_XATTR;
+
+	c->what = what;
+	c->same = memcmp(old, new, inode_size) == 0;
+	c->crtime_changed = !!(what & (1U << E4T_IG_CRTIME));
+	old_links = jbd2_le16(old + 0x1A);
+	new_links = jbd2_le16(new + 0x1A);
+	if (c->same)
+		c->change = E4T_CH_OTHER;
+	else if (old_links == 0 && new_links > 0 &&
+		 (jbd2_le16(old) == 0 || jbd2_le32(old + 0x14) != 0 ||
+		  memcmp(old + 0x64, new + 0x64, 4)))
+		c->change = E4T_CH_CREATED;
+	else if (old_links > 0 && new_links == 0)
+		c->change = E4T_CH_DELETED;
+	else if (c->crtime_changed)
+		c->change = E4T_CH_CRTIME;
+	else if (what & ((1U << E4T_IG_MTIME) | (1U << E4T_IG_SIZE) |
+			 (1U << E4T_IG_BLOCKS)))
+		c->change = E4T_CH_MTIME;
+	else if (what & ((1U << E4T_IG_CTIME) | (1U << E4T_IG_MODE) |
+			 (1U << E4T_IG_XATTR) | (1U << E4T_IG_DTIME) |
+			 (1U << E4T_IG_GENERATION)))
+		c->change = E4T_CH_CTIME;
+	else if (what & (1U << E4T_IG_ATIME))
+		c->change = E4T_CH_ATIME;
+	else
+		c->change = E4T_CH_OTHER;
+}
+
+/* ------------------------------------------------------------------ */
+/* Inode-table geometry                                                */
+/* ------------------------------------------------------------------ */
+
+struct itab {
+	blk64_t start;
+	dgrp_t group;
+};
+
+struct geom {
+	struct itab *t;
+	dgrp_t n;
+	unsigned per_group_blocks;
+	unsigned ipb; /* inodes per block */
+	unsigned isize;
+	unsigned ipg;
+	ext2_ino_t ninodes;
+};
+
+static int cmp_itab(const void *a, const void *b)
+{
+	const struct itab *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static errcode_t geom_load(ext2_filsys fs, struct geom *g)
+{
+	dgrp_t i;
+
+	g->n = fs->group_desc_count;
+	g->t = calloc(g->n ? g->n : 1, sizeof(*g->t));
+	if (!g->t)
+		return ENOMEM;
+	for (i = 0; i < g->n; i++) {
+		g->t[i].start = ext2fs_inode_table_loc(fs, i);
+		g->t[i].group = i;
+	}
+	qsort(g->t, g->n, sizeof(*g->t), cmp_itab);
+	g->per_group_blocks = fs->inode_blocks_per_group;
+	g->isize = EXT2_INODE_SIZE(fs->super);
+	g->ipb = fs->blocksize / g->isize;
+	g->ipg = fs->super->s_inodes_per_group;
+	g->ninodes = fs->super->s_inodes_count;
+	return 0;
+}
+
+/* First inode of fs block b if it is in an inode table, else 0. */
+static ext2_ino_t geom_first_ino(const struct geom *g, blk64_t b)
+{
+	dgrp_t lo = 0, hi = g->n;
+
+	while (lo < hi) {
+		dgrp_t mid = lo + (hi - lo) / 2;
+
+		if (g->t[mid].start <= b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	lo--;
+	if (g->t[lo].start == 0 || b - g->t[lo].start >= g->per_group_blocks)
+		return 0;
+	return (ext2_ino_t)((uint64_t)g->t[lo].group * g->ipg +
+			    (b - g->t[lo].start) * g->ipb + 1);
+}
+
+/* Home block and offset of inode ino. */
+static blk64_t geom_home(ext2_filsys fs, const struct geom *g, ext2_ino_t ino,
+			 unsigned *off)
+{
+	dgrp_t grp = (ino - 1) / g->ipg;
+	unsigned idx = (ino - 1) % g->ipg;
+
+	*off = (idx % g->ipb) * g->isize;
+	return ext2fs_inode_table_loc(fs, grp) + idx / g->ipb;
+}
+
+/* ------------------------------------------------------------------ */
+/* Last copy of each inode-table block seen (open hash on fs block)    */
+/* ------------------------------------------------------------------ */
+
+struct slot {
+	blk64_t block; /* 0: empty */
+	uint8_t *data;
+};
+
+struct copies {
+	struct slot *s;
+	size_t cap, n;
+	unsigned bs;
+};
+
+static size_t hash64(blk64_t b, size_t cap)
+{
+	return (size_t)((b * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1);
+}
+
+static struct slot *copies_find(struct copies *c, blk64_t b, int add)
+{
+	size_t i;
+
+	if (add && (c->n + 1) * 2 > c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 1024, k;
+		struct slot *ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		for (k = 0; k < c->cap; k++) {
+			if (!c->s[k].block)
+				continue;
+			i = hash64(c->s[k].block, ncap);
+			while (ns[i].block)
+				i = (i + 1) & (ncap - 1);
+			ns[i] = c->s[k];
+		}
+		free(c->s);
+		c->s = ns;
+		c->cap = ncap;
+	}
+	if (!c->cap)
+		return NULL;
+	i = hash64(b, c->cap);
+	while (c->s[i].block) {
+		if (c->s[i].block == b)
+			return &c->s[i];
+		i = (i + 1) & (c->cap - 1);
+	}
+	if (!add)
+		return NULL;
+	c->s[i].block = b;
+	c->s[i].data = NULL;
+	c->n++;
+	return &c->s[i];
+}
+
+static void copies_free(struct copies *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->cap; i++)
+		free(c->s[i].data);
+	free(c->s);
+}
+
+static int usable(const struct e4t_jtrans *t)
+{
+	return (t->flags & E4T_JT_COMMITTED) && !(t->flags & E4T_JT_CSUM_BAD);
+}
+
+/* ------------------------------------------------------------------ */
+/* Audit                                                               */
+/* ------------------------------------------------------------------ */
+
+struct audit_ctx {
+	struct e4t_audit *a;
+	uint32_t (*per_ino)[E4T_NCHANGES]; /* by ino */
+	uint32_t *relatime_skip;
+	ext2_ino_t ninodes;
+	e4t_icopy_fn fn;
+	void *priv;
+};
+
+/* Would relatime have written this atime update?  (touch_atime's
+ * relatime_need_update: atime <= mtime or <= ctime, or a day old.) */
+static int relatime_needed(const uint8_t *old, const uint8_t *new,
+			   unsigned isize, ext2_ino_t ino)
+{
+	struct e4t_inode o, n;
+
+	e4t_inode_decode_disk(old, isize, isize, ino, &o);
+	e4t_inode_decode_disk(new, isize, isize, ino, &n);
+	if (e4t_ts_cmp(&o.ts[E4T_ATIME], &o.ts[E4T_MTIME]) <= 0 ||
+	    e4t_ts_cmp(&o.ts[E4T_ATIME], &o.ts[E4T_CTIME]) <= 0)
+		return 1;
+	return n.ts[E4T_ATIME].sec - o.ts[E4T_ATIME].sec >= 24 * 3600;
+}
+
+static int record(struct audit_ctx *ac, struct e4t_icopy *c, const uint8_t *old,
+		  unsigned isize, struct e4t_audit_trans *at)
+{
+	if (!c->baseline && !c->same) {
+		at->changes[c->change]++;
+		ac->a->changes[c->change]++;
+		ac->a->inode_updates++;
+		if (c->ino >= 1 && c->ino <= ac->ninodes) {
+			ac->per_ino[c->ino - 1][c->change]++;
+			if (c->change == E4T_CH_ATIME &&
+			    !relatime_needed(old, c->raw, isize, c->ino)) {
+				ac->relatime_skip[c->ino - 1]++;
+				ac->a->relatime_would_skip++;
+			}
+		}
+	}
+	if (ac->fn && !c->same)
+		return ac->fn(c, ac->priv);
+	return 0;
+}
+
+errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
+			e4t_icopy_fn fn, void *priv, struct e4t_audit **ret)
+{
+	ext2_filsys fs = img->fs;
+	size_t nt = e4t_journal_count(j), ti, bi, k;
+	struct copies cp = { NULL, 0, 0, fs->blocksize };
+	struct audit_ctx ac;
+	struct e4t_audit *a;
+	struct geom g;
+	uint8_t *buf = NULL, *tmp = NULL;
+	errcode_t err;
+	int stop = 0;
+
+	*ret = NULL;
+	if (e4t_journal_info(j)->blocksize != fs->blocksize)
+		return E4T_ERR_JOURNAL_SB;
+	err = geom_load(fs, &g);
+	if (err)
+		return err;
+	a = calloc(1, sizeof(*a));
+	memset(&ac, 0, sizeof(ac));
+	buf = malloc(fs->blocksize);
+	tmp = malloc(g.isize);
+	if (a) {
+		a->ntrans = nt;
+		a->trans = calloc(nt ? nt : 1, sizeof(*a->trans));
+	}
+	if (a && a->trans)
+		ac.per_ino = calloc(g.ninodes, sizeof(*ac.per_ino));
+	if (ac.per_ino)
+		ac.relatime_skip = calloc(g.ninodes, sizeof(uint32_t));
+	if (!a || !a->trans || !buf || !tmp || !ac.relatime_skip) {
+		err = ENOMEM;
+		goto fail;
+	}
+	ac.a = a;
+	ac.ninodes = g.ninodes;
+	ac.fn = fn;
+	ac.priv = priv;
+
+	for (ti = 0; ti < nt && !stop; ti++) {
+		const struct e4t_jtrans *t = e4t_journal_trans(j, ti);
+		struct e4t_audit_trans *at = &a->trans[ti];
+		int other_blocks = 0;
+
+		if (!usable(t))
+			continue;
+		a->journal_blocks += t->nr_jblocks;
+		for (bi = 0; bi < t->nblocks && !stop; bi++) {
+			const struct e4t_jblock *b = &t->blocks[bi];
+			ext2_ino_t first = geom_first_ino(&g, b->fsblock);
+			struct slot *s;
+			int baseline;
+
+			if (b->flags & E4T_JB_UNUSABLE) {
+				a->unusable_blocks++;
+				continue;
+			}
+			if (!first) {
+				other_blocks = 1;
+				continue;
+			}
+			at->itable_blocks++;
+			err = e4t_journal_read_copy(j, b, buf);
+			if (err)
+				goto fail;
+			s = copies_find(&cp, b->fsblock, 1);
+			if (!s) {
+				err = ENOMEM;
+				goto fail;
+			}
+			baseline = s->data == NULL;
+			if (baseline) {
+				s->data = malloc(fs->blocksize);
+				if (!s->data) {
+					err = ENOMEM;
+					goto fail;
+				}
+				a->baseline_blocks++;
+			}
+			for (k = 0; k < g.ipb && !stop; k++) {
+				struct e4t_icopy c;
+				const uint8_t *old = s->data + k * g.isize;
+				const uint8_t *new = buf + k *g.isize;
+
+				memset(&c, 0, sizeof(c));
+				c.ino = first + (ext2_ino_t)k;
+				c.src = E4T_SRC_JOURNAL;
+				c.trans = ti;
+				c.t = t;
+				c.raw = new;
+				c.len = g.isize;
+				c.baseline = baseline;
+				if (baseline)
+					c.same = 0;
+				else
+					e4t_inode_compare(old, new, g.isize,
+							  &c);
+				if (baseline || !c.same)
+					stop = record(&ac, &c, old, g.isize,
+						      at);
+			}
+			memcpy(s->data, buf, fs->blocksize);
+		}
+		for (bi = 0; bi < t->nfc_inodes && !stop; bi++) {
+			const struct e4t_fc_inode *fi = &t->fc_inodes[bi];
+			struct e4t_icopy c;
+			unsigned off;
+			blk64_t home;
+			struct slot *s;
+
+			if (fi->ino == 0 || fi->ino > g.ninodes)
+				continue;
+			home = geom_home(fs, &g, fi->ino, &off);
+			err = e4t_journal_read(j, fi->jblock, 1, buf);
+			if (err)
+				goto fail;
+			s = copies_find(&cp, home, 0);
+			memset(&c, 0, sizeof(c));
+			c.ino = fi->ino;
+			c.src = E4T_SRC_FAST_COMMIT;
+			c.trans = ti;
+			c.t = t;
+			c.len = fi->len;
+			if (s && s->data)
+				memcpy(tmp, s->data + off, g.isize);
+			else
+				memset(tmp, 0, g.isize);
+			{
+				uint8_t *nw = malloc(g.isize);
+
+				if (!nw) {
+					err = ENOMEM;
+					goto fail;
+				}
+				memcpy(nw, tmp, g.isize);
+				memcpy(nw, buf + fi->offset,
+				       fi->len < g.isize ? fi->len : g.isize);
+				c.raw = nw;
+				c.baseline = !(s && s->data);
+				if (!c.baseline)
+					e4t_inode_compare(tmp, nw, g.isize, &c);
+				stop = record(&ac, &c, tmp, g.isize, at);
+				if (s && s->data)
+					memcpy(s->data + off, nw, g.isize);
+				free(nw);
+			}
+		}
+		if (!other_blocks && at->changes[E4T_CH_ATIME]) {
+			int only = 1;
+
+			for (k = 0; k < E4T_NCHANGES; k++)
+				if (k != E4T_CH_ATIME && at->changes[k])
+					only = 0;
+			if (only) {
+				at->atime_only = 1;
+				a->atime_only_transactions++;
+				a->atime_only_blocks += t->nr_jblocks;
+			}
+		}
+	}
+	/* per-inode results, for the inodes that changed */
+	{
+		size_t n = 0, i;
+
+		for (i = 0; i < g.ninodes; i++)
+			for (k = 0; k < E4T_NCHANGES; k++)
+				if (ac.per_ino[i][k]) {
+					n++;
+					break;
+				}
+		a->inodes = calloc(n ? n : 1, sizeof(*a->inodes));
+		if (!a->inodes) {
+			err = ENOMEM;
+			goto fail;
+		}
+		for (i = 0; i < g.ninodes; i++) {
+			struct e4t_audit_inode *ai;
+			int any = 0;
+
+			for (k = 0; k < E4T_NCHANGES; k++)
+				any |= ac.per_ino[i][k] != 0;
+			if (!any)
+				continue;
+			ai = &a->inodes[a->ninodes++];
+			ai->ino = (ext2_ino_t)(i + 1);
+			memcpy(ai->changes, ac.per_ino[i], sizeof(ai->changes));
+			ai->relatime_would_skip = ac.relatime_skip[i];
+		}
+	}
+	free(ac.per_ino);
+	free(ac.relatime_skip);
+	copies_free(&cp);
+	free(g.t);
+	free(buf);
+	free(tmp);
+	*ret = a;
+	return 0;
+fail:
+	free(ac.per_ino);
+	free(ac.relatime_skip);
+	copies_free(&cp);
+	free(g.t);
+	free(buf);
+	free(tmp);
+	e4t_audit_free(a);
+	return err;
+}
+
+void e4t_audit_free(struct e4t_audit *a)
+{
+	if (!a)
+		return;
+	free(a->trans);
+	free(a->inodes);
+	free(a);
+}
+
+/* ------------------------------------------------------------------ */
+/* History of one inode                                                */
+/* ------------------------------------------------------------------ */
+
+errcode_t e4t_inode_history(struct e4t_image *img, struct e4t_journal *j,
+			    ext2_ino_t ino, e4t_icopy_fn fn, void *priv)
+{
+	ext2_filsys fs = img->fs;
+	size_t nt = e4t_journal_count(j), ti, bi;
+	uint8_t *buf, *prev, *cur;
+	int have_prev = 0, stop = 0;
+	unsigned off;
+	blk64_t home;
+	struct geom g;
+	errcode_t err;
+
+	if (ino == 0 || ino > fs->super->s_inodes_count)
+		return E4T_ERR_INO_RANGE;
+	err = geom_load(fs, &g);
+	if (err)
+		return err;
+	home = geom_home(fs, &g, ino, &off);
+	buf = malloc(fs->blocksize);
+	prev = malloc(g.isize);
+	cur = malloc(g.isize);
+	if (!buf || !prev || !cur) {
+		err = ENOMEM;
+		goto out;
+	}
+	for (ti = 0; ti < nt && !stop; ti++) {
+		const struct e4t_jtrans *t = e4t_journal_trans(j, ti);
+
+		if (!usable(t))
+			continue;
+		for (bi = 0; bi < t->nblocks + t->nfc_inodes && !stop; bi++) {
+			struct e4t_icopy c;
+
+			memset(&c, 0, sizeof(c));
+			if (bi < t->nblocks) {
+				const struct e4t_jblock *b = &t->blocks[bi];
+
+				if (b->fsblock != home ||
+				    (b->flags & E4T_JB_UNUSABLE))
+					continue;
+				err = e4t_journal_read_copy(j, b, buf);
+				if (err)
+					goto out;
+				memcpy(cur, buf + off, g.isize);
+				c.src = E4T_SRC_JOURNAL;
+				c.len = g.isize;
+			} else {
+				const struct e4t_fc_inode *fi =
+					&t->fc_inodes[bi - t->nblocks];
+				unsigned n =
+					fi->len < g.isize ? fi->len : g.isize;
+
+				if (fi->ino != ino)
+					continue;
+				err = e4t_journal_read(j, fi->jblock, 1, buf);
+				if (err)
+					goto out;
+				if (have_prev)
+					memcpy(cur, prev, g.isize);
+				else
+					memset(cur, 0, g.isize);
+				memcpy(cur, buf + fi->offset, n);
+				c.src = E4T_SRC_FAST_COMMIT;
+				c.len = fi->len;
+			}
+			c.ino = ino;
+			c.trans = ti;
+			c.t = t;
+			c.raw = cur;
+			c.baseline = !have_prev;
+			if (have_prev)
+				e4t_inode_compare(prev, cur, g.isize, &c);
+			stop = fn(&c, priv);
+			memcpy(prev, cur, g.isize);
+			have_prev = 1;
+		}
+	}
+	if (!stop) {
+		struct e4t_icopy c;
+
+		err = io_channel_read_blk64(fs->io, home, 1, buf);
+		if (err)
+			goto out;
+		memcpy(cur, buf + off, g.isize);
+		memset(&c, 0, sizeof(c));
+		c.ino = ino;
+		c.src = E4T_SRC_DISK;
+		c.raw = cur;
+		c.len = g.isize;
+		c.baseline = !have_prev;
+		if (have_prev)
+			e4t_inode_compare(prev, cur, g.isize, &c);
+		fn(&c, priv);
+	}
+out:
+	free(g.t);
+	free(buf);
+	free(prev);
+	free(cur);
+	return err;
+}

@@ -35,6 +35,8 @@ extern const struct cmdinfo backfill_cmd;
 extern const struct cmdinfo export_cmd;
 extern const struct cmdinfo import_cmd;
 extern const struct cmdinfo journal_cmd;
+extern const struct cmdinfo audit_cmd;
+extern const struct cmdinfo history_cmd;
 
 extern const char *progname;
 extern char **cmd_argv; /* the command's argv, for messages */

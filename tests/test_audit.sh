@@ -1,0 +1,189 @@
+#!/bin/bash
+# test_audit.sh --- e4time journal, audit and history against journals
+# the kernel wrote under a known workload: create N files and sync; R
+# rounds reading every file, each ended by sync; append to W files and
+# sync; R2 more rounds.  The counts the workload implies are asserted.
+# Images are made here through loop mounts (skipped, visibly, where that
+# is impossible).
+. "$TOP_SRCDIR/tests/lib.sh"
+
+N=12
+R=3
+W=4
+R2=2
+
+# workload MOUNTOPTS NAME: make $TMP/NAME-live.img (copied while still
+# mounted: the journal needs recovery) and $TMP/NAME-clean.img.
+workload() {
+	local opts="$1" name="$2" img="$TMP/$2.img" i r files=""
+	rm -f "$img"
+	truncate -s 16M "$img"
+	mkfs.ext4 -q -F -b 1024 "$img" >/dev/null 2>&1 || return 1
+	mount -o "loop,commit=300,$opts" "$img" "$MNT" || return 1
+	mkdir "$MNT/d"
+	for i in $(seq -f %02g 1 $N); do
+		echo "file $i" >"$MNT/d/f$i"
+		files="$files $MNT/d/f$i"
+	done
+	sync
+	for r in $(seq 1 $R); do
+		sleep 0.02
+		cat $files >/dev/null
+		sync
+	done
+	for i in $(seq 1 $W); do printf x >>"$MNT/d/f$(printf %02d "$i")"; done
+	sync
+	for r in $(seq 1 $R2); do
+		sleep 0.02
+		cat $files >/dev/null
+		sync
+	done
+	cp --sparse=always "$img" "$TMP/$name-live.img"
+	umount "$MNT"
+	cp --sparse=always "$img" "$TMP/$name-clean.img"
+}
+
+suite_setup() {
+	require_tools jq debugfs mkfs.ext4 || return 1
+	probe_mount
+	[ "$CAN_MOUNT" = 1 ] || return 0
+	workload strictatime strict &&
+		workload relatime rel &&
+		workload noatime noat || return 1
+	truncate -s 8M "$TMP/nojournal.img"
+	mkfs.ext4 -q -F -O ^has_journal "$TMP/nojournal.img" >/dev/null 2>&1
+}
+
+need_mount() {
+	[ "$CAN_MOUNT" = 1 ] || skip_test "loop mounts impossible here"
+}
+
+# summary IMAGE FIELD: a number from audit's JSON summary
+summary() {
+	jq -r ".summary.$2" "$1"
+}
+
+audit_json() {
+	run_ro "$1" audit -f json "$1"
+	assertEquals "audit status: $(cat "$ERR")" 0 "$RC"
+	cp "$OUT" "$TMP/audit.json"
+}
+
+test_strictatime_live() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	audit_json "$TMP/strict-live.img"
+	assertEquals "atime-only updates" $(((R + R2) * N)) \
+		"$(summary "$TMP/audit.json" changes.atime)"
+	assertEquals "data updates" $W "$(summary "$TMP/audit.json" changes.mtime)"
+	assertEquals "atime-only transactions" $((R + R2)) \
+		"$(summary "$TMP/audit.json" atime_only_transactions)"
+	assertEquals "relatime would skip" $(((R + R2) * N - N - W)) \
+		"$(summary "$TMP/audit.json" relatime_would_skip)"
+	assertEquals "state" live "$(jq -r .journal.state "$TMP/audit.json")"
+	assertEquals "top entry" "$((R + R2))" \
+		"$(jq -r '.top[0].atime_only' "$TMP/audit.json")"
+	assertEquals "top path" /d/f01 "$(jq -r '.top[0].path' "$TMP/audit.json")"
+}
+
+test_strictatime_clean_stale() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	audit_json "$TMP/strict-clean.img"
+	assertEquals "state" clean "$(jq -r .journal.state "$TMP/audit.json")"
+	assertEquals "atime-only updates from stale transactions" \
+		$(((R + R2) * N)) "$(summary "$TMP/audit.json" changes.atime)"
+	assertEquals "data updates" $W "$(summary "$TMP/audit.json" changes.mtime)"
+	run_ro "$TMP/strict-clean.img" audit --no-stale -f json "$TMP/strict-clean.img"
+	assertEquals "clean journal, live log only: nothing" 0 \
+		"$(jq -r .summary.inode_updates "$OUT")"
+}
+
+test_relatime() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	audit_json "$TMP/rel-live.img"
+	assertEquals "relatime: first read after create and after write" \
+		$((N + W)) "$(summary "$TMP/audit.json" changes.atime)"
+	assertEquals "data updates" $W "$(summary "$TMP/audit.json" changes.mtime)"
+	assertEquals "relatime would skip nothing" 0 \
+		"$(summary "$TMP/audit.json" relatime_would_skip)"
+	grep -q 'relatime pattern' "$TMP/audit.json"
+	assertTrue "advice names the relatime pattern" $?
+}
+
+test_noatime() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	audit_json "$TMP/noat-live.img"
+	assertEquals "noatime: no atime updates" 0 \
+		"$(summary "$TMP/audit.json" changes.atime)"
+	assertEquals "data updates" $W "$(summary "$TMP/audit.json" changes.mtime)"
+}
+
+test_text_and_csv() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	run_ro "$TMP/strict-live.img" audit "$TMP/strict-live.img"
+	assertEquals 0 "$RC"
+	grep -q "atime-only share" "$OUT"
+	assertTrue "text summary" $?
+	audit_json "$TMP/strict-live.img"
+	run_ro "$TMP/strict-live.img" audit -f csv "$TMP/strict-live.img"
+	assertEquals 0 "$RC"
+	assertEquals "csv: header + one row per transaction" \
+		"$(($(jq '.transactions|length' "$TMP/audit.json") + 1))" \
+		"$(wc -l <"$OUT")"
+}
+
+test_journal_matches_logdump() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	local img="$TMP/strict-live.img" ours theirs
+	run_ro "$img" journal -f jsonl "$img"
+	assertEquals 0 "$RC"
+	ours=$(tail -n +2 "$OUT" | jq -r '"\(.tid) \(.first_block)"' | tr '\n' ' ')
+	theirs=$(debugfs -R logdump "$img" 2>/dev/null |
+		awk '/Found expected sequence .*descriptor block/ {
+			sub(",", "", $4); if (!seen[$4]++) printf "%s %s ", $4, $NF }')
+	assertEquals "transactions and their first block, as logdump" \
+		"$theirs" "$ours"
+	assertEquals "every transaction verified" "" \
+		"$(tail -n +2 "$OUT" | jq -r 'select(.csum != "ok") | .tid')"
+}
+
+test_history_shows_timestomp() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	local img="$TMP/stomp.img"
+	cp "$TMP/strict-clean.img" "$img"
+	debugfs -w -R "sif /d/f03 crtime 20000101" "$img" >/dev/null 2>&1
+	run_ro "$img" history "$img" /d/f03
+	assertEquals "history status: $(cat "$ERR")" 0 "$RC"
+	# created, R reads, the append (f03 is one of the W), R2 reads, disk
+	assertEquals "journal copies, then disk" $((1 + R + 1 + R2 + 1)) \
+		"$(grep -cE '^(tid|on disk)' "$OUT")"
+	grep -q '^  crtime  2000-01-01T00:00:00.000000000Z  <-- CRTIME CHANGED' "$OUT"
+	assertTrue "disk crtime called out: $(cat "$OUT")" $?
+	grep -q "^  crtime  $(date -u +%Y)-" "$OUT"
+	assertTrue "the journal's crtime is shown too" $?
+}
+
+test_bad_input() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	run_ro "$TMP/nojournal.img" audit "$TMP/nojournal.img"
+	assertEquals "no journal: image status" 4 "$RC"
+	grep -q "nojournal.img: journal: Filesystem has no journal" "$ERR"
+	assertTrue "one-line error: $(cat "$ERR")" $?
+	run audit "$TMP/absent.img"
+	assertEquals "missing image" 4 "$RC"
+	run audit -f xml "$TMP/strict-live.img"
+	assertEquals "bad format" 2 "$RC"
+	run_ro "$TMP/strict-live.img" history "$TMP/strict-live.img" /no/such
+	assertEquals "no such file" 1 "$RC"
+	run_ro "$TMP/strict-live.img" audit -j "$TMP/nojournal.img" "$TMP/strict-live.img"
+	assertEquals "a file that is no journal device" 4 "$RC"
+}
+
+. shunit2

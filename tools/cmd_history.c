@@ -1,0 +1,167 @@
+/*
+ * cmd_history.c --- e4time history: every copy of one inode in the
+ * journal and on disk, with its times to the nanosecond and what changed
+ * from the copy before.  A crtime that changes is called out: the
+ * kernel never does that to a live inode.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static void history_help(FILE *fp)
+{
+	fprintf(fp,
+		"Usage: %s history [OPTIONS] IMAGE FILESPEC\n\n"
+		"Every copy of the inode found in the journal (live and "
+		"stale transactions,\nfast commits), then the copy on disk, "
+		"oldest first, each with its five\ntimes and the fields that "
+		"changed from the copy before.  FILESPEC is an\nabsolute "
+		"path or <INODE>.\n\n"
+		"Options:\n"
+		"  -j, --journal FILE     external journal device or image\n"
+		"  -a, --all              also list copies that did not "
+		"change\n"
+		"      --local            local time instead of UTC\n"
+		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
+		"command\n",
+		progname);
+}
+
+struct hctx {
+	unsigned inode_size;
+	int all, local;
+	unsigned long copies, crtime_changes;
+};
+
+static int on_copy(const struct e4t_icopy *c, void *priv)
+{
+	struct hctx *h = priv;
+	struct e4t_inode in;
+	char when[E4T_ISO_BUFSZ];
+	int f, g;
+
+	if (!c->baseline && c->same && !h->all && c->src != E4T_SRC_DISK)
+		return 0;
+	h->copies++;
+	e4t_inode_decode_disk(c->raw, h->inode_size, h->inode_size, c->ino,
+			      &in);
+	if (c->src == E4T_SRC_DISK) {
+		printf("on disk (home block)");
+	} else {
+		when[0] = 0;
+		if (c->t->flags & E4T_JT_COMMITTED) {
+			struct e4t_ts ts = { c->t->commit_sec,
+					     c->t->commit_nsec,
+					     E4T_TS_STORED | E4T_TS_EXTRA };
+
+			fmt_time(&ts, h->local, 'T', when, sizeof(when));
+		}
+		printf("tid %u %s%s, committed %s", c->t->tid,
+		       (c->t->flags & E4T_JT_LIVE) ? "live" : "stale",
+		       c->src == E4T_SRC_FAST_COMMIT ? " fast commit" : "",
+		       when);
+	}
+	if (c->baseline)
+		printf(": first copy\n");
+	else if (c->same)
+		printf(": unchanged\n");
+	else {
+		int n = 0;
+
+		printf(": %s (", e4t_change_name(c->change));
+		for (g = 0; g < E4T_NIGROUPS; g++)
+			if (c->what & (1U << g))
+				printf("%s%s", n++ ? " " : "",
+				       e4t_igroup_name((enum e4t_igroup)g));
+		printf(")\n");
+	}
+	printf("  links %u, mode %06o, size %llu\n", in.links, in.mode,
+	       (unsigned long long)in.size);
+	for (f = 0; f < E4T_NFIELDS; f++) {
+		const struct e4t_ts *ts = &in.ts[f];
+
+		if (!(ts->flags & E4T_TS_STORED))
+			continue;
+		if (f == E4T_DTIME && (ts->flags & E4T_TS_ZERO))
+			continue;
+		fmt_time(ts, h->local, 'T', when, sizeof(when));
+		printf("  %-7s %s", e4t_field_name((enum e4t_field)f), when);
+		if (f == E4T_CRTIME && c->crtime_changed && !c->baseline &&
+		    c->change != E4T_CH_CREATED) {
+			printf("  <-- CRTIME CHANGED (the kernel never "
+			       "changes a live inode's crtime)");
+			h->crtime_changes++;
+		}
+		putchar('\n');
+	}
+	return 0;
+}
+
+static int history_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "journal", required_argument, NULL, 'j' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "local", no_argument, NULL, 'L' },
+		COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct common_opts co = { 0, 0 };
+	struct hctx h = { 0, 0, 0, 0, 0 };
+	const char *jpath = NULL;
+	struct e4t_image *img;
+	struct e4t_journal *j;
+	struct warn_ctx wc;
+	ext2_ino_t ino;
+	errcode_t err;
+	int c, status;
+
+	while ((c = getopt_long(argc, argv, "j:a" COMMON_SHORTOPTS, longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'j': jpath = optarg; break;
+		case 'a': h.all = 1; break;
+		case 'L': h.local = 1; break;
+		default: common_opt(c, optarg, &co, &history_cmd);
+		}
+	}
+	if (argc - optind != 2)
+		usage_error(&history_cmd, "give IMAGE and one FILESPEC");
+	img = open_image_or_exit(argv[optind], &co);
+	wc.image = img->name;
+	wc.quiet = co.quiet;
+	wc.count = 0;
+	err = e4t_image_resolve(img, argv[optind + 1], &ino);
+	if (err) {
+		report(img->name, argv[optind + 1], err);
+		e4t_image_close(img);
+		return err == E4T_ERR_FILESPEC ? EXIT_USAGE : EXIT_PARTIAL;
+	}
+	j = open_journal_or_exit(img, jpath, E4T_J_STALE, &wc);
+	h.inode_size = img->inode_size;
+	printf("History of <%u> %s\n", ino, argv[optind + 1]);
+	err = e4t_inode_history(img, j, ino, on_copy, &h);
+	if (err)
+		report(img->name, argv[optind + 1], err);
+	if (h.crtime_changes)
+		printf("\n%lu copies show a changed crtime: the time was set "
+		       "by something other than the kernel\n",
+		       h.crtime_changes);
+	status = (err || wc.count || e4t_journal_damaged(j)) ? EXIT_PARTIAL
+							     : EXIT_OK;
+	e4t_journal_close(j);
+	e4t_image_close(img);
+	return finish_stdout(status);
+}
+
+const struct cmdinfo history_cmd = {
+	.name = "history",
+	.func = history_main,
+	.args = "IMAGE FILESPEC",
+	.oneline = "every copy of one inode in the journal and on disk",
+	.help = history_help,
+};
