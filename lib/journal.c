@@ -252,11 +252,11 @@ static errcode_t open_external(struct e4t_journal *j, const char *path,
 		return E4T_ERR_IS_DIR;
 	r = pread(j->fd, sb, sizeof(sb), 1024);
 	if (r != (ssize_t)sizeof(sb))
-		return E4T_ERR_JOURNAL_SB;
+		return E4T_ERR_NOT_JOURNAL_DEV;
 	/* an ext2 superblock with the journal_dev feature */
 	if (jbd2_le16(sb + 0x38) != EXT2_SUPER_MAGIC ||
 	    !(jbd2_le32(sb + 0x60) & EXT3_FEATURE_INCOMPAT_JOURNAL_DEV))
-		return E4T_ERR_JOURNAL_SB;
+		return E4T_ERR_NOT_JOURNAL_DEV;
 	if (jbd2_le32(sb + 0x18) > 6)
 		return E4T_ERR_JOURNAL_SB;
 	bs = 1024U << jbd2_le32(sb + 0x18);
