@@ -1142,7 +1142,8 @@ errcode_t e4t_journal_load(struct e4t_journal *j, unsigned flags,
 		return err;
 	apply_revokes(j);
 	sort_ref = in->sequence;
-	qsort(j->trans, j->ntrans, sizeof(*j->trans), cmp_trans);
+	if (j->ntrans > 1)
+		qsort(j->trans, j->ntrans, sizeof(*j->trans), cmp_trans);
 	return 0;
 }
 
