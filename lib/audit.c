@@ -209,8 +209,13 @@ static blk64_t geom_home(ext2_filsys fs, const struct geom *g, ext2_ino_t ino,
 /* ------------------------------------------------------------------ */
 
 struct slot {
-	blk64_t block; /* 0: empty */
-	uint8_t *data;
+	blk64_t block;	 /* 0: empty */
+	uint8_t *data;	 /* the last copy seen */
+	uint8_t *first;	 /* the first copy seen ... */
+	size_t first_ti; /* ... in this transaction */
+	uint8_t *disk;	 /* the home block on disk */
+	int live_seen;	 /* a copy is in the live log */
+	int disk_match;	 /* the home block equals some copy */
 };
 
 struct copies {
@@ -256,8 +261,8 @@ static struct slot *copies_find(struct copies *c, blk64_t b, int add)
 	}
 	if (!add)
 		return NULL;
+	memset(&c->s[i], 0, sizeof(c->s[i]));
 	c->s[i].block = b;
-	c->s[i].data = NULL;
 	c->n++;
 	return &c->s[i];
 }
@@ -266,8 +271,11 @@ static void copies_free(struct copies *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->cap; i++)
+	for (i = 0; i < c->cap; i++) {
 		free(c->s[i].data);
+		free(c->s[i].first);
+		free(c->s[i].disk);
+	}
 	free(c->s);
 }
 
@@ -334,7 +342,7 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 	struct audit_ctx ac;
 	struct e4t_audit *a;
 	struct geom g;
-	uint8_t *buf = NULL, *tmp = NULL;
+	uint8_t *buf = NULL, *tmp = NULL, *other = NULL;
 	errcode_t err;
 	int stop = 0;
 
@@ -348,6 +356,7 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 	memset(&ac, 0, sizeof(ac));
 	buf = malloc(fs->blocksize);
 	tmp = malloc(g.isize);
+	other = calloc(nt ? nt : 1, 1);
 	if (a) {
 		a->ntrans = nt;
 		a->trans = calloc(nt ? nt : 1, sizeof(*a->trans));
@@ -356,7 +365,7 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 		ac.per_ino = calloc(g.ninodes, sizeof(*ac.per_ino));
 	if (ac.per_ino)
 		ac.relatime_skip = calloc(g.ninodes, sizeof(uint32_t));
-	if (!a || !a->trans || !buf || !tmp || !ac.relatime_skip) {
+	if (!a || !a->trans || !buf || !tmp || !other || !ac.relatime_skip) {
 		err = ENOMEM;
 		goto fail;
 	}
@@ -368,8 +377,6 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 	for (ti = 0; ti < nt && !stop; ti++) {
 		const struct e4t_jtrans *t = e4t_journal_trans(j, ti);
 		struct e4t_audit_trans *at = &a->trans[ti];
-		int other_blocks = 0;
-
 		if (!usable(t))
 			continue;
 		a->journal_blocks += t->nr_jblocks;
@@ -384,7 +391,7 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 				continue;
 			}
 			if (!first) {
-				other_blocks = 1;
+				other[ti] = 1;
 				continue;
 			}
 			at->itable_blocks++;
@@ -399,12 +406,26 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 			baseline = s->data == NULL;
 			if (baseline) {
 				s->data = malloc(fs->blocksize);
-				if (!s->data) {
+				s->first = malloc(fs->blocksize);
+				s->disk = malloc(fs->blocksize);
+				if (!s->data || !s->first || !s->disk) {
 					err = ENOMEM;
 					goto fail;
 				}
+				memcpy(s->first, buf, fs->blocksize);
+				s->first_ti = ti;
+				if (io_channel_read_blk64(fs->io, b->fsblock, 1,
+							  s->disk)) {
+					free(s->disk);
+					s->disk = NULL;
+				}
 				a->baseline_blocks++;
 			}
+			if (t->flags & E4T_JT_LIVE)
+				s->live_seen = 1;
+			if (s->disk && !s->disk_match &&
+			    memcmp(s->disk, buf, fs->blocksize) == 0)
+				s->disk_match = 1;
 			for (k = 0; k < g.ipb && !stop; k++) {
 				struct e4t_icopy c;
 				const uint8_t *old = s->data + k * g.isize;
@@ -473,7 +494,43 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 				free(nw);
 			}
 		}
-		if (!other_blocks && at->changes[E4T_CH_ATIME]) {
+	}
+	/*
+	 * A home block that differs from every copy of it in the journal,
+	 * when some copy is live (not yet checkpointed), is older than all
+	 * of them: the first copy is then compared with it.
+	 */
+	for (bi = 0; bi < cp.cap && !stop; bi++) {
+		struct slot *s = &cp.s[bi];
+		ext2_ino_t first;
+
+		if (!s->block || !s->disk || !s->first || s->disk_match ||
+		    !s->live_seen)
+			continue;
+		first = geom_first_ino(&g, s->block);
+		a->disk_baselines++;
+		a->baseline_blocks--;
+		for (k = 0; k < g.ipb && !stop; k++) {
+			struct e4t_icopy c;
+			const uint8_t *old = s->disk + k * g.isize;
+
+			memset(&c, 0, sizeof(c));
+			c.ino = first + (ext2_ino_t)k;
+			c.src = E4T_SRC_JOURNAL;
+			c.trans = s->first_ti;
+			c.t = e4t_journal_trans(j, s->first_ti);
+			c.raw = s->first + k * g.isize;
+			c.len = g.isize;
+			e4t_inode_compare(old, c.raw, g.isize, &c);
+			if (!c.same)
+				stop = record(&ac, &c, old, g.isize,
+					      &a->trans[s->first_ti]);
+		}
+	}
+	for (ti = 0; ti < nt; ti++) {
+		struct e4t_audit_trans *at = &a->trans[ti];
+
+		if (!other[ti] && at->changes[E4T_CH_ATIME]) {
 			int only = 1;
 
 			for (k = 0; k < E4T_NCHANGES; k++)
@@ -482,7 +539,8 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 			if (only) {
 				at->atime_only = 1;
 				a->atime_only_transactions++;
-				a->atime_only_blocks += t->nr_jblocks;
+				a->atime_only_blocks +=
+					e4t_journal_trans(j, ti)->nr_jblocks;
 			}
 		}
 	}
@@ -521,6 +579,7 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 	free(g.t);
 	free(buf);
 	free(tmp);
+	free(other);
 	*ret = a;
 	return 0;
 fail:
@@ -530,6 +589,7 @@ fail:
 	free(g.t);
 	free(buf);
 	free(tmp);
+	free(other);
 	e4t_audit_free(a);
 	return err;
 }
@@ -544,7 +604,7 @@ void e4t_audit_free(struct e4t_audit *a)
 }
 
 /* ------------------------------------------------------------------ */
-/* History of one inode                                                */
+/* History of one inode */
 /* ------------------------------------------------------------------ */
 
 errcode_t e4t_inode_history(struct e4t_image *img, struct e4t_journal *j,

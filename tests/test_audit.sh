@@ -99,6 +99,31 @@ test_strictatime_clean_stale() {
 		"$(jq -r .summary.inode_updates "$OUT")"
 }
 
+test_older_home_block() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	# The home block of f01..f04 as mkfs left it (zeros): older than
+	# every journal copy, so the first copy is compared with it.
+	local img="$TMP/older.img" blk bs
+	cp "$TMP/strict-live.img" "$img"
+	blk=$(debugfs -R "imap /d/f01" "$img" 2>/dev/null | sed -n 's/.*located at block \([0-9]*\),.*/\1/p')
+	bs=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block size: *//p')
+	dd if=/dev/zero of="$img" bs="$bs" seek="$blk" count=1 conv=notrunc 2>/dev/null
+	run_ro "$img" audit -f json "$img"
+	# the zeroed inodes cannot be named: partial
+	assertEquals "audit status: $(cat "$ERR")" 1 "$RC"
+	cp "$OUT" "$TMP/audit.json"
+	assertEquals "one block compared with disk" 1 \
+		"$(summary "$TMP/audit.json" disk_baselines)"
+	assertEquals "its four inodes created" 4 \
+		"$(summary "$TMP/audit.json" changes.created)"
+	assertEquals "atime counts unchanged" $(((R + R2) * N)) \
+		"$(summary "$TMP/audit.json" changes.atime)"
+	audit_json "$TMP/strict-clean.img"
+	assertEquals "clean: home blocks are the last copies" 0 \
+		"$(summary "$TMP/audit.json" disk_baselines)"
+}
+
 test_relatime() {
 	need_mount
 	[ "$E4T_SKIP_THIS" = 1 ] && return

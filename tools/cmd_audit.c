@@ -294,11 +294,13 @@ static int audit_main(int argc, char **argv)
 		       ",\"relatime_would_skip\":%" PRIu64
 		       ",\"journal_blocks\":%" PRIu64
 		       ",\"baseline_blocks\":%" PRIu64
+		       ",\"disk_baselines\":%" PRIu64
 		       ",\"unusable_blocks\":%" PRIu64 ",\"changes\":{",
 		       a->inode_updates, a->changes[E4T_CH_ATIME],
 		       a->atime_only_transactions, a->atime_only_blocks,
 		       a->relatime_would_skip, a->journal_blocks,
-		       a->baseline_blocks, a->unusable_blocks);
+		       a->baseline_blocks, a->disk_baselines,
+		       a->unusable_blocks);
 		for (k = 0; k < E4T_NCHANGES; k++)
 			printf("%s\"%s\":%" PRIu64, k ? "," : "",
 			       e4t_change_name((enum e4t_change)k),
@@ -336,8 +338,10 @@ static int audit_main(int argc, char **argv)
 		       " atime-only updates\n",
 		       a->relatime_would_skip);
 		printf("  first copies (baseline): %" PRIu64
-		       " blocks; unusable copies: %" PRIu64 "\n",
-		       a->baseline_blocks, a->unusable_blocks);
+		       " blocks; compared with an older home block: %" PRIu64
+		       "; unusable copies: %" PRIu64 "\n",
+		       a->baseline_blocks, a->disk_baselines,
+		       a->unusable_blocks);
 		if (ntops) {
 			printf("\nTop files by atime-only updates\n");
 			for (i = 0; i < ntops; i++) {
