@@ -237,14 +237,49 @@ errcode_t e4t_check_settable(const struct e4t_inode *in, unsigned fields,
 /* Write those times (ts indexed by field) into inode ino. */
 errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 			      unsigned fields, const struct e4t_ts *ts);
+
 /*
- * The same on an inode the caller has read (raw, the full inode size),
- * which it modifies; csum_ok says whether its checksum verified when it
- * was read (a bad one is never rewritten).
+ * Batches: many inodes read and written through their inode-table blocks
+ * instead of one inode (and one read and write of its block) at a time.
+ * The batch holds a window of one group's inode table (up to 1 MiB, read
+ * at once); visiting inodes in ascending order makes every window read
+ * and written once.  When the window moves on, its changed blocks are
+ * written, in runs of consecutive blocks, through the image's I/O channel
+ * (so the e2undo file saves the old blocks first), and libext2fs' inode
+ * cache is dropped.  A batch on an image opened read-only only reads.
+ *
+ *	e4t_batch_begin(img, &b);
+ *	for (each ino, ascending) {
+ *		e4t_batch_inode(b, ino, &raw);	-- look, e.g. at its xattrs
+ *		e4t_batch_set(b, ino, fields, ts);
+ *	}
+ *	e4t_batch_end(b);			-- writes what is left
+ *
+ * Inode tables are used in place, in on-disk byte order: e4time builds on
+ * little-endian hosts only.
  */
-errcode_t e4t_inode_set_times_raw(struct e4t_image *img, ext2_ino_t ino,
-				  struct ext2_inode_large *raw, int csum_ok,
-				  unsigned fields, const struct e4t_ts *ts);
+struct e4t_batch;
+
+errcode_t e4t_batch_begin(struct e4t_image *img, struct e4t_batch **ret);
+/*
+ * Inode ino as on disk, in the window: inode_size bytes (a 128-byte
+ * inode reads as a large one with zeroed or neighbouring bytes past 128).
+ * Valid until the next call on b; not to be changed by the caller.
+ */
+errcode_t e4t_batch_inode(struct e4t_batch *b, ext2_ino_t ino,
+			  struct ext2_inode_large **raw);
+/*
+ * Write those times into inode ino, refused as e4t_inode_set_times()
+ * refuses (checked on the inode in the window: a checksum that does not
+ * verify, not in use, no room...), and then left as it is; the checksum
+ * is recomputed by libext2fs.  Counted in img->written.
+ */
+errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
+			const struct e4t_ts *ts);
+/* Write the window's changed blocks now. */
+errcode_t e4t_batch_flush(struct e4t_batch *b);
+/* Flush and free (NULL: nothing); the flush's error, if any. */
+errcode_t e4t_batch_end(struct e4t_batch *b);
 
 /*
  * Resolve a file spec as debugfs takes it: an absolute path ("/a/b") or

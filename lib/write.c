@@ -2,7 +2,8 @@
  * write.c --- the one safe way libe4time writes: refuse a mounted, busy,
  * unrecovered or damaged filesystem; lock the image against a second
  * writer; save every block before it changes in an e2undo file; write
- * whole inodes with their checksums recomputed by libext2fs.
+ * whole inodes, one at a time or a batch of them through their inode-table
+ * blocks, with their checksums recomputed by libext2fs.
  */
 #include "config.h"
 
@@ -254,6 +255,81 @@ errcode_t e4t_check_settable(const struct e4t_inode *in, unsigned fields,
 	return 0;
 }
 
+/*
+ * Put the times into raw, a whole inode as on disk, once e4t_check_settable()
+ * has accepted them for in (raw decoded): every word is encoded before the
+ * first is stored, so a refusal leaves raw as it was.
+ */
+static errcode_t put_times(struct ext2_inode_large *raw,
+			   const struct e4t_inode *in, unsigned fields,
+			   const struct e4t_ts *ts)
+{
+	uint32_t base[E4T_DTIME], extra[E4T_DTIME];
+	errcode_t err = 0;
+	int f;
+
+	for (f = 0; f < E4T_DTIME && !err; f++) {
+		extra[f] = 0;
+		if (!(fields & (1U << f)))
+			continue;
+		if (has_room(in, f))
+			err = e4t_ts_encode(ts[f].sec, ts[f].nsec, &base[f],
+					    &extra[f]);
+		else
+			err = e4t_ts_encode_base(ts[f].sec, &base[f]);
+	}
+	if (err)
+		return err;
+	for (f = 0; f < E4T_DTIME; f++) {
+		int room = has_room(in, f);
+
+		if (!(fields & (1U << f)))
+			continue;
+		switch (f) {
+		case E4T_ATIME:
+			raw->i_atime = base[f];
+			if (room)
+				raw->i_atime_extra = extra[f];
+			break;
+		case E4T_MTIME:
+			raw->i_mtime = base[f];
+			if (room)
+				raw->i_mtime_extra = extra[f];
+			break;
+		case E4T_CTIME:
+			raw->i_ctime = base[f];
+			if (room)
+				raw->i_ctime_extra = extra[f];
+			break;
+		case E4T_CRTIME:
+			raw->i_crtime = base[f];
+			raw->i_crtime_extra = extra[f];
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Decode raw, refuse what e4t_check_settable() refuses (a checksum that
+ * does not verify included: a bad inode is never rewritten), put the times.
+ */
+static errcode_t set_in_raw(struct e4t_image *img, ext2_ino_t ino,
+			    struct ext2_inode_large *raw, unsigned fields,
+			    const struct e4t_ts *ts)
+{
+	struct e4t_inode in;
+	errcode_t err;
+
+	e4t_inode_decode(raw, img->inode_size, ino, &in);
+	if (!ext2fs_inode_csum_verify(img->fs, ino, raw))
+		in.flags |= E4T_INO_CSUM_BAD;
+	err = e4t_check_settable(&in, fields, ts);
+	if (!err)
+		err = put_times(raw, &in, fields, ts);
+	return err;
+}
+
 errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 			      unsigned fields, const struct e4t_ts *ts)
 {
@@ -270,68 +346,211 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 	memset(&u, 0, img->inode_size); /* not the whole 64 KiB union */
 	err = ext2fs_read_inode2(img->fs, ino, (struct ext2_inode *)&u.large,
 				 img->inode_size, READ_INODE_NOCSUM);
-	if (err)
-		return err;
-	return e4t_inode_set_times_raw(
-		img, ino, &u.large,
-		ext2fs_inode_csum_verify(img->fs, ino, &u.large), fields, ts);
-}
-
-errcode_t e4t_inode_set_times_raw(struct e4t_image *img, ext2_ino_t ino,
-				  struct ext2_inode_large *raw, int csum_ok,
-				  unsigned fields, const struct e4t_ts *ts)
-{
-	struct e4t_inode in;
-	errcode_t err;
-	int f;
-
-	if (!img->writable)
-		return EXT2_ET_RO_FILSYS;
-	e4t_inode_decode(raw, img->inode_size, ino, &in);
-	if (!csum_ok)
-		in.flags |= E4T_INO_CSUM_BAD; /* never rewrite a bad inode */
-	err = e4t_check_settable(&in, fields, ts);
-	if (err)
-		return err;
-	for (f = 0; f < E4T_DTIME; f++) {
-		uint32_t base, extra = 0;
-
-		if (!(fields & (1U << f)))
-			continue;
-		if (has_room(&in, f))
-			err = e4t_ts_encode(ts[f].sec, ts[f].nsec, &base,
-					    &extra);
-		else
-			err = e4t_ts_encode_base(ts[f].sec, &base);
-		if (err)
-			return err;
-		switch (f) {
-		case E4T_ATIME:
-			raw->i_atime = base;
-			if (has_room(&in, f))
-				raw->i_atime_extra = extra;
-			break;
-		case E4T_MTIME:
-			raw->i_mtime = base;
-			if (has_room(&in, f))
-				raw->i_mtime_extra = extra;
-			break;
-		case E4T_CTIME:
-			raw->i_ctime = base;
-			if (has_room(&in, f))
-				raw->i_ctime_extra = extra;
-			break;
-		case E4T_CRTIME:
-			raw->i_crtime = base;
-			raw->i_crtime_extra = extra;
-			break;
-		}
-	}
+	if (!err)
+		err = set_in_raw(img, ino, &u.large, fields, ts);
 	/* libext2fs recomputes the inode checksum on the way out. */
-	err = ext2fs_write_inode_full(img->fs, ino, (struct ext2_inode *)raw,
-				      img->inode_size);
+	if (!err)
+		err = ext2fs_write_inode_full(img->fs, ino,
+					      (struct ext2_inode *)&u.large,
+					      img->inode_size);
 	if (!err)
 		img->written++;
+	return err;
+}
+
+/*
+ * The batch (see e4time.h): a window of up to BATCH_BYTES of one group's
+ * inode table, read with one call; the blocks changed in it are written
+ * back, in runs of consecutive blocks, when the window moves on.  Inode
+ * tables hold inodes in on-disk byte order, which is the host's: e4time
+ * is built for little-endian hosts only (configure refuses the others).
+ */
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the batch writer reads inode tables in place: little-endian hosts only"
+#endif
+
+#define BATCH_BYTES	 (1U << 20)
+#define BATCH_MAX_BLOCKS (BATCH_BYTES / EXT2_MIN_BLOCK_SIZE)
+
+struct e4t_batch {
+	struct e4t_image *img;
+	/* The window: nblocks blocks from block first on, holding inodes
+	 * [first_ino, end_ino), then a zeroed tail; nblocks 0: none. */
+	char *buf;
+	unsigned max_blocks;
+	blk64_t first;
+	unsigned nblocks;
+	ext2_ino_t first_ino, end_ino;
+	/* Its changed blocks, one bit each, and how many. */
+	uint64_t dirty[BATCH_MAX_BLOCKS / 64];
+	unsigned ndirty;
+	/* The inode being changed, a copy. */
+	struct ext2_inode_large *scratch;
+};
+
+errcode_t e4t_batch_begin(struct e4t_image *img, struct e4t_batch **ret)
+{
+	struct e4t_batch *b;
+
+	*ret = NULL;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return ENOMEM;
+	b->img = img;
+	b->max_blocks = BATCH_BYTES / img->fs->blocksize;
+	if (!b->max_blocks)
+		b->max_blocks = 1;
+	/* The tail: a 128-byte inode read as a large one stays in bounds. */
+	b->buf = calloc(1, (size_t)b->max_blocks * img->fs->blocksize +
+				   sizeof(struct ext2_inode_large));
+	b->scratch = calloc(1, img->inode_size > sizeof(*b->scratch)
+				       ? img->inode_size
+				       : sizeof(*b->scratch));
+	if (!b->buf || !b->scratch) {
+		free(b->buf);
+		free(b->scratch);
+		free(b);
+		return ENOMEM;
+	}
+	*ret = b;
+	return 0;
+}
+
+errcode_t e4t_batch_flush(struct e4t_batch *b)
+{
+	ext2_filsys fs = b->img->fs;
+	unsigned i = 0, j;
+	errcode_t err = 0;
+
+	if (!b->ndirty)
+		return 0;
+	while (i < b->nblocks && !err) {
+		if (!(b->dirty[i / 64] & (1ULL << (i % 64)))) {
+			i++;
+			continue;
+		}
+		for (j = i + 1;
+		     j < b->nblocks && (b->dirty[j / 64] & (1ULL << (j % 64)));
+		     j++)
+			;
+		/* Through the image's channel: the undo manager saves the
+		 * old blocks first. */
+		err = io_channel_write_blk64(fs->io, b->first + i, (int)(j - i),
+					     b->buf +
+						     (size_t)i * fs->blocksize);
+		i = j;
+	}
+	memset(b->dirty, 0, sizeof(b->dirty));
+	b->ndirty = 0;
+	/* Inodes libext2fs keeps may be older than what was just written. */
+	ext2fs_flush_icache(fs);
+	fs->flags |= EXT2_FLAG_CHANGED;
+	return err;
+}
+
+/* Make the window hold inode ino, from its block on. */
+static errcode_t batch_load(struct e4t_batch *b, ext2_ino_t ino)
+{
+	ext2_filsys fs = b->img->fs;
+	uint32_t ipg = fs->super->s_inodes_per_group;
+	unsigned per_block = fs->blocksize / b->img->inode_size;
+	dgrp_t group = (dgrp_t)((ino - 1) / ipg);
+	uint32_t blk = ((ino - 1) % ipg) / per_block;
+	blk64_t table = ext2fs_inode_table_loc(fs, group);
+	unsigned n;
+	errcode_t err;
+
+	err = e4t_batch_flush(b);
+	b->nblocks = 0;
+	if (err)
+		return err;
+	/* The checks ext2fs_read_inode2() makes. */
+	if (!table)
+		return EXT2_ET_MISSING_INODE_TABLE;
+	if (table < fs->super->s_first_data_block ||
+	    table + fs->inode_blocks_per_group - 1 >=
+		    ext2fs_blocks_count(fs->super))
+		return EXT2_ET_GDESC_BAD_INODE_TABLE;
+	n = fs->inode_blocks_per_group - blk;
+	if (n > b->max_blocks)
+		n = b->max_blocks;
+	err = io_channel_read_blk64(fs->io, table + blk, (int)n, b->buf);
+	if (err && n > 1) {
+		/* A bad block costs that block's inodes only. */
+		n = 1;
+		err = io_channel_read_blk64(fs->io, table + blk, 1, b->buf);
+	}
+	if (err)
+		return err;
+	memset(b->buf + (size_t)n * fs->blocksize, 0,
+	       sizeof(struct ext2_inode_large));
+	b->first = table + blk;
+	b->nblocks = n;
+	b->first_ino = group * ipg + blk * per_block + 1;
+	b->end_ino = b->first_ino + n * per_block;
+	if (b->end_ino > (group + 1) * ipg + 1)
+		b->end_ino = (group + 1) * ipg + 1;
+	return 0;
+}
+
+errcode_t e4t_batch_inode(struct e4t_batch *b, ext2_ino_t ino,
+			  struct ext2_inode_large **raw)
+{
+	errcode_t err;
+
+	*raw = NULL;
+	if (ino < 1 || ino > b->img->fs->super->s_inodes_count)
+		return E4T_ERR_INO_RANGE;
+	if (!b->nblocks || ino < b->first_ino || ino >= b->end_ino) {
+		err = batch_load(b, ino);
+		if (err)
+			return err;
+	}
+	*raw = (struct ext2_inode_large *)(b->buf +
+					   (size_t)(ino - b->first_ino) *
+						   b->img->inode_size);
+	return 0;
+}
+
+errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
+			const struct e4t_ts *ts)
+{
+	struct ext2_inode_large *raw;
+	unsigned blk;
+	errcode_t err;
+
+	if (!b->img->writable)
+		return EXT2_ET_RO_FILSYS;
+	err = e4t_batch_inode(b, ino, &raw);
+	if (err)
+		return err;
+	/* Changed in a copy: a refusal leaves the window as it was. */
+	memcpy(b->scratch, raw, b->img->inode_size);
+	err = set_in_raw(b->img, ino, b->scratch, fields, ts);
+	if (!err)
+		err = ext2fs_inode_csum_set(b->img->fs, ino, b->scratch);
+	if (err)
+		return err;
+	memcpy(raw, b->scratch, b->img->inode_size);
+	blk = (unsigned)(((char *)raw - b->buf) / b->img->fs->blocksize);
+	if (!(b->dirty[blk / 64] & (1ULL << (blk % 64)))) {
+		b->dirty[blk / 64] |= 1ULL << (blk % 64);
+		b->ndirty++;
+	}
+	b->img->written++;
+	return 0;
+}
+
+errcode_t e4t_batch_end(struct e4t_batch *b)
+{
+	errcode_t err;
+
+	if (!b)
+		return 0;
+	err = e4t_batch_flush(b);
+	free(b->buf);
+	free(b->scratch);
+	free(b);
 	return err;
 }
 

@@ -75,6 +75,7 @@ struct bf_ctx {
 	struct lbuf lb;
 	errcode_t write_err;
 	struct e4t_tree *tree;
+	struct e4t_batch *batch; /* reads, and writes unless dry_run */
 	struct todo *todo;
 	size_t ntodo, todo_cap;
 };
@@ -184,16 +185,12 @@ static int cmp_todo(const void *a, const void *b)
 }
 
 /*
- * One file, in inode order: consecutive inodes share inode-table blocks,
- * so reads hit libext2fs' cache and writes coalesce in the I/O cache and
- * the undo file.  The inode is read once, for its xattrs.
+ * One file, in inode order: the batch reads each inode-table block once,
+ * for the xattrs in the inodes, and writes each changed block once.
  */
 static int process(struct bf_ctx *c, const struct todo *row)
 {
-	union {
-		struct ext2_inode_large large;
-		char buf[EXT2_MAX_BLOCK_SIZE];
-	} u;
+	struct ext2_inode_large *raw;
 	struct e4t_inode info, *in = &info;
 	const char *const *names = e4t_source_xattrs(c->src);
 	struct e4t_ts ts[E4T_NFIELDS];
@@ -217,12 +214,10 @@ static int process(struct bf_ctx *c, const struct todo *row)
 		       error_message(E4T_ERR_INODE_CSUM));
 		return 0;
 	}
-	err = ext2fs_read_inode2(c->img->fs, in->ino,
-				 (struct ext2_inode *)&u.large,
-				 c->img->inode_size, READ_INODE_NOCSUM);
+	err = e4t_batch_inode(c->batch, in->ino, &raw);
 	if (!err)
-		err = e4t_xattr_get_first_raw(c->img, in->ino, &u.large, names,
-					      &val, &len, &which);
+		err = e4t_xattr_get_first_raw(c->img, in->ino, raw, names, &val,
+					      &len, &which);
 	if (err == E4T_ERR_NO_XATTR) {
 		record(c, row, in, R_NO_XATTR, NULL, 0, NULL, NULL);
 		return 0;
@@ -272,10 +267,7 @@ static int process(struct bf_ctx *c, const struct todo *row)
 		return 0;
 	}
 	if (!c->dry_run) {
-		/* the inode read above; the tree verified its checksum */
-		err = e4t_inode_set_times_raw(c->img, in->ino, &u.large,
-					      !(in->flags & E4T_INO_CSUM_BAD),
-					      1U << E4T_CRTIME, ts);
+		err = e4t_batch_set(c->batch, in->ino, 1U << E4T_CRTIME, ts);
 		if (err) {
 			c->write_err = err;
 			return 1; /* stop: the undo file restores */
@@ -387,12 +379,18 @@ static int backfill_main(int argc, char **argv)
 		free(path);
 	}
 	if (!err) {
+		errcode_t end_err;
 		size_t i;
 
 		/* inode order: see process() */
 		qsort(c.todo, c.ntodo, sizeof(*c.todo), cmp_todo);
+		err = e4t_batch_begin(c.img, &c.batch);
 		for (i = 0; i < c.ntodo && !err; i++)
 			err = process(&c, &c.todo[i]);
+		/* the last window's writes: files reported as changed */
+		end_err = e4t_batch_end(c.batch);
+		if (end_err && !c.write_err)
+			c.write_err = end_err;
 	}
 	for (size_t i = 0; i < c.ntodo; i++)
 		free(c.todo[i].path);

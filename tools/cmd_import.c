@@ -48,6 +48,7 @@ struct assign {
 struct im_ctx {
 	struct e4t_image *img;
 	struct e4t_tree *tree;
+	struct e4t_batch *batch; /* the writes, in inode order */
 	struct entry *entries;
 	size_t nentries;
 	size_t *hash; /* open addressing; index + 1, 0 = empty */
@@ -221,7 +222,7 @@ static void apply(struct im_ctx *c, const struct assign *a,
 	/* A check that fails refuses this inode; a failed write stops all. */
 	err = e4t_check_settable(&in, set, ts);
 	if (!err && !c->dry_run) {
-		err = e4t_inode_set_times(c->img, a->ino, set, ts);
+		err = e4t_batch_set(c->batch, a->ino, set, ts);
 		if (err) {
 			c->err = err;
 			return;
@@ -275,8 +276,14 @@ static void apply(struct im_ctx *c, const struct assign *a,
 static void apply_all(struct im_ctx *c)
 {
 	size_t i = 0, j;
+	errcode_t err;
 
 	qsort(c->assigns, c->nassigns, sizeof(*c->assigns), cmp_assign);
+	if (!c->dry_run) {
+		c->err = e4t_batch_begin(c->img, &c->batch);
+		if (c->err)
+			return;
+	}
 	while (i < c->nassigns && !c->err) {
 		struct assign *a = &c->assigns[i];
 		int agree = 1;
@@ -322,6 +329,11 @@ static void apply_all(struct im_ctx *c)
 		if (lb_maybe_flush(&c->lb, stdout))
 			c->err = errno ? errno : EIO;
 	}
+	/* the last window's writes: inodes reported as changed */
+	err = e4t_batch_end(c->batch);
+	c->batch = NULL;
+	if (err && !c->err)
+		c->err = err;
 }
 
 static void report_unmatched(struct im_ctx *c)
