@@ -74,6 +74,14 @@ void e4t_inode_compare(const uint8_t *old, const uint8_t *new,
 	unsigned extra_end = 128, i;
 	uint16_t old_links, new_links;
 
+	if (memcmp(old, new, inode_size) == 0) {
+		c->what = 0;
+		c->same = 1;
+		c->crtime_changed = 0;
+		c->change = E4T_CH_OTHER;
+		return;
+	}
+
 	if (inode_size > 128) {
 		unsigned ex = jbd2_le16(new + 0x80);
 
@@ -299,17 +307,32 @@ struct audit_ctx {
 
 /* Would relatime have written this atime update?  (touch_atime's
  * relatime_need_update: atime <= mtime or <= ctime, or a day old.) */
-static int relatime_needed(const uint8_t *old, const uint8_t *new,
-			   unsigned isize, ext2_ino_t ino)
+static void raw_time(const uint8_t *raw, unsigned isize, unsigned base_off,
+		     unsigned extra_off, struct e4t_ts *ts)
 {
-	struct e4t_inode o, n;
+	uint32_t base = jbd2_le32(raw + base_off), extra;
+	unsigned ex = isize > 128 ? jbd2_le16(raw + 0x80) : 0;
 
-	e4t_inode_decode_disk(old, isize, isize, ino, &o);
-	e4t_inode_decode_disk(new, isize, isize, ino, &n);
-	if (e4t_ts_cmp(&o.ts[E4T_ATIME], &o.ts[E4T_MTIME]) <= 0 ||
-	    e4t_ts_cmp(&o.ts[E4T_ATIME], &o.ts[E4T_CTIME]) <= 0)
+	if (ex >= extra_off + 4 - 128 && 128 + ex <= isize) {
+		extra = jbd2_le32(raw + extra_off);
+		e4t_ts_decode(base, &extra, ts);
+	} else {
+		e4t_ts_decode(base, NULL, ts);
+	}
+}
+
+static int relatime_needed(const uint8_t *old, const uint8_t *new,
+			   unsigned isize)
+{
+	struct e4t_ts oa, om, oc, na;
+
+	raw_time(old, isize, 0x08, 0x8C, &oa);
+	raw_time(old, isize, 0x10, 0x88, &om);
+	raw_time(old, isize, 0x0C, 0x84, &oc);
+	raw_time(new, isize, 0x08, 0x8C, &na);
+	if (e4t_ts_cmp(&oa, &om) <= 0 || e4t_ts_cmp(&oa, &oc) <= 0)
 		return 1;
-	return n.ts[E4T_ATIME].sec - o.ts[E4T_ATIME].sec >= 24 * 3600;
+	return na.sec - oa.sec >= 24 * 3600;
 }
 
 static int record(struct audit_ctx *ac, struct e4t_icopy *c, const uint8_t *old,
@@ -322,7 +345,7 @@ static int record(struct audit_ctx *ac, struct e4t_icopy *c, const uint8_t *old,
 		if (c->ino >= 1 && c->ino <= ac->ninodes) {
 			ac->per_ino[c->ino - 1][c->change]++;
 			if (c->change == E4T_CH_ATIME &&
-			    !relatime_needed(old, c->raw, isize, c->ino)) {
+			    !relatime_needed(old, c->raw, isize)) {
 				ac->relatime_skip[c->ino - 1]++;
 				ac->a->relatime_would_skip++;
 			}
