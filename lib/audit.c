@@ -486,7 +486,36 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 			err = e4t_journal_read(j, fi->jblock, 1, buf);
 			if (err)
 				goto fail;
-			s = copies_find(&cp, home, 0);
+			s = copies_find(&cp, home, 1);
+			if (!s) {
+				err = ENOMEM;
+				goto fail;
+			}
+			if (!s->data) {
+				/* no full copy of its block yet: start from
+				 * the home block, this record is a baseline */
+				s->data = malloc(fs->blocksize);
+				if (!s->data) {
+					err = ENOMEM;
+					goto fail;
+				}
+				if (io_channel_read_blk64(fs->io, home, 1,
+							  s->data))
+					memset(s->data, 0, fs->blocksize);
+				memcpy(s->data + off, buf + fi->offset,
+				       fi->len < g.isize ? fi->len : g.isize);
+				memset(&c, 0, sizeof(c));
+				c.ino = fi->ino;
+				c.src = E4T_SRC_FAST_COMMIT;
+				c.trans = ti;
+				c.t = t;
+				c.len = fi->len;
+				c.raw = s->data + off;
+				c.baseline = 1;
+				stop = record(&ac, &c, s->data + off, g.isize,
+					      at);
+				continue;
+			}
 			memset(&c, 0, sizeof(c));
 			c.ino = fi->ino;
 			c.src = E4T_SRC_FAST_COMMIT;

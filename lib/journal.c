@@ -1065,7 +1065,8 @@ static errcode_t walk_fast_commits(struct e4t_journal *j)
 				memset(&cur, 0, sizeof(cur));
 				icap = 0;
 				crc = 0;
-				cur.first_jblock = b;
+				/* the tail fills its block */
+				cur.first_jblock = b + 1;
 			} else {
 				crc = ext2fs_crc32c_le(crc, blk + off,
 						       EXT4_FC_TL_SIZE + len);

@@ -238,6 +238,84 @@ test_external_journal() {
 	assertTrue "UUID: $(cat "$ERR")" $?
 }
 
+test_fast_commit() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	local img="$TMP/fc.img"
+	truncate -s 16M "$img"
+	mkfs.ext4 -q -F -O fast_commit "$img" >/dev/null 2>&1
+	mount -o loop,commit=300 "$img" "$MNT" || { skip_test "mount"; return; }
+	# 4 files, 3 rounds of append + fsync each: 12 fsyncs
+	python3 - "$MNT" <<'PY'
+import os, sys
+for k in range(3):
+    for i in range(4):
+        fd = os.open(os.path.join(sys.argv[1], "g%d" % i),
+                     os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.write(fd, b"x" * 100)
+        os.fsync(fd)
+        os.close(fd)
+PY
+	cp --sparse=always "$img" "$TMP/fc-live.img"
+	umount "$MNT"
+	run_ro "$TMP/fc-live.img" journal -f jsonl "$TMP/fc-live.img"
+	assertEquals "journal: $(cat "$ERR")" 0 "$RC"
+	assertTrue "fast commits with INODE records, checksums verified" \
+		"[ $(tail -n +2 "$OUT" | jq -s '[.[] | select(.state == "fast_commit" and .csum == "ok" and (.fc_inodes|length) > 0)] | length') -ge 8 ]"
+	assertEquals "no time on fast commits" "" \
+		"$(tail -n +2 "$OUT" | jq -r 'select(.state == "fast_commit" and .commit_time != null) | .tid')"
+	run_ro "$TMP/fc-live.img" audit -f json "$TMP/fc-live.img"
+	assertEquals "audit: $(cat "$ERR")" 0 "$RC"
+	assertEquals "one inode update per fsync'd write" 12 \
+		"$(jq -r .summary.inode_updates "$OUT")"
+}
+
+test_no_journal_checksums() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	local img="$TMP/nocsum.img" i files=""
+	truncate -s 16M "$img"
+	mkfs.ext4 -q -F -O ^metadata_csum "$img" >/dev/null 2>&1
+	mount -o loop,strictatime,commit=300 "$img" "$MNT" || { skip_test "mount"; return; }
+	for i in 1 2 3 4 5; do echo "$i" >"$MNT/h$i"; files="$files $MNT/h$i"; done
+	sync
+	for i in 1 2 3; do sleep 0.02; cat $files >/dev/null; sync; done
+	umount "$MNT"
+	run_ro "$img" journal --stale -f jsonl "$img"
+	assertEquals 0 "$RC"
+	assertEquals "no checksums: stale taken on structure" "none" \
+		"$(tail -n +2 "$OUT" | jq -r .csum | sort -u)"
+	run_ro "$img" audit -f json "$img"
+	assertEquals "3 rounds x 5 files from a clean journal without checksums" \
+		15 "$(jq -r .summary.changes.atime "$OUT")"
+}
+
+test_wrapped_journal() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	local img="$TMP/wrap.img" i r files=""
+	truncate -s 64M "$img"
+	mkfs.ext4 -q -F -b 1024 -J size=1 "$img" >/dev/null 2>&1
+	mount -o loop,strictatime,commit=300 "$img" "$MNT" || { skip_test "mount"; return; }
+	for i in $(seq 1 200); do echo "$i" >"$MNT/w$i"; files="$files $MNT/w$i"; done
+	sync
+	for r in $(seq 1 40); do sleep 0.01; cat $files >/dev/null; sync; done
+	cp --sparse=always "$img" "$TMP/wrap-live.img"
+	umount "$MNT"
+	img="$TMP/wrap-live.img"
+	run_ro "$img" journal --stale -f jsonl "$img"
+	assertEquals "journal: $(cat "$ERR")" 0 "$RC"
+	# 40 rounds of 50 inode-table blocks do not fit in 1024 blocks
+	assertTrue "the log wrapped: a transaction runs past the end" \
+		"[ $(tail -n +2 "$OUT" | jq -s '[.[] | select(.first_block + .journal_blocks > 1024)] | length') -ge 1 ]"
+	run_ro "$img" audit -f json "$img"
+	assertEquals "audit: $(cat "$ERR")" 0 "$RC"
+	assertEquals "every compared round: 200 atime-only updates" "" \
+		"$(jq -r '.transactions[] | select(.changes.atime != 0 and .changes.atime != 200) | .tid' "$OUT")"
+	assertTrue "several rounds compared" \
+		"[ $(jq -r .summary.atime_only_transactions "$OUT") -ge 5 ]"
+}
+
 test_bad_input() {
 	need_mount
 	[ "$E4T_SKIP_THIS" = 1 ] && return

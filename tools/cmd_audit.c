@@ -254,8 +254,9 @@ static int audit_main(int argc, char **argv)
 		if (!(t->flags & E4T_JT_COMMITTED) ||
 		    (t->flags & E4T_JT_CSUM_BAD))
 			continue;
-		e4t_iso8601(t->commit_sec, t->commit_nsec, 9, 'T', INT32_MIN,
-			    when, sizeof(when));
+		if (!(t->flags & E4T_JT_FAST_COMMIT))
+			e4t_iso8601(t->commit_sec, t->commit_nsec, 9, 'T',
+				    INT32_MIN, when, sizeof(when));
 		if (fmt == 2) {
 			printf("%u,%s,%s,%u,%u", t->tid, state, when,
 			       t->nr_jblocks, at->itable_blocks);
@@ -263,11 +264,12 @@ static int audit_main(int argc, char **argv)
 				printf(",%u", at->changes[m]);
 			printf(",%d\n", at->atime_only);
 		} else if (fmt == 1) {
-			printf("%s{\"tid\":%u,\"commit_time\":\"%s\","
+			printf("%s{\"tid\":%u,\"commit_time\":%s%s%s,"
 			       "\"live\":%s,\"state\":\"%s\",\"blocks\":%u,"
 			       "\"itable_blocks\":%u,\"atime_only\":%s,"
 			       "\"changes\":{",
-			       k++ ? "," : "", t->tid, when,
+			       k++ ? "," : "", t->tid, *when ? "\"" : "",
+			       *when ? when : "null", *when ? "\"" : "",
 			       (t->flags & E4T_JT_LIVE) ? "true" : "false",
 			       state, t->nr_jblocks, at->itable_blocks,
 			       at->atime_only ? "true" : "false");

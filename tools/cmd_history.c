@@ -53,7 +53,8 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 		printf("on disk (home block)");
 	} else {
 		when[0] = 0;
-		if (c->t->flags & E4T_JT_COMMITTED) {
+		if ((c->t->flags & E4T_JT_COMMITTED) &&
+		    !(c->t->flags & E4T_JT_FAST_COMMIT)) {
 			struct e4t_ts ts = { c->t->commit_sec,
 					     c->t->commit_nsec,
 					     E4T_TS_STORED | E4T_TS_EXTRA };

@@ -133,7 +133,7 @@ static void print_trans_text(const struct e4t_jtrans *t, int blocks)
 	char when[E4T_ISO_BUFSZ] = "-";
 	size_t i, bad = 0;
 
-	if (t->flags & E4T_JT_COMMITTED) {
+	if ((t->flags & E4T_JT_COMMITTED) && !(t->flags & E4T_JT_FAST_COMMIT)) {
 		struct e4t_ts ts = { t->commit_sec, t->commit_nsec,
 				     E4T_TS_STORED | E4T_TS_EXTRA };
 
@@ -144,7 +144,9 @@ static void print_trans_text(const struct e4t_jtrans *t, int blocks)
 			bad++;
 	printf("tid %-10u %-11s %-30s at %-8u %5u blocks  %5zu copies", t->tid,
 	       state_name(t),
-	       (t->flags & E4T_JT_COMMITTED) ? when : "(no commit block)",
+	       (t->flags & E4T_JT_FAST_COMMIT) ? "(fast commit: no time)"
+	       : (t->flags & E4T_JT_COMMITTED) ? when
+					       : "(no commit block)",
 	       t->first_jblock, t->nr_jblocks,
 	       (t->flags & E4T_JT_FAST_COMMIT) ? t->nfc_inodes : t->nblocks);
 	if (t->nrevoked)
@@ -208,7 +210,7 @@ static void print_trans_json(const struct e4t_jtrans *t)
 	       "\"commit_time\":",
 	       t->tid, state_name(t),
 	       (t->flags & E4T_JT_COMMITTED) ? "true" : "false", csum_name(t));
-	if (t->flags & E4T_JT_COMMITTED) {
+	if ((t->flags & E4T_JT_COMMITTED) && !(t->flags & E4T_JT_FAST_COMMIT)) {
 		char when[E4T_ISO_BUFSZ];
 
 		e4t_iso8601(t->commit_sec, t->commit_nsec, 9, 'T', INT32_MIN,
