@@ -139,6 +139,9 @@ struct e4t_journal *open_journal_or_exit(struct e4t_image *img,
 					 const char *path, unsigned flags,
 					 struct warn_ctx *wc);
 
+/* The journal's features as words ("64bit csum_v3") or JSON strings. */
+void print_journal_features(const struct e4t_jinfo *in, FILE *fp, int json);
+
 /* Time text: ISO 8601 in UTC, or local time with --local. */
 char *fmt_time(const struct e4t_ts *ts, int local, char sep, char *buf,
 	       size_t len);

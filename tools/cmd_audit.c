@@ -206,20 +206,7 @@ static int audit_main(int argc, char **argv)
 		       "\"blocksize\":%u,\"features\":[",
 		       in->internal ? "true" : "false", in->maxlen,
 		       in->blocksize);
-		{
-			static const char *const nm[] = {
-				"revoke",  "64bit",   "async_commit",
-				"csum_v2", "csum_v3", "fast_commit"
-			};
-			int n = 0;
-
-			if (in->compat & 1)
-				printf("%s\"checksum\"", n++ ? "," : "");
-			for (k = 0; k < 6; k++)
-				if (in->incompat & (1U << k))
-					printf("%s\"%s\"", n++ ? "," : "",
-					       nm[k]);
-		}
+		print_journal_features(in, stdout, 1);
 		printf("],\"state\":\"%s\",\"csum\":%d,\"sequence\":%u},"
 		       "\"transactions\":[",
 		       in->live ? "live" : "clean", in->csum_version,

@@ -48,7 +48,7 @@ static const char *csum_name(const struct e4t_jtrans *t)
 	return "ok";
 }
 
-static void features(const struct e4t_jinfo *in, FILE *fp, int json)
+void print_journal_features(const struct e4t_jinfo *in, FILE *fp, int json)
 {
 	static const struct {
 		int incompat;
@@ -108,7 +108,7 @@ static void print_geom_text(const struct e4t_jinfo *in, size_t ntrans)
 	if (in->fc_blocks)
 		printf(", fast commit %u..%u", in->fc_first, in->maxlen - 1);
 	printf(")\nFeatures:   ");
-	features(in, stdout, 0);
+	print_journal_features(in, stdout, 0);
 	printf("\nChecksums:  %s%s\n",
 	       in->csum_version == 0   ? "none"
 	       : in->csum_version == 1 ? "v1 (crc32 in commit blocks)"
@@ -188,7 +188,7 @@ static void print_geom_json(const struct e4t_jinfo *in)
 	       in->internal ? "true" : "false", in->blocksize, in->maxlen,
 	       in->first, in->log_end, in->fc_blocks, in->sequence, in->start,
 	       in->csum_version, in->live ? "true" : "false");
-	features(in, stdout, 1);
+	print_journal_features(in, stdout, 1);
 	printf("],\"uuid\":\"%s\"}}\n", uuid);
 }
 
