@@ -39,7 +39,17 @@ static void check_state(struct e4t_image *img, uint64_t image_size)
 /* Reading handles: never EXT2_FLAG_RW, reading leaves the image untouched. */
 #define READ_FLAGS                                                             \
 	(EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS | EXT2_FLAG_SKIP_MMP)
-#define WRITE_FLAGS (EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE | EXT2_FLAG_64BITS)
+/*
+ * The writing handle reads as the reading ones do: a checksum that fails
+ * is e4time's to report and refuse (write.c never rewrites such an inode),
+ * not libext2fs' to stop at.  Without the flag, the inode scan of a writing
+ * command gave up on the rest of a group at the first bad inode checksum,
+ * and xattr blocks with bad checksums became unreadable: -n and the real
+ * run disagreed.  The flag only concerns what libext2fs verifies on reads.
+ */
+#define WRITE_FLAGS                                                            \
+	(EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE | EXT2_FLAG_64BITS |               \
+	 EXT2_FLAG_IGNORE_CSUM_ERRORS)
 
 /* Every handle of e4time is opened here, with the image's offset. */
 static errcode_t open_fs(const char *name, uint64_t offset, int flags,
