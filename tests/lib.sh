@@ -4,6 +4,14 @@
 # ". shunit2".  The Makefile exports E4TIME (the binary) and TOP_SRCDIR.
 # Each suite prints "SUITE: N passed, N failed, N skipped" at its end;
 # tests/summary.sh adds those lines up.
+#
+# Sanitizers and valgrind: in a --enable-sanitizers build (make check
+# sets ASAN_OPTIONS) and with E4TIME_WRAPPER (make check-valgrind:
+# "valgrind ... --log-file=%q{E4T_REPORTS}/..."), every e4time a suite
+# runs, in pipes and under timeout(1) too, goes through a script that
+# records a report (status 86).  A report fails the test that ran the
+# process (check_reports after every run and every test, check_stderr),
+# whatever the test expected of the status.
 
 : "${E4TIME:?E4TIME must name the e4time binary}"
 : "${TOP_SRCDIR:?TOP_SRCDIR must name the source tree}"
@@ -11,17 +19,24 @@ IMAGES="$TOP_SRCDIR/images"
 SUITE=$(basename "$0" .sh)
 E4T_SKIPPED=0
 E4T_SKIP_THIS=0
+E4T_REPORTS_OUTSIDE=0 # reports found outside any test: failures
 
 # shunit2 calls these; a suite that needs its own defines suite_setup /
 # suite_teardown / test_setup instead.
 oneTimeSetUp() {
 	TMP=$(mktemp -d "${TMPDIR:-/tmp}/e4time-$SUITE.XXXXXX") || return 1
+	reports_setup || return 1
 	if type suite_setup >/dev/null 2>&1; then suite_setup || return 1; fi
 	return 0
 }
 
 oneTimeTearDown() {
 	if type suite_teardown >/dev/null 2>&1; then suite_teardown; fi
+	# Reports from processes that no test ran (set-up, tear-down).
+	check_reports "$SUITE set-up or tear-down"
+	# (shunit2 calls this twice: count them once.)
+	__shunit_testsFailed=$((__shunit_testsFailed + E4T_REPORTS_OUTSIDE))
+	E4T_REPORTS_OUTSIDE=0
 	[ -n "${TMP:-}" ] && rm -rf "$TMP"
 	# shunit2 has counted every test but the skipped ones as passed.
 	echo
@@ -39,7 +54,65 @@ tearDown() {
 	if [ "$E4T_SKIP_THIS" = 1 ]; then
 		endSkipping
 	fi
+	check_reports "${_shunit_test_:-?}"
 	return 0
+}
+
+# reports_setup: $E4T_REPORTS for sanitizer and valgrind reports.  In a
+# sanitizer build (ASAN_OPTIONS set) or with E4TIME_WRAPPER, $E4TIME
+# becomes a script that runs the binary (under the wrapper) and leaves a
+# report when it exits with 86, the status every sanitizer and valgrind
+# report ends with: a report fails its test even when a pipeline or a
+# test that expects a failure hides the status.  ASan and LSan reports
+# go to files in $E4T_REPORTS (log_path), valgrind's too (the wrapper's
+# --log-file=%q{E4T_REPORTS}/...); UBSan's go to stderr whatever
+# log_path says (gcc 12's runtime, with ASan).
+reports_setup() {
+	E4T_REPORTS="$TMP/reports"
+	mkdir -p "$E4T_REPORTS/seen" "$TMP/bin" || return 1
+	export E4T_REPORTS
+	[ -n "${ASAN_OPTIONS+set}" ] || [ -n "${E4TIME_WRAPPER:-}" ] || return 0
+	if [ -n "${ASAN_OPTIONS+set}" ]; then
+		export ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$E4T_REPORTS/asan"
+	fi
+	# The wrapper is split on blanks: no blanks in its paths.
+	cat >"$TMP/bin/e4time" <<EOF || return 1
+#!/bin/sh
+${E4TIME_WRAPPER:-} '$E4TIME' "\$@"
+rc=\$?
+if [ \$rc -eq 86 ]; then
+	echo "e4time \$*: exit status 86: a sanitizer or valgrind report" \\
+		>"\$E4T_REPORTS/exit86.\$\$"
+fi
+exit \$rc
+EOF
+	chmod +x "$TMP/bin/e4time" || return 1
+	E4TIME="$TMP/bin/e4time"
+	return 0
+}
+
+# check_reports WHAT: fail (the current test, naming WHAT) when a
+# sanitizer or valgrind report was written since the last check, and
+# copy it into the log.  Returns 1 then.
+check_reports() {
+	local f found=0
+	[ -d "${E4T_REPORTS:-}" ] || return 0
+	for f in "$E4T_REPORTS"/*; do
+		# valgrind -q opens its log at start: empty means clean.
+		[ -f "$f" ] && [ -s "$f" ] || continue
+		found=1
+		echo "---- report ${f##*/} (found after $1):"
+		cat "$f"
+		mv "$f" "$E4T_REPORTS/seen/"
+	done
+	[ "$found" = 0 ] && return 0
+	if [ -z "${_shunit_test_:-}" ]; then
+		echo "ASSERT: $1: a sanitizer or valgrind report (above)"
+		E4T_REPORTS_OUTSIDE=$((E4T_REPORTS_OUTSIDE + 1))
+	else
+		fail "$1: a sanitizer or valgrind report (in the log above)"
+	fi
+	return 1
 }
 
 # skip_test REASON: the rest of this test is skipped, visibly.
@@ -75,6 +148,22 @@ run() {
 	ERR="$TMP/stderr"
 	"$E4TIME" "$@" >"$OUT" 2>"$ERR"
 	RC=$?
+	check_stderr "e4time $*"
+	check_reports "e4time $*"
+}
+
+# check_stderr WHAT: fail when $ERR holds a sanitizer or valgrind report
+# (one that went to stderr: options set by hand, no log file).
+check_stderr() {
+	if grep -qE 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|runtime error: |^==[0-9]+== ' "$ERR"; then
+		cat "$ERR"
+		if [ -z "${_shunit_test_:-}" ]; then
+			echo "ASSERT: $1: a sanitizer or valgrind report on stderr"
+			E4T_REPORTS_OUTSIDE=$((E4T_REPORTS_OUTSIDE + 1))
+		else
+			fail "$1: a sanitizer or valgrind report on stderr (above)"
+		fi
+	fi
 }
 
 # run_ro IMAGE ARGS...: as run, and fail if IMAGE changed by a byte.

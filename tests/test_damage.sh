@@ -28,6 +28,8 @@ run_t() {
 	elif [ "$RC" -ge 128 ]; then
 		fail "e4time $*: crashed (status $RC, signal $((RC - 128))): $(head -n 3 "$ERR")"
 	fi
+	check_stderr "e4time $*"
+	check_reports "e4time $*"
 }
 
 # ro_t IMAGE ARGS...: as run_t, and fail if IMAGE (a file) changed.
