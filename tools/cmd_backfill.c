@@ -390,7 +390,8 @@ static int backfill_main(int argc, char **argv)
 		size_t i;
 
 		/* inode order: see process() */
-		qsort(c.todo, c.ntodo, sizeof(*c.todo), cmp_todo);
+		if (c.ntodo)
+			qsort(c.todo, c.ntodo, sizeof(*c.todo), cmp_todo);
 		for (i = 0; i < c.ntodo && !err; i++)
 			err = process(&c, &c.todo[i]);
 	}

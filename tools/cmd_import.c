@@ -276,7 +276,8 @@ static void apply_all(struct im_ctx *c)
 {
 	size_t i = 0, j;
 
-	qsort(c->assigns, c->nassigns, sizeof(*c->assigns), cmp_assign);
+	if (c->nassigns) /* assigns is NULL then: qsort must not see it */
+		qsort(c->assigns, c->nassigns, sizeof(*c->assigns), cmp_assign);
 	while (i < c->nassigns && !c->err) {
 		struct assign *a = &c->assigns[i];
 		int agree = 1;
