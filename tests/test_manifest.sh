@@ -83,6 +83,13 @@ test_import_from_stdin_and_dry_run() {
 	assertContains "$(cat "$ERR")" "would change"
 }
 
+test_manifest_without_entries_changes_nothing() {
+	head -n 1 "$TMP/old.manifest" >"$TMP/header.manifest"
+	run_ro "$NEW" import "$NEW" "$TMP/header.manifest"
+	assertEquals "status: $(cat "$ERR")" 0 "$RC"
+	assertContains "$(cat "$ERR")" "import: 0 entries, 0 changed"
+}
+
 test_unmatched_entries_are_reported() {
 	{ cat "$TMP/old.manifest"
 	  echo '{"path":"/not/here","ino":99,"crtime":{"sec":0,"nsec":0}}'; } >"$TMP/extra.manifest"

@@ -136,6 +136,11 @@ test_sort_by_mtime() {
 	assertEquals "last is the latest" "/times/max" "$(jq -r .path "$OUT" | tail -n 1)"
 }
 
+test_sort_with_no_row() {
+	jsonl_4k --sort mtime --since 2400-01-01
+	assertEquals "no row" "" "$(cat "$OUT")"
+}
+
 test_subtree() {
 	run_ro "$TMP/ext4-4k.img" timeline -f jsonl "$TMP/ext4-4k.img" /times/
 	assertEquals "start directory first" "/times" "$(jq -r .path "$OUT" | head -n 1)"

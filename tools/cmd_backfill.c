@@ -383,7 +383,8 @@ static int backfill_main(int argc, char **argv)
 		size_t i;
 
 		/* inode order: see process() */
-		qsort(c.todo, c.ntodo, sizeof(*c.todo), cmp_todo);
+		if (c.ntodo)
+			qsort(c.todo, c.ntodo, sizeof(*c.todo), cmp_todo);
 		err = e4t_batch_begin(c.img, &c.batch);
 		for (i = 0; i < c.ntodo && !err; i++)
 			err = process(&c, &c.todo[i]);

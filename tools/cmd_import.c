@@ -278,7 +278,8 @@ static void apply_all(struct im_ctx *c)
 	size_t i = 0, j;
 	errcode_t err;
 
-	qsort(c->assigns, c->nassigns, sizeof(*c->assigns), cmp_assign);
+	if (c->nassigns) /* assigns is NULL then: qsort must not see it */
+		qsort(c->assigns, c->nassigns, sizeof(*c->assigns), cmp_assign);
 	if (!c->dry_run) {
 		c->err = e4t_batch_begin(c->img, &c->batch);
 		if (c->err)

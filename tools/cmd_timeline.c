@@ -158,7 +158,8 @@ static errcode_t flush_sorted(struct tl_ctx *c, struct e4t_tree *tree)
 	errcode_t err = 0;
 	size_t i;
 
-	qsort(c->rows, c->nrows, sizeof(*c->rows), cmp_rows);
+	if (c->nrows) /* rows is NULL then: qsort must not see it */
+		qsort(c->rows, c->nrows, sizeof(*c->rows), cmp_rows);
 	for (i = 0; i < c->nrows; i++) {
 		struct saved_row *s = &c->rows[i];
 		struct e4t_inode info;
