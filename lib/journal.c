@@ -799,11 +799,8 @@ static errcode_t walk_live(struct e4t_journal *j)
 		}
 		w.t.flags |= E4T_JT_LIVE;
 		if (w.torn) {
-			/* in progress at the crash: recovery ignores it */
-			if (w.t.nblocks || w.t.nrevoked)
-				jwarn(j, 0, w.t.first_jblock,
-				      "last transaction of the live log has "
-				      "no commit block: not replayed");
+			/* in progress at the crash: recovery ignores it;
+			 * listed, not an error */
 			err = add_trans(j, &w.t);
 			if (err)
 				return err;
@@ -838,11 +835,12 @@ static void apply_revokes(struct e4t_journal *j)
 		struct e4t_jtrans *rt = &j->trans[i];
 
 		for (r = 0; r < rt->nrevoked; r++) {
-			for (k = 0; k <= i; k++) {
+			for (k = 0; k < j->ntrans; k++) {
 				struct e4t_jtrans *t = &j->trans[k];
 
 				if ((t->flags & E4T_JT_LIVE) !=
-				    (rt->flags & E4T_JT_LIVE))
+					    (rt->flags & E4T_JT_LIVE) ||
+				    (int32_t)(t->tid - rt->tid) > 0)
 					continue;
 				for (m = 0; m < t->nblocks; m++)
 					if (t->blocks[m].fsblock ==
@@ -955,10 +953,7 @@ static errcode_t walk_stale(struct e4t_journal *j)
 			continue;
 		}
 		w.t.flags |= E4T_JT_STALE;
-		if (w.torn)
-			jwarn(j, 0, w.t.first_jblock,
-			      "stale transaction without its commit block "
-			      "(partly overwritten): not used");
+		/* torn (commit overwritten): listed, never used */
 		err = add_trans(j, &w.t);
 		if (err) {
 			walk_free(&w);

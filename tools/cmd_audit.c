@@ -241,7 +241,8 @@ static int audit_main(int argc, char **argv)
 		if (!(t->flags & E4T_JT_COMMITTED) ||
 		    (t->flags & E4T_JT_CSUM_BAD))
 			continue;
-		if (!(t->flags & E4T_JT_FAST_COMMIT))
+		if (!(t->flags & E4T_JT_FAST_COMMIT) &&
+		    (t->commit_sec || t->commit_nsec))
 			e4t_iso8601(t->commit_sec, t->commit_nsec, 9, 'T',
 				    INT32_MIN, when, sizeof(when));
 		if (fmt == 2) {
