@@ -315,10 +315,14 @@ test_wrapped_journal() {
 		"[ $(tail -n +2 "$OUT" | jq -s '[.[] | select(.first_block + .journal_blocks > 1024)] | length') -ge 1 ]"
 	run_ro "$img" audit -f json "$img"
 	assertEquals "audit: $(cat "$ERR")" 0 "$RC"
-	assertEquals "every compared round: 200 atime-only updates" "" \
-		"$(jq -r '.transactions[] | select(.changes.atime != 0 and .changes.atime != 200) | .tid' "$OUT")"
+	# a round is one transaction, or two when jbd2 has to commit early
+	# for log space: never more than the 200 files in one
+	assertEquals "no transaction with more than 200 atime updates" "" \
+		"$(jq -r '.transactions[] | select(.changes.atime > 200) | .tid' "$OUT")"
+	assertEquals "only atime updates" \
+		"$(jq -r .summary.inode_updates "$OUT")" "$(jq -r .summary.changes.atime "$OUT")"
 	assertTrue "several rounds compared" \
-		"[ $(jq -r .summary.atime_only_transactions "$OUT") -ge 5 ]"
+		"[ $(jq -r .summary.changes.atime "$OUT") -ge 1000 ]"
 }
 
 test_bad_input() {
