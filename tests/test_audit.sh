@@ -266,12 +266,13 @@ PY
 		"$(tail -n +2 "$OUT" | jq -r 'select(.state == "fast_commit" and .commit_time != null) | .tid')"
 	run_ro "$TMP/fc-live.img" audit -f json "$TMP/fc-live.img"
 	assertEquals "audit: $(cat "$ERR")" 0 "$RC"
-	# every fsync'd write is seen; the kernel may also fall back to a
-	# full commit that journals an inode a fast commit already had
+	# 12 fsync'd writes, seen once each when every fsync is a fast
+	# commit; a full commit (the kernel's fallback, or a global sync by
+	# another process) may journal an inode twice or fold two writes
 	local u
 	u=$(jq -r .summary.inode_updates "$OUT")
-	assertTrue "each of the 12 fsync'd writes seen once or twice: $u" \
-		"[ $u -ge 12 ] && [ $u -le 16 ]"
+	assertTrue "the fsync'd writes seen (12 expected, 8..16 allowed): $u" \
+		"[ $u -ge 8 ] && [ $u -le 16 ]"
 	assertEquals "no atime updates" 0 "$(jq -r .summary.changes.atime "$OUT")"
 }
 
