@@ -1,9 +1,10 @@
 /*
  * write.c --- the one safe way libe4time writes: refuse a mounted, busy,
  * unrecovered or damaged filesystem; lock the image against a second
- * writer; save every block before it changes in an e2undo file; write
- * whole inodes, one at a time or a batch of them through their inode-table
- * blocks, with their checksums recomputed by libext2fs.
+ * writer; save every block before it changes in an e2undo file (undo_io.c,
+ * e4time's undo I/O manager); write whole inodes, one at a time or a batch
+ * of them through their inode-table blocks, with their checksums
+ * recomputed by libext2fs.
  */
 #include "config.h"
 
@@ -20,8 +21,10 @@
 #include <unistd.h>
 
 #include "e4time.h"
+#include "undo_io.h"
 
 #define UNDO_DEFAULT_DIR "/var/lib/e2fsprogs"
+#define UNDO_REGION	 (1U << 20)
 
 /*
  * Is the image file attached to a loop device that is mounted?
@@ -189,23 +192,19 @@ errcode_t e4t_image_open_write(const char *name, uint64_t offset,
 			err = undo_new_path(img->undo_path, &img->undo_new);
 		if (!err && unlink(img->undo_new) && errno != ENOENT)
 			err = errno;
+		/*
+		 * Save 1 MiB regions rather than single blocks: timestamps
+		 * are rewritten across whole inode tables, and a million undo
+		 * records of one block each cost more than the writes
+		 * themselves.  e2undo reads the region size from the file.
+		 */
 		if (!err)
-			err = set_undo_io_backing_manager(unix_io_manager);
-		if (!err)
-			err = set_undo_io_backup_file(img->undo_new);
+			err = e4t_undo_io_setup(img->undo_new, UNDO_REGION);
 	}
 	if (!err)
-		err = e4t_image_reopen_rw(img, opts->no_undo ? unix_io_manager
-							     : undo_io_manager);
-	/*
-	 * Save 1 MiB regions rather than single blocks: timestamps are
-	 * rewritten across whole inode tables, and a million undo records of
-	 * one block each cost more than the writes themselves.  e2undo
-	 * reads the region size from the file.
-	 */
-	if (!err && !opts->no_undo)
-		err = io_channel_set_options(img->fs->io,
-					     "tdb_data_size=1048576");
+		err = e4t_image_reopen_rw(img, opts->no_undo
+						       ? unix_io_manager
+						       : e4t_undo_io_manager);
 	if (err) {
 		close(fd);
 		e4t_image_close(img);
