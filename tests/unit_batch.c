@@ -105,7 +105,7 @@ static void test_batch(void)
 	CHECK(!err, "open for writing: %s", error_message(err));
 	if (err)
 		return;
-	err = e4t_batch_begin(img, &b);
+	err = e4t_batch_begin(img, NULL, &b);
 	CHECK(!err, "begin: %s", error_message(err));
 	if (err) {
 		e4t_image_close_write(img);
@@ -138,9 +138,9 @@ static void test_batch(void)
 	err = e4t_batch_inode(b, FIRST, &raw);
 	CHECK(!err && raw->i_crtime == BASE_SEC + FIRST,
 	      "earlier write read back");
-	CHECK(img->written == 6, "written %lu", img->written);
 	err = e4t_batch_end(b);
 	CHECK(!err, "end: %s", error_message(err));
+	CHECK(img->written == 6, "written %lu", img->written);
 	err = e4t_image_close_write(img);
 	CHECK(!err, "close: %s", error_message(err));
 
@@ -187,7 +187,7 @@ static void test_read_only(void)
 	CHECK(!err, "open: %s", error_message(err));
 	if (err)
 		return;
-	err = e4t_batch_begin(img, &b);
+	err = e4t_batch_begin(img, NULL, &b);
 	CHECK(!err, "begin: %s", error_message(err));
 	if (!err) {
 		err = e4t_batch_inode(b, EXT2_ROOT_INO, &raw);

@@ -435,7 +435,7 @@ static int backfill_main(int argc, char **argv)
 		/* inode order: see process() */
 		err = sort_todo(&c);
 		if (!err)
-			err = e4t_batch_begin(c.img, &c.batch);
+			err = e4t_batch_begin(c.img, NULL, &c.batch);
 		for (i = 0; i < c.ntodo && !err; i++)
 			err = process(&c, &c.todo[i]);
 		/* the last window's writes: files reported as changed */

@@ -280,7 +280,7 @@ static void apply_all(struct im_ctx *c)
 
 	qsort(c->assigns, c->nassigns, sizeof(*c->assigns), cmp_assign);
 	if (!c->dry_run) {
-		c->err = e4t_batch_begin(c->img, &c->batch);
+		c->err = e4t_batch_begin(c->img, NULL, &c->batch);
 		if (c->err)
 			return;
 	}
