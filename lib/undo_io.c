@@ -20,8 +20,10 @@
  * written (the checksum still covers the whole key block, kept in memory),
  * CRC32C uses the CPU instruction where there is one, and the image is
  * read and written with pread/pwrite, no cache, so what a region is saved
- * from is what is on disk.
+ * from is what is on disk.  Writeback of both files starts as they are
+ * written, rather than all at the fsyncs of close.
  */
+#define _GNU_SOURCE 1 /* sync_file_range() */
 #include "config.h"
 
 #include <errno.h>
@@ -135,6 +137,23 @@ static errcode_t pread_all(int fd, void *buf, size_t len, uint64_t off,
 	}
 	*got = done;
 	return 0;
+}
+
+/*
+ * Have the kernel start writing what was just written: the fsyncs at
+ * close (image and undo file) then find little left to do, instead of the
+ * whole of both (0.2 s for 500 MiB here).  Only a hint: what the data are
+ * and when they are durable does not change.
+ */
+static void start_writeback(int fd, uint64_t off, uint64_t len)
+{
+#ifdef HAVE_SYNC_FILE_RANGE
+	sync_file_range(fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+#else
+	(void)fd;
+	(void)off;
+	(void)len;
+#endif
 }
 
 static errcode_t pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
@@ -285,6 +304,7 @@ static errcode_t save_region(struct undo_data *d, uint64_t r,
 	err = pwrite_all(d->undo_fd, d->buf, got, d->next_blk * d->region);
 	if (err)
 		return err;
+	start_writeback(d->undo_fd, d->next_blk * d->region, got);
 	d->next_blk++;
 	return write_indexes(d, 0);
 }
@@ -462,8 +482,10 @@ static errcode_t undo_write_blk64(io_channel ch, unsigned long long block,
 	err = save_range(ch, off, size);
 	if (!err)
 		err = pwrite_all(d->fd, buf, size, d->offset + off);
-	if (!err)
+	if (!err) {
 		d->stats.bytes_written += size;
+		start_writeback(d->fd, d->offset + off, size);
+	}
 	if (err && ch->write_error)
 		err = ch->write_error(ch, (unsigned long)block, count, buf,
 				      size, 0, err);
