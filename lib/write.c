@@ -386,8 +386,6 @@ struct e4t_batch {
 	uint64_t dirty[BATCH_MAX_BLOCKS / 64];
 	unsigned ndirty;
 	unsigned long pending;
-	/* The inode being changed, a copy. */
-	struct ext2_inode_large *scratch;
 };
 
 errcode_t e4t_batch_begin(struct e4t_image *img, ext2_filsys rfs,
@@ -407,12 +405,7 @@ errcode_t e4t_batch_begin(struct e4t_image *img, ext2_filsys rfs,
 	/* The tail: a 128-byte inode read as a large one stays in bounds. */
 	b->buf = calloc(1, (size_t)b->max_blocks * b->rfs->blocksize +
 				   sizeof(struct ext2_inode_large));
-	b->scratch = calloc(1, img->inode_size > sizeof(*b->scratch)
-				       ? img->inode_size
-				       : sizeof(*b->scratch));
-	if (!b->buf || !b->scratch) {
-		free(b->buf);
-		free(b->scratch);
+	if (!b->buf) {
 		free(b);
 		return ENOMEM;
 	}
@@ -550,8 +543,8 @@ errcode_t e4t_batch_inode(struct e4t_batch *b, ext2_ino_t ino,
 errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
 			const struct e4t_ts *ts)
 {
-	struct ext2_inode_large *raw;
-	unsigned blk;
+	struct ext2_inode_large *raw, old;
+	unsigned blk, n;
 	errcode_t err;
 
 	if (!b->img->writable)
@@ -559,14 +552,22 @@ errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
 	err = e4t_batch_inode(b, ino, &raw);
 	if (err)
 		return err;
-	/* Changed in a copy: a refusal leaves the window as it was. */
-	memcpy(b->scratch, raw, b->img->inode_size);
-	err = set_in_raw(b->rfs, ino, b->scratch, fields, ts);
-	if (!err)
-		err = ext2fs_inode_csum_set(b->rfs, ino, b->scratch);
+	/*
+	 * A refusal leaves the window as it was: set_in_raw() changes
+	 * nothing when it refuses, and what it and the checksum change lies
+	 * in the first sizeof(struct ext2_inode_large) bytes (or the whole
+	 * of a 128-byte inode), kept here.
+	 */
+	n = b->img->inode_size < sizeof(old) ? b->img->inode_size : sizeof(old);
+	memcpy(&old, raw, n);
+	err = set_in_raw(b->rfs, ino, raw, fields, ts);
+	if (!err) {
+		err = ext2fs_inode_csum_set(b->rfs, ino, raw);
+		if (err)
+			memcpy(raw, &old, n);
+	}
 	if (err)
 		return err;
-	memcpy(raw, b->scratch, b->img->inode_size);
 	blk = (unsigned)(((char *)raw - b->buf) / b->rfs->blocksize);
 	if (!(b->dirty[blk / 64] & (1ULL << (blk % 64)))) {
 		b->dirty[blk / 64] |= 1ULL << (blk % 64);
@@ -584,7 +585,6 @@ errcode_t e4t_batch_end(struct e4t_batch *b)
 		return 0;
 	err = e4t_batch_flush(b);
 	free(b->buf);
-	free(b->scratch);
 	free(b);
 	return err;
 }
