@@ -546,9 +546,10 @@ static errcode_t process_all(struct bf_ctx *c)
 
 	memset(jobs, 0, sizeof(jobs));
 	err = make_chunks(c, &s);
-	for (i = 0; i < n && !err; i++)
-		err = job_init(c, &s, &jobs[i], n > 1);
-	if (!err && n > 1)
+	if (!err)
+		err = job_init(c, &s, &jobs[0], n > 1);
+	/* no second handle or thread: the main thread does it all */
+	if (!err && n > 1 && !job_init(c, &s, &jobs[1], 1))
 		helper = !pthread_create(&thread, NULL, helper_main, &jobs[1]);
 	while (!err && take(&s, 0, &k)) {
 		run_chunk(&jobs[0], k);
