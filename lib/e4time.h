@@ -282,7 +282,8 @@ errcode_t e4t_batch_inode(struct e4t_batch *b, ext2_ino_t ino,
  * Write those times into inode ino, refused as e4t_inode_set_times()
  * refuses (checked on the inode in the window: a checksum that does not
  * verify, not in use, no room...), and then left as it is; the checksum
- * is recomputed by libext2fs.  Counted in img->written once flushed.
+ * is recomputed (as libext2fs computes it, with the CPU's CRC32C
+ * instruction where there is one).  Counted in img->written once flushed.
  */
 errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
 			const struct e4t_ts *ts);

@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "csum.h"
 #include "undo_io.h"
 
 #define E2UNDO_MAGIC			"E2UNDO02"

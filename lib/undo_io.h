@@ -1,6 +1,6 @@
 /*
- * undo_io.h --- e4time's undo I/O manager (undo_io.c) and the CRC32C it
- * checksums with (crc32c.c): library-internal, for write.c and the tests.
+ * undo_io.h --- e4time's undo I/O manager (undo_io.c): library-internal,
+ * for write.c and the tests.
  */
 #ifndef E4TIME_UNDO_IO_H
 #define E4TIME_UNDO_IO_H
@@ -22,8 +22,5 @@ extern io_manager e4t_undo_io_manager;
  * a power of two from 1 KiB to 1 MiB.
  */
 errcode_t e4t_undo_io_setup(const char *undo_path, unsigned region_size);
-
-/* CRC32C, the same as ext2fs_crc32c_le(crc, buf, len), faster. */
-uint32_t e4t_crc32c(uint32_t crc, const void *buf, size_t len);
 
 #endif

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "e4time.h"
+#include "csum.h"
 #include "undo_io.h"
 
 #define UNDO_DEFAULT_DIR "/var/lib/e2fsprogs"
@@ -322,7 +323,7 @@ static errcode_t set_in_raw(ext2_filsys fs, ext2_ino_t ino,
 	errcode_t err;
 
 	e4t_inode_decode(raw, EXT2_INODE_SIZE(fs->super), ino, &in);
-	if (!ext2fs_inode_csum_verify(fs, ino, raw))
+	if (!e4t_inode_csum_verify(fs, ino, raw))
 		in.flags |= E4T_INO_CSUM_BAD;
 	err = e4t_check_settable(&in, fields, ts);
 	if (!err)
@@ -543,8 +544,8 @@ errcode_t e4t_batch_inode(struct e4t_batch *b, ext2_ino_t ino,
 errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
 			const struct e4t_ts *ts)
 {
-	struct ext2_inode_large *raw, old;
-	unsigned blk, n;
+	struct ext2_inode_large *raw;
+	unsigned blk;
 	errcode_t err;
 
 	if (!b->img->writable)
@@ -552,22 +553,11 @@ errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
 	err = e4t_batch_inode(b, ino, &raw);
 	if (err)
 		return err;
-	/*
-	 * A refusal leaves the window as it was: set_in_raw() changes
-	 * nothing when it refuses, and what it and the checksum change lies
-	 * in the first sizeof(struct ext2_inode_large) bytes (or the whole
-	 * of a 128-byte inode), kept here.
-	 */
-	n = b->img->inode_size < sizeof(old) ? b->img->inode_size : sizeof(old);
-	memcpy(&old, raw, n);
+	/* A refusal leaves the window as it was (see set_in_raw()). */
 	err = set_in_raw(b->rfs, ino, raw, fields, ts);
-	if (!err) {
-		err = ext2fs_inode_csum_set(b->rfs, ino, raw);
-		if (err)
-			memcpy(raw, &old, n);
-	}
 	if (err)
 		return err;
+	e4t_inode_csum_set(b->rfs, ino, raw);
 	blk = (unsigned)(((char *)raw - b->buf) / b->rfs->blocksize);
 	if (!(b->dirty[blk / 64] & (1ULL << (blk % 64)))) {
 		b->dirty[blk / 64] |= 1ULL << (blk % 64);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/e4time.h"
+#include "lib/csum.h"
 #include "lib/undo_io.h"
 #include "unit.h"
 
