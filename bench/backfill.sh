@@ -250,10 +250,10 @@ log "median scan $MED_SCAN s, backfill $MED_BF s: ratio $RATIO ($MET)"
 
 # ---------------------------------------------------------------- profile
 # When the target is missed: one backfill run (with its undo file) under
-# `perf record -g` for the self time of each function (e4time is built
-# without frame pointers and e4t_inode_set_times has a 64 KiB stack
-# buffer, so neither -g nor DWARF call chains unwind reliably: the phases
-# come from uprobes instead), one under `perf stat` for the syscall counts,
+# `perf record -g` for the self time of each function (e4time, libext2fs
+# and libc are built without frame pointers, so call chains do not unwind
+# reliably: the phases come from uprobes instead), one under `perf stat`
+# for the syscall counts,
 # one with uprobes on e4time's phase functions for their wall time, and
 # one timed `backfill -n` (tree load + xattr reads + output, no writes).
 PROFILED=0
@@ -286,7 +286,7 @@ if [ "$PROFILE" = 1 ] || { [ "$PROFILE" = auto ] && [ "$MET" = MISSED ]; }; then
         log "profile: uprobes on the phase functions, one backfill run"
         fresh_copy; rm -f "$UNDO"
         probes=""
-        for fn in e4t_image_open_write e4t_tree_load e4t_tree_walk finish_write; do
+        for fn in e4t_image_open_write e4t_tree_load e4t_tree_walk run_chunk finish_write; do
             if perf probe -q -x "$E4TIME" -a "bfb_$fn=$fn" 2> /dev/null &&
                perf probe -q -x "$E4TIME" -a "bfb_${fn}_ret=$fn%return" 2> /dev/null; then
                 probes="$probes $fn"
@@ -387,7 +387,7 @@ row() { # label file
     if [ "$PROFILED" = 1 ]; then
         DRY=$(median "$dry_res" 1)
         echo
-        echo "## Profile (target missed)"
+        if [ "$MET" = MISSED ]; then echo "## Profile (target missed)"; else echo "## Profile"; fi
         echo
         echo "Wall time split of the backfill, from separate runs (each on a fresh copy):"
         echo
@@ -404,8 +404,9 @@ row() { # label file
         echo "|---|---|---|"
         echo "| open (read-only look, reopen with the undo manager) | \`e4t_image_open_write\` | $(phase e4t_image_open_write) |"
         echo "| tree load | \`e4t_tree_load\` | $(phase e4t_tree_load) |"
-        echo "| walk: xattr reads, inode writes (+ undo copies), output | \`e4t_tree_walk\` | $(phase e4t_tree_walk) |"
-        echo "| close/flush (writes the cached blocks, finishes the undo file) | \`finish_write\` | $(phase finish_write) |"
+        echo "| walk: each file's inode and first name | \`e4t_tree_walk\` | $(phase e4t_tree_walk) |"
+        echo "| files in inode order, on one or two threads: xattr reads, inode writes (+ undo copies), report (first chunk's start to last chunk's end) | \`run_chunk\` | $(phase run_chunk) |"
+        echo "| close (superblock, syncs the image and the undo file) | \`finish_write\` | $(phase finish_write) |"
         echo
         echo "Syscalls of one backfill run with its undo file (\`perf stat\`): $(statcount syscalls:sys_enter_pread64) pread64, $(statcount syscalls:sys_enter_pwrite64) pwrite64, $(statcount syscalls:sys_enter_fsync) fsync."
         echo

@@ -10,6 +10,7 @@
 #ifndef E4TIME_H
 #define E4TIME_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <ext2fs/ext2fs.h>
@@ -158,6 +159,7 @@ struct e4t_image {
 	char *undo_path;       /* the e2undo file, or NULL with --no-undo */
 	char *undo_new;	       /* written as this, renamed at close */
 	unsigned long written; /* inodes written */
+	pthread_mutex_t write_lock; /* held by batches writing through fs */
 };
 
 /* Open read-only; offset in bytes from the start of name. */
@@ -248,19 +250,27 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
  * (so the e2undo file saves the old blocks first), and libext2fs' inode
  * cache is dropped.  A batch on an image opened read-only only reads.
  *
- *	e4t_batch_begin(img, &b);
+ *	e4t_batch_begin(img, NULL, &b);
  *	for (each ino, ascending) {
  *		e4t_batch_inode(b, ino, &raw);	-- look, e.g. at its xattrs
  *		e4t_batch_set(b, ino, fields, ts);
  *	}
  *	e4t_batch_end(b);			-- writes what is left
  *
+ * Several threads may each run a batch on one image: each reads through a
+ * handle of its own (rfs, from e4t_image_reopen(); NULL reads through
+ * img->fs, for one thread only), writes are serialised on img->write_lock,
+ * and no two threads may change inodes of the same inode-table block
+ * (e4t_inode_table_block() tells which), so that a window never writes
+ * back another thread's inodes.
+ *
  * Inode tables are used in place, in on-disk byte order: e4time builds on
  * little-endian hosts only.
  */
 struct e4t_batch;
 
-errcode_t e4t_batch_begin(struct e4t_image *img, struct e4t_batch **ret);
+errcode_t e4t_batch_begin(struct e4t_image *img, ext2_filsys rfs,
+			  struct e4t_batch **ret);
 /*
  * Inode ino as on disk, in the window: inode_size bytes (a 128-byte
  * inode reads as a large one with zeroed or neighbouring bytes past 128).
@@ -272,7 +282,8 @@ errcode_t e4t_batch_inode(struct e4t_batch *b, ext2_ino_t ino,
  * Write those times into inode ino, refused as e4t_inode_set_times()
  * refuses (checked on the inode in the window: a checksum that does not
  * verify, not in use, no room...), and then left as it is; the checksum
- * is recomputed by libext2fs.  Counted in img->written.
+ * is recomputed (as libext2fs computes it, with the CPU's CRC32C
+ * instruction where there is one).  Counted in img->written once flushed.
  */
 errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
 			const struct e4t_ts *ts);
@@ -280,6 +291,8 @@ errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
 errcode_t e4t_batch_flush(struct e4t_batch *b);
 /* Flush and free (NULL: nothing); the flush's error, if any. */
 errcode_t e4t_batch_end(struct e4t_batch *b);
+/* The inode-table block that holds inode ino (0: none, or out of range). */
+blk64_t e4t_inode_table_block(struct e4t_image *img, ext2_ino_t ino);
 
 /*
  * Resolve a file spec as debugfs takes it: an absolute path ("/a/b") or

@@ -103,8 +103,10 @@ errcode_t e4t_image_open(const char *name, uint64_t offset,
 	}
 	img->offset = offset;
 	img->lock_fd = -1;
+	pthread_mutex_init(&img->write_lock, NULL);
 	err = open_fs(name, offset, READ_FLAGS, unix_io_manager, &img->fs);
 	if (err) {
+		pthread_mutex_destroy(&img->write_lock);
 		free(img->name);
 		free(img);
 		if (err == EXT2_ET_BAD_MAGIC || err == EXT2_ET_SHORT_READ ||
@@ -127,6 +129,7 @@ void e4t_image_close(struct e4t_image *img)
 	free(img->undo_path);
 	free(img->undo_new);
 	free(img->name);
+	pthread_mutex_destroy(&img->write_lock);
 	free(img);
 }
 

@@ -47,35 +47,63 @@ void e4t_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 	*y = yoe + era * 400 + (*m <= 2);
 }
 
-/* Write v as exactly n digits at p; returns p + n. */
+static const char digit_pairs[201] = "00010203040506070809"
+				     "10111213141516171819"
+				     "20212223242526272829"
+				     "30313233343536373839"
+				     "40414243444546474849"
+				     "50515253545556575859"
+				     "60616263646566676869"
+				     "70717273747576777879"
+				     "80818283848586878889"
+				     "90919293949596979899";
+
+/* Write v as exactly n digits at p, two at a time; returns p + n. */
 static char *digits(char *p, uint64_t v, int n)
 {
-	int i;
+	int i = n;
 
-	for (i = n - 1; i >= 0; i--) {
-		p[i] = (char)('0' + v % 10);
-		v /= 10;
+	while (i >= 2) {
+		i -= 2;
+		memcpy(p + i, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
 	}
+	if (i)
+		p[0] = (char)('0' + v % 10);
 	return p + n;
 }
 
-char *e4t_iso8601(int64_t sec, uint32_t nsec, int frac_digits, char sep,
-		  int32_t utc_offset_sec, char *buf, size_t len)
-{
-	int64_t local = sec, days, rem, y;
-	unsigned mo, d;
-	char tmp[E4T_ISO_BUFSZ], *p = tmp;
-	size_t n;
+/*
+ * The dates of the last two days formatted, per thread: timelines and
+ * reports format many times of a day or two ("crtime OLD -> NEW") one
+ * after another, and the calendar arithmetic is most of the cost.
+ */
+static _Thread_local struct {
+	struct {
+		int64_t days;
+		size_t len; /* 0: empty */
+		char text[E4T_ISO_BUFSZ];
+	} day[2];
+	unsigned next; /* the one to replace */
+} dates;
 
-	if (utc_offset_sec != INT32_MIN)
-		local += utc_offset_sec;
-	days = floor_div(local, 86400);
-	rem = local - days * 86400;
-	e4t_civil_from_days(days, &y, &mo, &d);
-	/* By hand, not snprintf: timelines format millions of these. */
+/* "YYYY-MM-DD" (or the year in full outside 0..9999) of day z at p. */
+static char *date_of(char *p, int64_t z)
+{
+	int64_t y;
+	unsigned mo, d, i;
+	char *start = p;
+
+	for (i = 0; i < 2; i++) {
+		if (dates.day[i].len && dates.day[i].days == z) {
+			memcpy(p, dates.day[i].text, dates.day[i].len);
+			return p + dates.day[i].len;
+		}
+	}
+	e4t_civil_from_days(z, &y, &mo, &d);
 	if (y < 0 || y > 9999) {
-		snprintf(tmp, sizeof(tmp), "%lld", (long long)y);
-		p = tmp + strlen(tmp);
+		snprintf(p, 24, "%lld", (long long)y);
+		p += strlen(p);
 	} else {
 		p = digits(p, (uint64_t)y, 4);
 	}
@@ -83,6 +111,27 @@ char *e4t_iso8601(int64_t sec, uint32_t nsec, int frac_digits, char sep,
 	p = digits(p, mo, 2);
 	*p++ = '-';
 	p = digits(p, d, 2);
+	i = dates.next;
+	dates.next ^= 1;
+	dates.day[i].days = z;
+	dates.day[i].len = (size_t)(p - start);
+	memcpy(dates.day[i].text, start, dates.day[i].len);
+	return p;
+}
+
+char *e4t_iso8601(int64_t sec, uint32_t nsec, int frac_digits, char sep,
+		  int32_t utc_offset_sec, char *buf, size_t len)
+{
+	int64_t local = sec, days, rem;
+	char tmp[E4T_ISO_BUFSZ], *p = tmp;
+	size_t n;
+
+	if (utc_offset_sec != INT32_MIN)
+		local += utc_offset_sec;
+	days = floor_div(local, 86400);
+	rem = local - days * 86400;
+	/* By hand, not snprintf: timelines format millions of these. */
+	p = date_of(p, days);
 	*p++ = sep;
 	p = digits(p, (uint64_t)(rem / 3600), 2);
 	*p++ = ':';

@@ -1,9 +1,10 @@
 /*
  * write.c --- the one safe way libe4time writes: refuse a mounted, busy,
  * unrecovered or damaged filesystem; lock the image against a second
- * writer; save every block before it changes in an e2undo file; write
- * whole inodes, one at a time or a batch of them through their inode-table
- * blocks, with their checksums recomputed by libext2fs.
+ * writer; save every block before it changes in an e2undo file (undo_io.c,
+ * e4time's undo I/O manager); write whole inodes, one at a time or a batch
+ * of them through their inode-table blocks, with their checksums
+ * recomputed by libext2fs.
  */
 #include "config.h"
 
@@ -12,6 +13,7 @@
 #include <glob.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +22,11 @@
 #include <unistd.h>
 
 #include "e4time.h"
+#include "csum.h"
+#include "undo_io.h"
 
 #define UNDO_DEFAULT_DIR "/var/lib/e2fsprogs"
+#define UNDO_REGION	 (1U << 20)
 
 /*
  * Is the image file attached to a loop device that is mounted?
@@ -189,23 +194,19 @@ errcode_t e4t_image_open_write(const char *name, uint64_t offset,
 			err = undo_new_path(img->undo_path, &img->undo_new);
 		if (!err && unlink(img->undo_new) && errno != ENOENT)
 			err = errno;
+		/*
+		 * Save 1 MiB regions rather than single blocks: timestamps
+		 * are rewritten across whole inode tables, and a million undo
+		 * records of one block each cost more than the writes
+		 * themselves.  e2undo reads the region size from the file.
+		 */
 		if (!err)
-			err = set_undo_io_backing_manager(unix_io_manager);
-		if (!err)
-			err = set_undo_io_backup_file(img->undo_new);
+			err = e4t_undo_io_setup(img->undo_new, UNDO_REGION);
 	}
 	if (!err)
-		err = e4t_image_reopen_rw(img, opts->no_undo ? unix_io_manager
-							     : undo_io_manager);
-	/*
-	 * Save 1 MiB regions rather than single blocks: timestamps are
-	 * rewritten across whole inode tables, and a million undo records of
-	 * one block each cost more than the writes themselves.  e2undo
-	 * reads the region size from the file.
-	 */
-	if (!err && !opts->no_undo)
-		err = io_channel_set_options(img->fs->io,
-					     "tdb_data_size=1048576");
+		err = e4t_image_reopen_rw(img, opts->no_undo
+						       ? unix_io_manager
+						       : e4t_undo_io_manager);
 	if (err) {
 		close(fd);
 		e4t_image_close(img);
@@ -314,15 +315,15 @@ static errcode_t put_times(struct ext2_inode_large *raw,
  * Decode raw, refuse what e4t_check_settable() refuses (a checksum that
  * does not verify included: a bad inode is never rewritten), put the times.
  */
-static errcode_t set_in_raw(struct e4t_image *img, ext2_ino_t ino,
+static errcode_t set_in_raw(ext2_filsys fs, ext2_ino_t ino,
 			    struct ext2_inode_large *raw, unsigned fields,
 			    const struct e4t_ts *ts)
 {
 	struct e4t_inode in;
 	errcode_t err;
 
-	e4t_inode_decode(raw, img->inode_size, ino, &in);
-	if (!ext2fs_inode_csum_verify(img->fs, ino, raw))
+	e4t_inode_decode(raw, EXT2_INODE_SIZE(fs->super), ino, &in);
+	if (!e4t_inode_csum_verify(fs, ino, raw))
 		in.flags |= E4T_INO_CSUM_BAD;
 	err = e4t_check_settable(&in, fields, ts);
 	if (!err)
@@ -347,7 +348,7 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 	err = ext2fs_read_inode2(img->fs, ino, (struct ext2_inode *)&u.large,
 				 img->inode_size, READ_INODE_NOCSUM);
 	if (!err)
-		err = set_in_raw(img, ino, &u.large, fields, ts);
+		err = set_in_raw(img->fs, ino, &u.large, fields, ts);
 	/* libext2fs recomputes the inode checksum on the way out. */
 	if (!err)
 		err = ext2fs_write_inode_full(img->fs, ino,
@@ -373,7 +374,8 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 #define BATCH_MAX_BLOCKS (BATCH_BYTES / EXT2_MIN_BLOCK_SIZE)
 
 struct e4t_batch {
-	struct e4t_image *img;
+	struct e4t_image *img; /* writes go through img->fs */
+	ext2_filsys rfs;       /* reads come through it */
 	/* The window: nblocks blocks from block first on, holding inodes
 	 * [first_ino, end_ino), then a zeroed tail; nblocks 0: none. */
 	char *buf;
@@ -381,14 +383,14 @@ struct e4t_batch {
 	blk64_t first;
 	unsigned nblocks;
 	ext2_ino_t first_ino, end_ino;
-	/* Its changed blocks, one bit each, and how many. */
+	/* Its changed blocks, one bit each, and how many; inodes changed. */
 	uint64_t dirty[BATCH_MAX_BLOCKS / 64];
 	unsigned ndirty;
-	/* The inode being changed, a copy. */
-	struct ext2_inode_large *scratch;
+	unsigned long pending;
 };
 
-errcode_t e4t_batch_begin(struct e4t_image *img, struct e4t_batch **ret)
+errcode_t e4t_batch_begin(struct e4t_image *img, ext2_filsys rfs,
+			  struct e4t_batch **ret)
 {
 	struct e4t_batch *b;
 
@@ -397,18 +399,14 @@ errcode_t e4t_batch_begin(struct e4t_image *img, struct e4t_batch **ret)
 	if (!b)
 		return ENOMEM;
 	b->img = img;
-	b->max_blocks = BATCH_BYTES / img->fs->blocksize;
+	b->rfs = rfs ? rfs : img->fs;
+	b->max_blocks = BATCH_BYTES / b->rfs->blocksize;
 	if (!b->max_blocks)
 		b->max_blocks = 1;
 	/* The tail: a 128-byte inode read as a large one stays in bounds. */
-	b->buf = calloc(1, (size_t)b->max_blocks * img->fs->blocksize +
+	b->buf = calloc(1, (size_t)b->max_blocks * b->rfs->blocksize +
 				   sizeof(struct ext2_inode_large));
-	b->scratch = calloc(1, img->inode_size > sizeof(*b->scratch)
-				       ? img->inode_size
-				       : sizeof(*b->scratch));
-	if (!b->buf || !b->scratch) {
-		free(b->buf);
-		free(b->scratch);
+	if (!b->buf) {
 		free(b);
 		return ENOMEM;
 	}
@@ -424,6 +422,9 @@ errcode_t e4t_batch_flush(struct e4t_batch *b)
 
 	if (!b->ndirty)
 		return 0;
+	pthread_mutex_lock(&b->img->write_lock);
+	/* Counted before: a write that fails half way keeps its undo file. */
+	b->img->written += b->pending;
 	while (i < b->nblocks && !err) {
 		if (!(b->dirty[i / 64] & (1ULL << (i % 64)))) {
 			i++;
@@ -440,53 +441,81 @@ errcode_t e4t_batch_flush(struct e4t_batch *b)
 						     (size_t)i * fs->blocksize);
 		i = j;
 	}
-	memset(b->dirty, 0, sizeof(b->dirty));
-	b->ndirty = 0;
 	/* Inodes libext2fs keeps may be older than what was just written. */
 	ext2fs_flush_icache(fs);
 	fs->flags |= EXT2_FLAG_CHANGED;
+	pthread_mutex_unlock(&b->img->write_lock);
+	memset(b->dirty, 0, sizeof(b->dirty));
+	b->ndirty = 0;
+	b->pending = 0;
 	return err;
 }
 
-/* Make the window hold inode ino, from its block on. */
-static errcode_t batch_load(struct e4t_batch *b, ext2_ino_t ino)
+/* The inode-table block of inode ino, checked as ext2fs_read_inode2()
+ * checks it; *index is ino's place in that group's table, in blocks. */
+static errcode_t table_block(ext2_filsys fs, ext2_ino_t ino, blk64_t *blk,
+			     uint32_t *index)
 {
-	ext2_filsys fs = b->img->fs;
 	uint32_t ipg = fs->super->s_inodes_per_group;
-	unsigned per_block = fs->blocksize / b->img->inode_size;
-	dgrp_t group = (dgrp_t)((ino - 1) / ipg);
-	uint32_t blk = ((ino - 1) % ipg) / per_block;
-	blk64_t table = ext2fs_inode_table_loc(fs, group);
-	unsigned n;
-	errcode_t err;
+	unsigned per_block = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	blk64_t table = ext2fs_inode_table_loc(fs, (dgrp_t)((ino - 1) / ipg));
 
-	err = e4t_batch_flush(b);
-	b->nblocks = 0;
-	if (err)
-		return err;
-	/* The checks ext2fs_read_inode2() makes. */
 	if (!table)
 		return EXT2_ET_MISSING_INODE_TABLE;
 	if (table < fs->super->s_first_data_block ||
 	    table + fs->inode_blocks_per_group - 1 >=
 		    ext2fs_blocks_count(fs->super))
 		return EXT2_ET_GDESC_BAD_INODE_TABLE;
-	n = fs->inode_blocks_per_group - blk;
+	*index = ((ino - 1) % ipg) / per_block;
+	*blk = table + *index;
+	return 0;
+}
+
+blk64_t e4t_inode_table_block(struct e4t_image *img, ext2_ino_t ino)
+{
+	blk64_t blk = 0;
+	uint32_t index;
+
+	if (ino < 1 || ino > img->fs->super->s_inodes_count ||
+	    table_block(img->fs, ino, &blk, &index))
+		return 0;
+	return blk;
+}
+
+/* Make the window hold inode ino, from its block on. */
+static errcode_t batch_load(struct e4t_batch *b, ext2_ino_t ino)
+{
+	ext2_filsys fs = b->rfs;
+	uint32_t ipg = fs->super->s_inodes_per_group;
+	unsigned per_block = fs->blocksize / b->img->inode_size;
+	dgrp_t group = (dgrp_t)((ino - 1) / ipg);
+	uint32_t index;
+	blk64_t blk;
+	unsigned n;
+	errcode_t err;
+
+	err = e4t_batch_flush(b);
+	b->nblocks = 0;
+	if (!err)
+		err = table_block(fs, ino, &blk, &index);
+	if (err)
+		return err;
+	n = fs->inode_blocks_per_group - index;
 	if (n > b->max_blocks)
 		n = b->max_blocks;
-	err = io_channel_read_blk64(fs->io, table + blk, (int)n, b->buf);
+	err = io_channel_read_blk64(fs->io, blk, (int)n, b->buf);
 	if (err && n > 1) {
 		/* A bad block costs that block's inodes only. */
 		n = 1;
-		err = io_channel_read_blk64(fs->io, table + blk, 1, b->buf);
+		err = io_channel_read_blk64(fs->io, blk, 1, b->buf);
 	}
 	if (err)
 		return err;
 	memset(b->buf + (size_t)n * fs->blocksize, 0,
 	       sizeof(struct ext2_inode_large));
-	b->first = table + blk;
+	b->first = blk;
 	b->nblocks = n;
-	b->first_ino = group * ipg + blk * per_block + 1;
+	b->first_ino = group * ipg + index * per_block + 1;
 	b->end_ino = b->first_ino + n * per_block;
 	if (b->end_ino > (group + 1) * ipg + 1)
 		b->end_ino = (group + 1) * ipg + 1;
@@ -499,7 +528,7 @@ errcode_t e4t_batch_inode(struct e4t_batch *b, ext2_ino_t ino,
 	errcode_t err;
 
 	*raw = NULL;
-	if (ino < 1 || ino > b->img->fs->super->s_inodes_count)
+	if (ino < 1 || ino > b->rfs->super->s_inodes_count)
 		return E4T_ERR_INO_RANGE;
 	if (!b->nblocks || ino < b->first_ino || ino >= b->end_ino) {
 		err = batch_load(b, ino);
@@ -524,20 +553,17 @@ errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
 	err = e4t_batch_inode(b, ino, &raw);
 	if (err)
 		return err;
-	/* Changed in a copy: a refusal leaves the window as it was. */
-	memcpy(b->scratch, raw, b->img->inode_size);
-	err = set_in_raw(b->img, ino, b->scratch, fields, ts);
-	if (!err)
-		err = ext2fs_inode_csum_set(b->img->fs, ino, b->scratch);
+	/* A refusal leaves the window as it was (see set_in_raw()). */
+	err = set_in_raw(b->rfs, ino, raw, fields, ts);
 	if (err)
 		return err;
-	memcpy(raw, b->scratch, b->img->inode_size);
-	blk = (unsigned)(((char *)raw - b->buf) / b->img->fs->blocksize);
+	e4t_inode_csum_set(b->rfs, ino, raw);
+	blk = (unsigned)(((char *)raw - b->buf) / b->rfs->blocksize);
 	if (!(b->dirty[blk / 64] & (1ULL << (blk % 64)))) {
 		b->dirty[blk / 64] |= 1ULL << (blk % 64);
 		b->ndirty++;
 	}
-	b->img->written++;
+	b->pending++;
 	return 0;
 }
 
@@ -549,7 +575,6 @@ errcode_t e4t_batch_end(struct e4t_batch *b)
 		return 0;
 	err = e4t_batch_flush(b);
 	free(b->buf);
-	free(b->scratch);
 	free(b);
 	return err;
 }

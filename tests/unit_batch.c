@@ -4,6 +4,8 @@
  * inode-table block changed, one with a bad checksum in the middle and one
  * with an impossible time, both refused and left byte for byte as they
  * were; a window left and come back to; what libext2fs reads afterwards.
+ * And the inode checksum it uses (lib/csum.c) against libext2fs', on every
+ * inode of every test image, then on damaged copies of them.
  */
 #include "config.h"
 
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/csum.h"
 #include "lib/e4time.h"
 #include "unit.h"
 
@@ -105,7 +108,7 @@ static void test_batch(void)
 	CHECK(!err, "open for writing: %s", error_message(err));
 	if (err)
 		return;
-	err = e4t_batch_begin(img, &b);
+	err = e4t_batch_begin(img, NULL, &b);
 	CHECK(!err, "begin: %s", error_message(err));
 	if (err) {
 		e4t_image_close_write(img);
@@ -138,9 +141,9 @@ static void test_batch(void)
 	err = e4t_batch_inode(b, FIRST, &raw);
 	CHECK(!err && raw->i_crtime == BASE_SEC + FIRST,
 	      "earlier write read back");
-	CHECK(img->written == 6, "written %lu", img->written);
 	err = e4t_batch_end(b);
 	CHECK(!err, "end: %s", error_message(err));
+	CHECK(img->written == 6, "written %lu", img->written);
 	err = e4t_image_close_write(img);
 	CHECK(!err, "close: %s", error_message(err));
 
@@ -187,7 +190,7 @@ static void test_read_only(void)
 	CHECK(!err, "open: %s", error_message(err));
 	if (err)
 		return;
-	err = e4t_batch_begin(img, &b);
+	err = e4t_batch_begin(img, NULL, &b);
 	CHECK(!err, "begin: %s", error_message(err));
 	if (!err) {
 		err = e4t_batch_inode(b, EXT2_ROOT_INO, &raw);
@@ -205,10 +208,87 @@ static void test_read_only(void)
 	e4t_image_close(img);
 }
 
+/* Do e4time's and libext2fs' checksums agree on this inode? */
+static int same_csum(ext2_filsys fs, ext2_ino_t ino,
+		     const struct ext2_inode_large *raw, unsigned isz)
+{
+	unsigned char a[EXT2_MIN_BLOCK_SIZE * 4], b[sizeof(a)];
+
+	if (isz > sizeof(a))
+		return 0;
+	memset(a, 0, sizeof(a));
+	memcpy(a, raw, isz);
+	memcpy(b, a, sizeof(a));
+	if (e4t_inode_csum_verify(fs, ino, (struct ext2_inode_large *)a) !=
+	    ext2fs_inode_csum_verify(fs, ino, (struct ext2_inode_large *)b))
+		return 0;
+	e4t_inode_csum_set(fs, ino, (struct ext2_inode_large *)a);
+	if (ext2fs_inode_csum_set(fs, ino, (struct ext2_inode_large *)b))
+		return 0;
+	return !memcmp(a, b, sizeof(a)) &&
+	       e4t_inode_csum_verify(fs, ino, (struct ext2_inode_large *)a);
+}
+
+static void test_csum(const char *image)
+{
+	static const uint16_t extra[] = { 0, 2, 4, 6, 28, 32, 96, 1000 };
+	struct e4t_image *img;
+	struct e4t_batch *b;
+	struct ext2_inode_large *raw;
+	unsigned char copy[EXT2_MIN_BLOCK_SIZE * 4];
+	unsigned bad = 0, n = 0, isz, i;
+	ext2_ino_t ino;
+	errcode_t err;
+
+	err = e4t_image_open(path, 0, &img);
+	CHECK(!err, "%s: open: %s", image, error_message(err));
+	if (err)
+		return;
+	isz = img->inode_size;
+	err = e4t_batch_begin(img, NULL, &b);
+	CHECK(!err && isz <= sizeof(copy), "%s: begin", image);
+	srand(5);
+	for (ino = 1; !err && ino <= img->fs->super->s_inodes_count; ino++) {
+		if (e4t_batch_inode(b, ino, &raw))
+			continue;
+		n++;
+		bad += !same_csum(img->fs, ino, raw, isz);
+		if (ino % 7)
+			continue;
+		/* damaged: a byte anywhere, and every kind of extra_isize */
+		memcpy(copy, raw, isz);
+		copy[rand() % isz] ^= (unsigned char)(1 + rand() % 255);
+		bad += !same_csum(img->fs, ino, (void *)copy, isz);
+		for (i = 0; isz > 128 && i < sizeof(extra) / sizeof(*extra);
+		     i++) {
+			((struct ext2_inode_large *)copy)->i_extra_isize =
+				extra[i];
+			bad += !same_csum(img->fs, ino, (void *)copy, isz);
+		}
+	}
+	memset(copy, 0, sizeof(copy));
+	bad += !same_csum(img->fs, 12, (void *)copy, isz);
+	CHECK(n > 100 && !bad, "%s: %u of %u inodes checksummed otherwise",
+	      image, bad, n);
+	e4t_batch_end(b);
+	e4t_image_close(img);
+}
+
+static int unpack(const char *top, const char *image)
+{
+	char cmd[3 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "xz -dc '%s/images/%s.img.xz' > '%s'", top,
+		 image, path);
+	return system(cmd);
+}
+
 int main(void)
 {
+	static const char *const images[] = { "ext4-4k", "ext4-1k-inline",
+					      "ext4-128", "samba-dosattrib" };
 	const char *top = getenv("TOP_SRCDIR"), *tmp = getenv("TMPDIR");
-	char cmd[3 * PATH_MAX];
+	unsigned i;
 
 	if (!top)
 		top = ".";
@@ -216,9 +296,11 @@ int main(void)
 		tmp = "/tmp";
 	snprintf(path, sizeof(path), "%s/e4time-unit-batch.%ld.img", tmp,
 		 (long)getpid());
-	snprintf(cmd, sizeof(cmd), "xz -dc '%s/images/ext4-4k.img.xz' > '%s'",
-		 top, path);
-	CHECK(system(cmd) == 0, "unpack: %s", cmd);
+	for (i = 0; i < sizeof(images) / sizeof(*images); i++) {
+		CHECK(unpack(top, images[i]) == 0, "unpack %s", images[i]);
+		test_csum(images[i]);
+	}
+	CHECK(unpack(top, "ext4-4k") == 0, "unpack ext4-4k");
 	test_read_only();
 	test_batch();
 	unlink(path);

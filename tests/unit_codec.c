@@ -4,7 +4,10 @@
  */
 #include "config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/e4time.h"
 #include "unit.h"
@@ -215,6 +218,70 @@ static void test_local_offset(void)
 	      "negative offset: %s", iso);
 }
 
+/* e4t_iso8601 against gmtime_r() and snprintf(), over the ext4 range,
+ * in an order that keeps and leaves the days it remembers: two series of
+ * times, alternately, as "crtime OLD -> NEW" lines have them. */
+static void test_iso_against_libc(void)
+{
+	static const int32_t offsets[] = { INT32_MIN, 0,	  3600 + 1800,
+					   -3600,     -12 * 3600, 14 * 3600 };
+	unsigned bad = 0, n = 0, i;
+	int64_t series[2] = { E4T_SEC_MIN, 0 }, sec;
+
+	srand(3);
+	for (i = 0; i < 200000; i++) {
+		char got[E4T_ISO_BUFSZ], want[E4T_ISO_BUFSZ], frac[16] = "";
+		int32_t off = offsets[rand() % 6];
+		int digits = rand() % 11, k;
+		uint32_t nsec = (uint32_t)rand() % E4T_NSEC_PER_SEC, v = nsec;
+		time_t t;
+		struct tm tm;
+
+		/* mostly the next second or minute, now and then far away */
+		sec = series[i % 2];
+		if (rand() % 8 == 0)
+			sec = E4T_SEC_MIN +
+			      (int64_t)(((uint64_t)rand() << 20 ^
+					 (uint64_t)rand()) %
+					(uint64_t)(E4T_SEC_MAX - E4T_SEC_MIN));
+		else
+			sec += rand() % 90;
+		if (sec > E4T_SEC_MAX)
+			sec = E4T_SEC_MIN;
+		series[i % 2] = sec;
+		t = (time_t)(sec + (off == INT32_MIN ? 0 : off));
+		if (!gmtime_r(&t, &tm))
+			continue;
+		for (k = 9; k > (digits > 9 ? 9 : digits); k--)
+			v /= 10;
+		if (digits > 0)
+			snprintf(frac, sizeof(frac), ".%0*u",
+				 digits > 9 ? 9 : digits, v);
+		if (off == INT32_MIN)
+			snprintf(want, sizeof(want),
+				 "%04d-%02d-%02dT%02d:%02d:%02d%sZ",
+				 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+				 tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+		else
+			snprintf(want, sizeof(want),
+				 "%04d-%02d-%02d %02d:%02d:%02d%s%c%02d:%02d",
+				 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+				 tm.tm_hour, tm.tm_min, tm.tm_sec, frac,
+				 off < 0 ? '-' : '+', abs(off) / 3600,
+				 abs(off) / 60 % 60);
+		e4t_iso8601(sec, nsec, digits, off == INT32_MIN ? 'T' : ' ',
+			    off, got, sizeof(got));
+		n++;
+		if (strcmp(got, want)) {
+			if (!bad)
+				printf("iso: %lld.%09u: got %s want %s\n",
+				       (long long)sec, nsec, got, want);
+			bad++;
+		}
+	}
+	CHECK(n > 100000 && !bad, "iso against libc: %u of %u differ", bad, n);
+}
+
 int main(void)
 {
 	test_boundaries();
@@ -223,5 +290,6 @@ int main(void)
 	test_parse_forms();
 	test_civil();
 	test_local_offset();
+	test_iso_against_libc();
 	return unit_report("unit_codec");
 }

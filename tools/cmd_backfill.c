@@ -6,12 +6,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "lib/xsource.h"
 #include "output.h"
+
+enum { OPT_THREADS = OPT_COMMON_LAST };
 
 static void backfill_help(FILE *fp)
 {
@@ -28,7 +31,9 @@ static void backfill_help(FILE *fp)
 		"where crtime is 0),\n"
 		"                         always\n"
 		"  -f, --format FMT       text (default) or jsonl: one record "
-		"per file\n" WRITE_HELP "",
+		"per file\n"
+		"      --threads N        threads: 0 chooses (default), 1 or "
+		"2\n" WRITE_HELP "",
 		progname, e4t_source_spec_help());
 }
 
@@ -58,11 +63,11 @@ static const char *const reason_text[R_COUNT] = {
 	"already equal", "inode too small", "unreadable",
 };
 
-/* A file to look at: its inode and first name (walk order). */
+/* A file to look at: its inode and first name (at path_off in paths). */
 struct todo {
+	uint64_t path_off;
 	ext2_ino_t ino;
-	char *path;
-	size_t path_len;
+	uint32_t path_len;
 };
 
 struct bf_ctx {
@@ -70,28 +75,46 @@ struct bf_ctx {
 	struct e4t_source *src;
 	enum policy policy;
 	int jsonl, dry_run, quiet;
+	int threads;	     /* --threads: 0 chooses, 1 or 2 */
 	unsigned char *seen; /* one bit per inode: hard links count once */
 	unsigned long scanned, count[R_COUNT];
-	struct lbuf lb;
 	errcode_t write_err;
 	struct e4t_tree *tree;
-	struct e4t_batch *batch; /* reads, and writes unless dry_run */
 	struct todo *todo;
 	size_t ntodo, todo_cap;
+	char *paths; /* every todo's path, one after the other */
+	size_t paths_len, paths_cap;
 };
 
-static void record(struct bf_ctx *c, const struct todo *row,
+struct sched;
+
+/* One thread's share of the files: its own read handle, batch and counts,
+ * and the report of the chunk it is on. */
+struct bf_job {
+	struct bf_ctx *c;
+	struct sched *s;
+	struct e4t_image img; /* c->img, reading through fs */
+	ext2_filsys fs;	      /* the job's own handle, or NULL: c->img's */
+	struct e4t_batch *batch;
+	struct lbuf out, err; /* report lines; damage lines for stderr */
+	unsigned long scanned, count[R_COUNT];
+	errcode_t write_err;
+};
+
+static void record(struct bf_job *j, const struct todo *row,
 		   const struct e4t_inode *in, enum reason r,
 		   const struct e4t_ts *to, int version, const char *xattr,
 		   const char *why)
 {
+	const struct bf_ctx *c = j->c;
 	const struct e4t_ts *cur = &in->ts[E4T_CRTIME];
-	struct lbuf *b = &c->lb;
+	const char *path = c->paths + row->path_off;
+	struct lbuf *b = &j->out;
 
-	c->count[r]++;
+	j->count[r]++;
 	if (c->jsonl) {
 		lb_puts(b, "{\"path\":\"");
-		esc_json(b, row->path, row->path_len);
+		esc_json(b, path, row->path_len);
 		lb_printf(b, "\",\"ino\":%u,\"action\":\"%s\"", in->ino,
 			  r == R_CHANGED
 				  ? (c->dry_run ? "would_change" : "changed")
@@ -127,7 +150,7 @@ static void record(struct bf_ctx *c, const struct todo *row,
 	} else if (r == R_CHANGED) {
 		if (c->dry_run)
 			lb_puts(b, "would set ");
-		esc_text(b, row->path, row->path_len);
+		esc_text(b, path, row->path_len);
 		lb_puts(b, " <");
 		lb_u64(b, in->ino);
 		lb_puts(b, ">: crtime ");
@@ -144,12 +167,12 @@ static void record(struct bf_ctx *c, const struct todo *row,
 	}
 	/* Damage is worth a line on stderr, whatever the format. */
 	if ((r == R_INVALID || r == R_UNREADABLE) && !c->quiet) {
-		char *name = escape_text(row->path, row->path_len);
+		char *name = escape_text(path, row->path_len);
 
-		fprintf(stderr, "%s: %s: %s <%u>: %s%s%s: skipped\n", progname,
-			c->img->name, name ? name : "?", in->ino,
-			xattr ? xattr : "", xattr ? ": " : "",
-			why ? why : reason_text[r]);
+		lb_printf(&j->err, "%s: %s: %s <%u>: %s%s%s: skipped\n",
+			  progname, c->img->name, name ? name : "?", in->ino,
+			  xattr ? xattr : "", xattr ? ": " : "",
+			  why ? why : reason_text[r]);
 		free(name);
 	}
 }
@@ -166,30 +189,78 @@ static int on_row(const struct e4t_row *row, void *priv)
 	c->seen[ino / 8] |= (unsigned char)(1U << (ino % 8));
 	if (grow_array(&c->todo, &c->todo_cap, c->ntodo, sizeof(*c->todo)))
 		return ENOMEM;
-	t = &c->todo[c->ntodo];
-	t->path = dup_bytes(row->path, row->path_len);
-	if (!t->path)
-		return ENOMEM;
-	t->path_len = row->path_len;
+	while (c->paths_len + row->path_len > c->paths_cap) {
+		size_t cap = c->paths_cap ? 2 * c->paths_cap : 1 << 20;
+		char *p = realloc(c->paths, cap);
+
+		if (!p)
+			return ENOMEM;
+		c->paths = p;
+		c->paths_cap = cap;
+	}
+	memcpy(c->paths + c->paths_len, row->path, row->path_len);
+	t = &c->todo[c->ntodo++];
+	t->path_off = c->paths_len;
+	t->path_len = (uint32_t)row->path_len;
 	t->ino = ino;
-	c->ntodo++;
+	c->paths_len += row->path_len;
 	return 0;
 }
 
-static int cmp_todo(const void *a, const void *b)
+/*
+ * Into inode order: a radix sort, 16 bits at a time (the walk's order is
+ * a run of ascending inodes per directory; qsort took longer than the
+ * whole walk).  Inodes are unique, so stability does not matter.
+ */
+static errcode_t sort_todo(struct bf_ctx *c)
 {
-	ext2_ino_t x = ((const struct todo *)a)->ino;
-	ext2_ino_t y = ((const struct todo *)b)->ino;
+	enum { BUCKETS = 65536 };
+	size_t *count, i;
+	struct todo *tmp, *from = c->todo, *to;
+	int pass;
 
-	return x < y ? -1 : x > y;
+	for (i = 1; i < c->ntodo && c->todo[i - 1].ino < c->todo[i].ino; i++)
+		;
+	if (i >= c->ntodo)
+		return 0; /* sorted already */
+	tmp = malloc(c->ntodo * sizeof(*tmp));
+	count = calloc(2 * (BUCKETS + 1), sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return ENOMEM;
+	}
+	for (i = 0; i < c->ntodo; i++) {
+		count[(c->todo[i].ino & 0xffff) + 1]++;
+		count[BUCKETS + 1 + (c->todo[i].ino >> 16) + 1]++;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		size_t *n = count + pass * (BUCKETS + 1);
+
+		for (i = 1; i <= BUCKETS; i++)
+			n[i] += n[i - 1];
+		to = from == c->todo ? tmp : c->todo;
+		for (i = 0; i < c->ntodo; i++) {
+			unsigned d =
+				pass ? from[i].ino >> 16 : from[i].ino & 0xffff;
+
+			to[n[d]++] = from[i];
+		}
+		from = to;
+	}
+	/* two passes: the result is back in c->todo */
+	free(tmp);
+	free(count);
+	return 0;
 }
 
 /*
  * One file, in inode order: the batch reads each inode-table block once,
  * for the xattrs in the inodes, and writes each changed block once.
  */
-static int process(struct bf_ctx *c, const struct todo *row)
+static int process(struct bf_job *j, const struct todo *row)
 {
+	const struct bf_ctx *c = j->c;
 	struct ext2_inode_large *raw;
 	struct e4t_inode info, *in = &info;
 	const char *const *names = e4t_source_xattrs(c->src);
@@ -203,27 +274,27 @@ static int process(struct bf_ctx *c, const struct todo *row)
 
 	if (e4t_tree_inode(c->tree, row->ino, &info))
 		return 0;
-	c->scanned++;
+	j->scanned++;
 
 	if (!(in->ts[E4T_CRTIME].flags & E4T_TS_STORED)) {
-		record(c, row, in, R_TOO_SMALL, NULL, 0, NULL, NULL);
+		record(j, row, in, R_TOO_SMALL, NULL, 0, NULL, NULL);
 		return 0;
 	}
 	if (in->flags & E4T_INO_CSUM_BAD) {
-		record(c, row, in, R_UNREADABLE, NULL, 0, NULL,
+		record(j, row, in, R_UNREADABLE, NULL, 0, NULL,
 		       error_message(E4T_ERR_INODE_CSUM));
 		return 0;
 	}
-	err = e4t_batch_inode(c->batch, in->ino, &raw);
+	err = e4t_batch_inode(j->batch, in->ino, &raw);
 	if (!err)
-		err = e4t_xattr_get_first_raw(c->img, in->ino, raw, names, &val,
-					      &len, &which);
+		err = e4t_xattr_get_first_raw(&j->img, in->ino, raw, names,
+					      &val, &len, &which);
 	if (err == E4T_ERR_NO_XATTR) {
-		record(c, row, in, R_NO_XATTR, NULL, 0, NULL, NULL);
+		record(j, row, in, R_NO_XATTR, NULL, 0, NULL, NULL);
 		return 0;
 	}
 	if (err) {
-		record(c, row, in, R_UNREADABLE, NULL, 0, NULL,
+		record(j, row, in, R_UNREADABLE, NULL, 0, NULL,
 		       error_message(err));
 		return 0;
 	}
@@ -231,12 +302,12 @@ static int process(struct bf_ctx *c, const struct todo *row)
 	s = e4t_source_decode(c->src, names[which], val, len, &st);
 	free(val);
 	if (s == E4T_SRC_NO_TIME) {
-		record(c, row, in, R_NO_TIME, NULL, st.version, names[which],
+		record(j, row, in, R_NO_TIME, NULL, st.version, names[which],
 		       st.why);
 		return 0;
 	}
 	if (s != E4T_SRC_OK) {
-		record(c, row, in, R_INVALID, NULL, st.version, names[which],
+		record(j, row, in, R_INVALID, NULL, st.version, names[which],
 		       st.why);
 		return 0;
 	}
@@ -253,13 +324,13 @@ static int process(struct bf_ctx *c, const struct todo *row)
 			r = R_ALREADY_SET;
 		else if (cmp == 0)
 			r = R_EQUAL;
-		record(c, row, in, r, &ts[E4T_CRTIME], st.version, names[which],
+		record(j, row, in, r, &ts[E4T_CRTIME], st.version, names[which],
 		       NULL);
 		return 0;
 	}
 	err = e4t_check_settable(in, 1U << E4T_CRTIME, ts);
 	if (err) {
-		record(c, row, in,
+		record(j, row, in,
 		       err == E4T_ERR_NO_CRTIME_ROOM ? R_TOO_SMALL
 						     : R_UNREADABLE,
 		       &ts[E4T_CRTIME], st.version, names[which],
@@ -267,15 +338,255 @@ static int process(struct bf_ctx *c, const struct todo *row)
 		return 0;
 	}
 	if (!c->dry_run) {
-		err = e4t_batch_set(c->batch, in->ino, 1U << E4T_CRTIME, ts);
+		err = e4t_batch_set(j->batch, in->ino, 1U << E4T_CRTIME, ts);
 		if (err) {
-			c->write_err = err;
+			j->write_err = err;
 			return 1; /* stop: the undo file restores */
 		}
 	}
-	record(c, row, in, R_CHANGED, &ts[E4T_CRTIME], st.version, names[which],
+	record(j, row, in, R_CHANGED, &ts[E4T_CRTIME], st.version, names[which],
 	       NULL);
-	return lb_maybe_flush(&c->lb, stdout) ? (errno ? errno : EIO) : 0;
+	return 0;
+}
+
+/*
+ * The files, in inode order, are cut into chunks that end on an inode-table
+ * block boundary, so that no two chunks change the same block (see
+ * e4t_batch_begin()).  With two threads, each takes the next chunk, with
+ * its own handle and batch; the main thread writes the chunks' reports out
+ * in order, so the report is the same whatever the threads.  A thread
+ * stays at most CHUNKS_AHEAD chunks ahead of the report.
+ */
+#define CHUNK_MIN    64
+#define CHUNK_MAX    8192
+#define CHUNKS_AHEAD 4
+
+struct chunk {
+	size_t first, end; /* todo[first..end) */
+	struct lbuf out, err;
+	errcode_t write_err;
+	int done;
+};
+
+struct sched {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct chunk *chunks;
+	size_t nchunks, next, emitted;
+	int stop; /* a failed write or output: no more chunks */
+};
+
+static errcode_t make_chunks(struct bf_ctx *c, struct sched *s)
+{
+	size_t size = c->ntodo / 64, first = 0, cap = 0;
+
+	if (size < CHUNK_MIN)
+		size = CHUNK_MIN;
+	if (size > CHUNK_MAX)
+		size = CHUNK_MAX;
+	while (first < c->ntodo) {
+		size_t end = first + size < c->ntodo ? first + size : c->ntodo;
+		blk64_t blk;
+
+		if (end < c->ntodo) {
+			blk = e4t_inode_table_block(c->img,
+						    c->todo[end - 1].ino);
+			while (end < c->ntodo &&
+			       e4t_inode_table_block(c->img,
+						     c->todo[end].ino) == blk)
+				end++;
+		}
+		if (grow_array(&s->chunks, &cap, s->nchunks,
+			       sizeof(*s->chunks)))
+			return ENOMEM;
+		memset(&s->chunks[s->nchunks], 0, sizeof(*s->chunks));
+		s->chunks[s->nchunks].first = first;
+		s->chunks[s->nchunks].end = end;
+		s->nchunks++;
+		first = end;
+	}
+	return 0;
+}
+
+/* The next chunk to do, into *k; 0 when there is none.  A helper waits
+ * while it is too far ahead of the report. */
+static int take(struct sched *s, int helper, size_t *k)
+{
+	int got;
+
+	pthread_mutex_lock(&s->lock);
+	while (helper && !s->stop && s->next < s->nchunks &&
+	       s->next >= s->emitted + CHUNKS_AHEAD)
+		pthread_cond_wait(&s->cond, &s->lock);
+	got = !s->stop && s->next < s->nchunks;
+	if (got)
+		*k = s->next++;
+	pthread_mutex_unlock(&s->lock);
+	return got;
+}
+
+static void run_chunk(struct bf_job *j, size_t k)
+{
+	struct sched *s = j->s;
+	struct chunk *ch = &s->chunks[k];
+	errcode_t err;
+	size_t i;
+
+	for (i = ch->first; i < ch->end && !j->write_err; i++)
+		if (process(j, &j->c->todo[i]))
+			break;
+	/* the chunk's writes: its files are reported as changed */
+	err = e4t_batch_flush(j->batch);
+	if (err && !j->write_err)
+		j->write_err = err;
+	pthread_mutex_lock(&s->lock);
+	ch->out = j->out;
+	ch->err = j->err;
+	memset(&j->out, 0, sizeof(j->out));
+	memset(&j->err, 0, sizeof(j->err));
+	ch->write_err = j->write_err;
+	if (j->write_err)
+		s->stop = 1; /* stop: the undo file restores */
+	ch->done = 1;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void *helper_main(void *arg)
+{
+	struct bf_job *j = arg;
+	size_t k;
+
+	while (take(j->s, 1, &k))
+		run_chunk(j, k);
+	return NULL;
+}
+
+/* Write out the finished chunks that come next, in order. */
+static errcode_t emit_ready(struct sched *s)
+{
+	errcode_t err = 0;
+
+	for (;;) {
+		struct chunk *ch;
+
+		pthread_mutex_lock(&s->lock);
+		if (s->emitted >= s->nchunks || !s->chunks[s->emitted].done) {
+			pthread_mutex_unlock(&s->lock);
+			return err;
+		}
+		ch = &s->chunks[s->emitted];
+		pthread_mutex_unlock(&s->lock);
+		if (lb_flush(&ch->out, stdout) && !err)
+			err = errno ? errno : EIO;
+		if (ch->err.len)
+			fwrite(ch->err.p, 1, ch->err.len, stderr);
+		lb_free(&ch->out);
+		lb_free(&ch->err);
+		pthread_mutex_lock(&s->lock);
+		s->emitted++;
+		if (err)
+			s->stop = 1;
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+static errcode_t job_init(struct bf_ctx *c, struct sched *s, struct bf_job *j,
+			  int own_handle)
+{
+	errcode_t err = 0;
+
+	j->c = c;
+	j->s = s;
+	j->img = *c->img;
+	if (own_handle) {
+		err = e4t_image_reopen(c->img, &j->fs);
+		if (err)
+			return err;
+		j->img.fs = j->fs;
+	}
+	/* writes through c->img, under its write lock */
+	return e4t_batch_begin(c->img, j->fs, &j->batch);
+}
+
+static errcode_t job_end(struct bf_ctx *c, struct bf_job *j)
+{
+	errcode_t err = e4t_batch_end(j->batch);
+	int r;
+
+	j->batch = NULL;
+	if (j->fs)
+		ext2fs_close_free(&j->fs);
+	c->scanned += j->scanned;
+	for (r = 0; r < R_COUNT; r++)
+		c->count[r] += j->count[r];
+	lb_free(&j->out);
+	lb_free(&j->err);
+	return err;
+}
+
+/* Two threads for many files on two or more CPUs, or as --threads says. */
+static int threads_for(const struct bf_ctx *c)
+{
+	if (c->threads)
+		return c->threads;
+	return c->ntodo >= 65536 && sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+}
+
+static errcode_t process_all(struct bf_ctx *c)
+{
+	struct sched s = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			   .cond = PTHREAD_COND_INITIALIZER };
+	struct bf_job jobs[2];
+	int n = threads_for(c), helper = 0, i;
+	pthread_t thread;
+	errcode_t err, out_err = 0;
+	size_t k;
+
+	memset(jobs, 0, sizeof(jobs));
+	err = make_chunks(c, &s);
+	if (!err)
+		err = job_init(c, &s, &jobs[0], n > 1);
+	/* no second handle or thread: the main thread does it all */
+	if (!err && n > 1 && !job_init(c, &s, &jobs[1], 1))
+		helper = !pthread_create(&thread, NULL, helper_main, &jobs[1]);
+	while (!err && take(&s, 0, &k)) {
+		run_chunk(&jobs[0], k);
+		if (!out_err)
+			out_err = emit_ready(&s);
+	}
+	/* what the helper still does */
+	for (;;) {
+		errcode_t e = emit_ready(&s);
+		int left;
+
+		if (e && !out_err)
+			out_err = e;
+		pthread_mutex_lock(&s.lock);
+		left = s.emitted < s.next;
+		if (left && !s.chunks[s.emitted].done)
+			pthread_cond_wait(&s.cond, &s.lock);
+		pthread_mutex_unlock(&s.lock);
+		if (!left)
+			break;
+	}
+	if (helper)
+		pthread_join(thread, NULL);
+	for (k = 0; k < s.nchunks; k++) {
+		if (s.chunks[k].write_err && !c->write_err)
+			c->write_err = s.chunks[k].write_err;
+		lb_free(&s.chunks[k].out);
+		lb_free(&s.chunks[k].err);
+	}
+	for (i = 0; i < 2; i++) {
+		errcode_t e = jobs[i].c ? job_end(c, &jobs[i]) : 0;
+
+		if (e && !c->write_err)
+			c->write_err = e;
+	}
+	free(s.chunks);
+	return err ? err : out_err;
 }
 
 static void summary(const struct bf_ctx *c)
@@ -304,6 +615,7 @@ static int backfill_main(int argc, char **argv)
 		{ "from", required_argument, NULL, 'F' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "threads", required_argument, NULL, OPT_THREADS },
 		WRITE_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -332,6 +644,15 @@ static int backfill_main(int argc, char **argv)
 		case 'p': c.policy = parse_policy(optarg, &backfill_cmd); break;
 		case 'f':
 			c.jsonl = parse_report_format(optarg, &backfill_cmd);
+			break;
+		case OPT_THREADS:
+			if (strcmp(optarg, "0") && strcmp(optarg, "1") &&
+			    strcmp(optarg, "2"))
+				usage_error(&backfill_cmd,
+					    "--threads '%s': use 0 (choose), 1 "
+					    "or 2",
+					    optarg);
+			c.threads = topts.threads = optarg[0] - '0';
 			break;
 		default: usage_error(&backfill_cmd, "unknown option");
 		}
@@ -378,26 +699,13 @@ static int backfill_main(int argc, char **argv)
 			   : ENOMEM;
 		free(path);
 	}
-	if (!err) {
-		errcode_t end_err;
-		size_t i;
-
-		/* inode order: see process() */
-		if (c.ntodo)
-			qsort(c.todo, c.ntodo, sizeof(*c.todo), cmp_todo);
-		err = e4t_batch_begin(c.img, &c.batch);
-		for (i = 0; i < c.ntodo && !err; i++)
-			err = process(&c, &c.todo[i]);
-		/* the last window's writes: files reported as changed */
-		end_err = e4t_batch_end(c.batch);
-		if (end_err && !c.write_err)
-			c.write_err = end_err;
-	}
-	for (size_t i = 0; i < c.ntodo; i++)
-		free(c.todo[i].path);
+	/* inode order: see process() */
+	if (!err)
+		err = sort_todo(&c);
+	if (!err)
+		err = process_all(&c);
 	free(c.todo);
-	if (lb_flush(&c.lb, stdout))
-		err = errno ? errno : EIO;
+	free(c.paths);
 	if (c.write_err) {
 		report(c.img->name, "writing", c.write_err);
 		status = EXIT_INTERNAL;
@@ -414,7 +722,6 @@ static int backfill_main(int argc, char **argv)
 			status = EXIT_PARTIAL;
 	}
 	e4t_tree_free(tree);
-	lb_free(&c.lb);
 	free(c.seen);
 	e4t_source_free(c.src);
 	if (wo.dry_run) {

@@ -281,7 +281,7 @@ static void apply_all(struct im_ctx *c)
 	if (c->nassigns) /* assigns is NULL then: qsort must not see it */
 		qsort(c->assigns, c->nassigns, sizeof(*c->assigns), cmp_assign);
 	if (!c->dry_run) {
-		c->err = e4t_batch_begin(c->img, &c->batch);
+		c->err = e4t_batch_begin(c->img, NULL, &c->batch);
 		if (c->err)
 			return;
 	}

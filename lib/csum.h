@@ -1,0 +1,26 @@
+/*
+ * csum.h --- checksums computed with the CPU's CRC32C instruction where
+ * there is one (csum.c): library-internal, for write.c, undo_io.c and the
+ * tests, which check them against libext2fs'.
+ */
+#ifndef E4TIME_CSUM_H
+#define E4TIME_CSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ext2fs/ext2fs.h>
+
+/* CRC32C, the same as ext2fs_crc32c_le(crc, buf, len), faster. */
+uint32_t e4t_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/*
+ * An inode's checksum, as ext2fs_inode_csum_verify() and
+ * ext2fs_inode_csum_set() (and the kernel) compute it, on the inode as on
+ * disk (full inode size), faster.  Neither changes the inode it checks.
+ */
+int e4t_inode_csum_verify(ext2_filsys fs, ext2_ino_t ino,
+			  const struct ext2_inode_large *inode);
+void e4t_inode_csum_set(ext2_filsys fs, ext2_ino_t ino,
+			struct ext2_inode_large *inode);
+
+#endif

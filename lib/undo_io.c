@@ -1,0 +1,568 @@
+/*
+ * undo_io.c --- e4time's I/O manager for writing with an e2undo file.
+ *
+ * The undo file is e2fsprogs' own format ("E2UNDO02", see e2fsprogs'
+ * lib/ext2fs/undo_io.c and misc/e2undo.c), laid out as libext2fs'
+ * undo_io_manager lays it out: block 0 the header, block 1 a copy of the
+ * filesystem's superblock, then key blocks, each followed by the data its
+ * keys describe.  A "block" of the undo file is one region of the
+ * filesystem: before a region is first written, its old contents are
+ * appended, a key says where they belong (consecutive regions extend one
+ * key), and the key block, header and superblock copy are brought up to
+ * date, so that a run cut short leaves a file e2undo replays (as
+ * unfinished).  At close the header is marked finished and the file is
+ * synced.
+ *
+ * What differs is the cost.  libext2fs rewrites and checksums the whole
+ * key block, as large as a region, after every region it saves: writing
+ * 250 MiB of inode tables cost 500 MiB of undo writes and 750 MiB of
+ * table-driven CRC32C.  Here only the new key and the key block's head are
+ * written (the checksum still covers the whole key block, kept in memory),
+ * CRC32C uses the CPU instruction where there is one, and the image is
+ * read and written with pread/pwrite, no cache, so what a region is saved
+ * from is what is on disk.  Writeback of both files starts as they are
+ * written, rather than all at the fsyncs of close.
+ */
+#define _GNU_SOURCE 1 /* sync_file_range() */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "csum.h"
+#include "undo_io.h"
+
+#define E2UNDO_MAGIC			"E2UNDO02"
+#define KEYBLOCK_MAGIC			0xCADECADE
+#define E2UNDO_STATE_FINISHED		0x1
+#define E2UNDO_FEATURE_COMPAT_FS_OFFSET 0x1
+#define E2UNDO_MAX_EXTENT_BLOCKS	512 /* a key covers at most this */
+#define E2UNDO_MIN_BLOCK_SIZE		1024
+#define E2UNDO_MAX_BLOCK_SIZE		1048576
+#define UNDO_SUPER_BLK			1 /* blocks of the undo file */
+#define UNDO_FIRST_KEY_BLK		2
+
+/* On disk, little-endian (e4time builds on little-endian hosts only). */
+struct undo_header {
+	char magic[8];
+	uint64_t num_keys;
+	uint64_t super_offset;	/* block of the superblock copy */
+	uint64_t key_offset;	/* block of the first key block */
+	uint32_t block_size;	/* of the undo file: the region */
+	uint32_t fs_block_size; /* unit of undo_key.fsblk */
+	uint32_t sb_crc;	/* of the superblock copy, before ~s_magic */
+	uint32_t state;
+	uint32_t f_compat;
+	uint32_t f_incompat;
+	uint32_t f_rocompat;
+	uint32_t pad32;
+	uint64_t fs_offset;
+	uint8_t padding[436];
+	uint32_t header_crc; /* of all the above */
+};
+
+struct undo_key {
+	uint64_t fsblk;	  /* where the data goes back */
+	uint32_t blk_crc; /* CRC32C of the data */
+	uint32_t size;	  /* bytes */
+};
+
+struct undo_key_block {
+	uint32_t magic;
+	uint32_t crc; /* of the whole block, this field 0 */
+	uint64_t reserved;
+	struct undo_key keys[];
+};
+
+_Static_assert(sizeof(struct undo_header) == 512, "undo header layout");
+_Static_assert(sizeof(struct undo_key) == 16, "undo key layout");
+_Static_assert(sizeof(struct undo_key_block) == 16, "key block layout");
+
+struct undo_data {
+	errcode_t magic;
+	int fd;		   /* the image */
+	int undo_fd;	   /* the undo file, or -1 */
+	uint64_t offset;   /* of the filesystem in the image */
+	unsigned region;   /* bytes saved at once; the undo file's block */
+	unsigned key_unit; /* hdr.fs_block_size, fixed by the first save */
+	int started;	   /* something saved: the layout is fixed */
+	uint64_t *saved;   /* regions saved, one bit each */
+	size_t saved_words;
+	struct undo_key_block *keyb; /* the key block being filled */
+	size_t keys_in_block, keys_per_block;
+	uint64_t num_keys;
+	uint64_t key_blk;   /* where keyb goes */
+	uint64_t next_blk;  /* the next free block */
+	unsigned char *buf; /* one region */
+	struct undo_header hdr;
+	struct struct_io_stats stats;
+};
+
+static char *next_undo_path;
+static unsigned next_region = E2UNDO_MAX_BLOCK_SIZE;
+
+errcode_t e4t_undo_io_setup(const char *undo_path, unsigned region_size)
+{
+	if (region_size < E2UNDO_MIN_BLOCK_SIZE ||
+	    region_size > E2UNDO_MAX_BLOCK_SIZE ||
+	    (region_size & (region_size - 1)))
+		return EXT2_ET_INVALID_ARGUMENT;
+	free(next_undo_path);
+	next_undo_path = undo_path ? strdup(undo_path) : NULL;
+	if (undo_path && !next_undo_path)
+		return ENOMEM;
+	next_region = region_size;
+	return 0;
+}
+
+static errcode_t pread_all(int fd, void *buf, size_t len, uint64_t off,
+			   size_t *got)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done,
+				  (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	*got = done;
+	return 0;
+}
+
+/*
+ * Have the kernel start writing what was just written: the fsyncs at
+ * close (image and undo file) then find little left to do, instead of the
+ * whole of both (0.2 s for 500 MiB here).  Only a hint: what the data are
+ * and when they are durable does not change.
+ */
+static void start_writeback(int fd, uint64_t off, uint64_t len)
+{
+#ifdef HAVE_SYNC_FILE_RANGE
+	sync_file_range(fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+#else
+	(void)fd;
+	(void)off;
+	(void)len;
+#endif
+}
+
+static errcode_t pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pwrite(fd, (const char *)buf + done, len - done,
+				   (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (n == 0)
+			return EXT2_ET_SHORT_WRITE;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The key block's head and its last key, the header and the superblock
+ * copy (the superblock as it is on disk now), in the order libext2fs
+ * writes them.  With sync, then fsync.
+ */
+static errcode_t write_indexes(struct undo_data *d, int sync)
+{
+	struct ext2_super_block super;
+	uint64_t at;
+	size_t got;
+	errcode_t err = 0;
+
+	if (d->keys_in_block) {
+		d->keyb->magic = KEYBLOCK_MAGIC;
+		d->keyb->crc = 0;
+		d->keyb->crc = e4t_crc32c(~0U, d->keyb, d->region);
+		at = d->key_blk * d->region;
+		err = pwrite_all(d->undo_fd, d->keyb, sizeof(*d->keyb), at);
+		if (!err)
+			err = pwrite_all(d->undo_fd,
+					 &d->keyb->keys[d->keys_in_block - 1],
+					 sizeof(struct undo_key),
+					 at + sizeof(*d->keyb) +
+						 (d->keys_in_block -
+						  1) * sizeof(struct undo_key));
+		if (err)
+			return err;
+		/* Full: the next key block goes after the data. */
+		if (d->keys_in_block == d->keys_per_block) {
+			memset(d->keyb, 0, d->region);
+			d->keys_in_block = 0;
+			d->key_blk = d->next_blk++;
+		}
+	}
+	err = pread_all(d->fd, &super, SUPERBLOCK_SIZE,
+			d->offset + SUPERBLOCK_OFFSET, &got);
+	if (!err && got != SUPERBLOCK_SIZE)
+		err = EXT2_ET_SHORT_READ;
+	if (err)
+		return err;
+	memcpy(d->hdr.magic, E2UNDO_MAGIC, sizeof(d->hdr.magic));
+	d->hdr.num_keys = d->num_keys;
+	d->hdr.super_offset = UNDO_SUPER_BLK;
+	d->hdr.key_offset = UNDO_FIRST_KEY_BLK;
+	d->hdr.block_size = d->region;
+	d->hdr.fs_block_size = d->key_unit;
+	d->hdr.sb_crc = e4t_crc32c(~0U, &super, SUPERBLOCK_SIZE);
+	d->hdr.fs_offset = d->offset;
+	if (d->offset)
+		d->hdr.f_compat |= E2UNDO_FEATURE_COMPAT_FS_OFFSET;
+	else
+		d->hdr.f_compat &= ~(uint32_t)E2UNDO_FEATURE_COMPAT_FS_OFFSET;
+	d->hdr.header_crc = e4t_crc32c(
+		~0U, &d->hdr, sizeof(d->hdr) - sizeof(d->hdr.header_crc));
+	err = pwrite_all(d->undo_fd, &d->hdr, sizeof(d->hdr), 0);
+	super.s_magic = (uint16_t)~super.s_magic;
+	if (!err)
+		err = pwrite_all(d->undo_fd, &super, SUPERBLOCK_SIZE,
+				 (uint64_t)UNDO_SUPER_BLK * d->region);
+	if (!err && sync && fsync(d->undo_fd))
+		err = errno;
+	return err;
+}
+
+static int region_saved(const struct undo_data *d, uint64_t r)
+{
+	return r / 64 < d->saved_words &&
+	       (d->saved[r / 64] & (1ULL << (r % 64)));
+}
+
+static errcode_t mark_saved(struct undo_data *d, uint64_t r)
+{
+	if (r / 64 >= d->saved_words) {
+		size_t n = d->saved_words ? d->saved_words : 64;
+		uint64_t *p;
+
+		while (n <= r / 64)
+			n *= 2;
+		p = realloc(d->saved, n * sizeof(*p));
+		if (!p)
+			return ENOMEM;
+		memset(p + d->saved_words, 0,
+		       (n - d->saved_words) * sizeof(*p));
+		d->saved = p;
+		d->saved_words = n;
+	}
+	d->saved[r / 64] |= 1ULL << (r % 64);
+	return 0;
+}
+
+/* Append region r's old contents and the key that places them. */
+static errcode_t save_region(struct undo_data *d, uint64_t r,
+			     unsigned block_size)
+{
+	uint64_t start = r * d->region;
+	struct undo_key *key = NULL;
+	size_t got;
+	errcode_t err;
+
+	if (!d->started) {
+		/* Keys count blocks of the size the filesystem was opened
+		 * with; a region is a whole number of them. */
+		if (!block_size || d->region % block_size)
+			return EXT2_ET_INVALID_ARGUMENT;
+		d->key_unit = block_size;
+		d->started = 1;
+	}
+	err = pread_all(d->fd, d->buf, d->region, d->offset + start, &got);
+	if (err || !got) /* nothing there (past the end): nothing to save */
+		return err;
+	if (d->keys_in_block)
+		key = &d->keyb->keys[d->keys_in_block - 1];
+	if (key && key->size % d->region == 0 &&
+	    key->fsblk * d->key_unit + key->size == start &&
+	    (uint64_t)key->size + got <
+		    (uint64_t)E2UNDO_MAX_EXTENT_BLOCKS * d->region) {
+		/* The data of a key is contiguous: extend it. */
+		key->blk_crc = e4t_crc32c(key->blk_crc, d->buf, got);
+		key->size += (uint32_t)got;
+	} else {
+		key = &d->keyb->keys[d->keys_in_block++];
+		key->fsblk = start / d->key_unit;
+		key->blk_crc = e4t_crc32c(~0U, d->buf, got);
+		key->size = (uint32_t)got;
+		d->num_keys++;
+	}
+	err = pwrite_all(d->undo_fd, d->buf, got, d->next_blk * d->region);
+	if (err)
+		return err;
+	start_writeback(d->undo_fd, d->next_blk * d->region, got);
+	d->next_blk++;
+	return write_indexes(d, 0);
+}
+
+/* Save every region that [off, off + len) touches and is not saved yet. */
+static errcode_t save_range(io_channel ch, uint64_t off, uint64_t len)
+{
+	struct undo_data *d = ch->private_data;
+	uint64_t r, last;
+	errcode_t err;
+
+	if (d->undo_fd < 0 || !len)
+		return 0;
+	last = (off + len - 1) / d->region;
+	for (r = off / d->region; r <= last; r++) {
+		if (region_saved(d, r))
+			continue;
+		err = save_region(d, r, (unsigned)ch->block_size);
+		if (!err)
+			err = mark_saved(d, r);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void free_channel(io_channel ch)
+{
+	struct undo_data *d = ch->private_data;
+
+	if (d) {
+		if (d->fd >= 0)
+			close(d->fd);
+		if (d->undo_fd >= 0)
+			close(d->undo_fd);
+		free(d->saved);
+		free(d->keyb);
+		free(d->buf);
+		free(d);
+	}
+	free(ch->name);
+	free(ch);
+}
+
+static errcode_t undo_open(const char *name, int flags, io_channel *ret)
+{
+	io_channel ch;
+	struct undo_data *d;
+	struct stat st;
+	int oflags = O_CLOEXEC | ((flags & IO_FLAG_RW) ? O_RDWR : O_RDONLY);
+
+	*ret = NULL;
+	if (!name)
+		return EXT2_ET_BAD_DEVICE_NAME;
+	ch = calloc(1, sizeof(*ch));
+	d = calloc(1, sizeof(*d));
+	if (!ch || !d) {
+		free(ch);
+		free(d);
+		return ENOMEM;
+	}
+	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
+	ch->manager = e4t_undo_io_manager;
+	ch->block_size = 1024;
+	ch->refcount = 1;
+	ch->private_data = d;
+	d->magic = EXT2_ET_MAGIC_UNIX_IO_CHANNEL;
+	d->undo_fd = -1;
+	d->stats.num_fields = 2;
+	ch->name = strdup(name);
+	if (flags & IO_FLAG_EXCLUSIVE)
+		oflags |= O_EXCL;
+	d->fd = open(name, oflags);
+	if (!ch->name || d->fd < 0) {
+		errcode_t err = ch->name ? errno : ENOMEM;
+
+		free_channel(ch);
+		return err;
+	}
+	if (!fstat(d->fd, &st) && S_ISBLK(st.st_mode))
+		ch->flags |= CHANNEL_FLAGS_BLOCK_DEVICE;
+	/* The undo file set up for this open, if it writes. */
+	if ((flags & IO_FLAG_RW) && next_undo_path) {
+		d->region = next_region;
+		d->keys_per_block = d->region / sizeof(struct undo_key) - 1;
+		d->key_blk = UNDO_FIRST_KEY_BLK;
+		d->next_blk = UNDO_FIRST_KEY_BLK + 1;
+		d->keyb = calloc(1, d->region);
+		d->buf = malloc(d->region);
+		d->undo_fd =
+			open(next_undo_path,
+			     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		free(next_undo_path);
+		next_undo_path = NULL;
+		if (!d->keyb || !d->buf || d->undo_fd < 0) {
+			errcode_t err = d->undo_fd < 0 ? errno : ENOMEM;
+
+			free_channel(ch);
+			return err;
+		}
+	}
+	*ret = ch;
+	return 0;
+}
+
+static errcode_t undo_close(io_channel ch)
+{
+	struct undo_data *d = ch->private_data;
+	errcode_t err = 0;
+
+	if (--ch->refcount > 0)
+		return 0;
+	if (d->undo_fd >= 0) {
+		d->hdr.state = E2UNDO_STATE_FINISHED;
+		if (!d->started) /* nothing saved: a valid, empty file */
+			d->key_unit = (unsigned)ch->block_size;
+		err = write_indexes(d, 1);
+		if (close(d->undo_fd) && !err)
+			err = errno;
+		d->undo_fd = -1;
+	}
+	free_channel(ch);
+	return err;
+}
+
+static errcode_t undo_set_blksize(io_channel ch, int blksize)
+{
+	if (blksize < E2UNDO_MIN_BLOCK_SIZE || blksize > E2UNDO_MAX_BLOCK_SIZE)
+		return EXT2_ET_INVALID_ARGUMENT;
+	ch->block_size = blksize;
+	return 0;
+}
+
+static uint64_t byte_count(io_channel ch, int count)
+{
+	return count < 0 ? (uint64_t) - (int64_t)count
+			 : (uint64_t)count * (uint64_t)ch->block_size;
+}
+
+static errcode_t undo_read_blk64(io_channel ch, unsigned long long block,
+				 int count, void *buf)
+{
+	struct undo_data *d = ch->private_data;
+	uint64_t size = byte_count(ch, count);
+	size_t got;
+	errcode_t err;
+
+	err = pread_all(d->fd, buf, size,
+			d->offset + block * (uint64_t)ch->block_size, &got);
+	d->stats.bytes_read += got;
+	if (!err && got < size) {
+		memset((char *)buf + got, 0, size - got);
+		err = EXT2_ET_SHORT_READ;
+	}
+	if (err && ch->read_error)
+		err = ch->read_error(ch, (unsigned long)block, count, buf, size,
+				     (int)got, err);
+	return err;
+}
+
+static errcode_t undo_read_blk(io_channel ch, unsigned long block, int count,
+			       void *buf)
+{
+	return undo_read_blk64(ch, block, count, buf);
+}
+
+static errcode_t undo_write_blk64(io_channel ch, unsigned long long block,
+				  int count, const void *buf)
+{
+	struct undo_data *d = ch->private_data;
+	uint64_t size = byte_count(ch, count);
+	uint64_t off = block * (uint64_t)ch->block_size;
+	errcode_t err;
+
+	err = save_range(ch, off, size);
+	if (!err)
+		err = pwrite_all(d->fd, buf, size, d->offset + off);
+	if (!err) {
+		d->stats.bytes_written += size;
+		start_writeback(d->fd, d->offset + off, size);
+	}
+	if (err && ch->write_error)
+		err = ch->write_error(ch, (unsigned long)block, count, buf,
+				      size, 0, err);
+	return err;
+}
+
+static errcode_t undo_write_blk(io_channel ch, unsigned long block, int count,
+				const void *buf)
+{
+	return undo_write_blk64(ch, block, count, buf);
+}
+
+static errcode_t undo_write_byte(io_channel ch, unsigned long offset, int size,
+				 const void *buf)
+{
+	struct undo_data *d = ch->private_data;
+	errcode_t err;
+
+	if (size < 0)
+		return EXT2_ET_INVALID_ARGUMENT;
+	err = save_range(ch, offset, (uint64_t)size);
+	if (!err)
+		err = pwrite_all(d->fd, buf, (size_t)size, d->offset + offset);
+	if (!err)
+		d->stats.bytes_written += (unsigned)size;
+	return err;
+}
+
+static errcode_t undo_flush(io_channel ch)
+{
+	struct undo_data *d = ch->private_data;
+
+	return fsync(d->fd) ? errno : 0;
+}
+
+static errcode_t undo_set_option(io_channel ch, const char *option,
+				 const char *arg)
+{
+	struct undo_data *d = ch->private_data;
+	unsigned long long v;
+	char *end;
+
+	if (strcmp(option, "offset"))
+		return EXT2_ET_INVALID_ARGUMENT;
+	if (!arg)
+		return EXT2_ET_INVALID_ARGUMENT;
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || *end || d->started)
+		return EXT2_ET_INVALID_ARGUMENT;
+	d->offset = v;
+	return 0;
+}
+
+static errcode_t undo_get_stats(io_channel ch, io_stats *stats)
+{
+	struct undo_data *d = ch->private_data;
+
+	*stats = &d->stats;
+	return 0;
+}
+
+static struct struct_io_manager struct_e4t_undo_manager = {
+	.magic = EXT2_ET_MAGIC_IO_MANAGER,
+	.name = "e4time undo I/O manager",
+	.open = undo_open,
+	.close = undo_close,
+	.set_blksize = undo_set_blksize,
+	.read_blk = undo_read_blk,
+	.write_blk = undo_write_blk,
+	.flush = undo_flush,
+	.write_byte = undo_write_byte,
+	.set_option = undo_set_option,
+	.get_stats = undo_get_stats,
+	.read_blk64 = undo_read_blk64,
+	.write_blk64 = undo_write_blk64,
+};
+
+io_manager e4t_undo_io_manager = &struct_e4t_undo_manager;

@@ -1,0 +1,26 @@
+/*
+ * undo_io.h --- e4time's undo I/O manager (undo_io.c): library-internal,
+ * for write.c and the tests.
+ */
+#ifndef E4TIME_UNDO_IO_H
+#define E4TIME_UNDO_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ext2fs/ext2fs.h>
+
+/*
+ * An I/O manager that saves what every write overwrites in an e2undo
+ * file (e2fsprogs' "E2UNDO02" format, replayed by e2undo), as libext2fs'
+ * undo_io_manager does, at a fraction of its cost (see undo_io.c).
+ */
+extern io_manager e4t_undo_io_manager;
+
+/*
+ * The undo file of the next channel opened through e4t_undo_io_manager
+ * (created there; it must not exist) and the bytes saved per region,
+ * a power of two from 1 KiB to 1 MiB.
+ */
+errcode_t e4t_undo_io_setup(const char *undo_path, unsigned region_size);
+
+#endif
