@@ -18,7 +18,15 @@
  * A harness checks what it can of the result (FUZZ_CHECK): a failed
  * check, like a crash or a sanitizer report, stops the process.  data is
  * never NUL-terminated and is exactly size bytes long (so that ASan sees
- * any read past it); a harness that needs a C string copies it.
+ * any read past it); a harness that needs a C string copies it
+ * (fuzz_cstring), one whose API opens a file (an image, a journal) gets
+ * one holding the bytes (fuzz_file).
+ *
+ * A new harness: tests/fuzz/NAME.c and its line in FUZZ_HARNESSES
+ * (Makefile.am); seeds in tests/fuzz/corpus/NAME/ (small files the
+ * fuzzer mutates; without them replay runs it once on an empty input).
+ * An input that once crashed it goes to tests/fuzz/regress/NAME/, which
+ * make check replays.
  */
 #ifndef E4TIME_FUZZ_H
 #define E4TIME_FUZZ_H
@@ -27,6 +35,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 typedef int (*fuzz_fn)(const uint8_t *data, size_t size);
 
@@ -67,6 +76,30 @@ static inline char *fuzz_cstring(const uint8_t *data, size_t size)
 		__builtin_memcpy(s, data, size);
 	s[size] = '\0';
 	return s;
+}
+
+/*
+ * The name of a file holding exactly data[0..size): one unlinked
+ * temporary file per process, rewritten at each call, named through
+ * /proc/self/fd (abort on error).
+ */
+static inline const char *fuzz_file(const uint8_t *data, size_t size)
+{
+	static char path[64];
+	static int fd = -1;
+
+	if (fd < 0) {
+		char tmpl[] = "/tmp/e4time-fuzz.XXXXXX";
+
+		fd = mkstemp(tmpl);
+		if (fd < 0 || unlink(tmpl))
+			abort();
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) ||
+	    (size && pwrite(fd, data, size, 0) != (ssize_t)size))
+		abort();
+	return path;
 }
 
 #endif

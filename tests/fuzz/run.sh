@@ -70,7 +70,9 @@ done
 # run_one NAME: one harness for FUZZ_SECONDS.
 run_one() {
 	local name=$1 dict="$TOP_SRCDIR/tests/fuzz/$1.dict" dirs
-	dirs=("$OUT/corpus/$name" "$TOP_SRCDIR/tests/fuzz/corpus/$name")
+	dirs=("$OUT/corpus/$name")
+	[ -d "$TOP_SRCDIR/tests/fuzz/corpus/$name" ] &&
+		dirs+=("$TOP_SRCDIR/tests/fuzz/corpus/$name")
 	[ -d "$TOP_SRCDIR/tests/fuzz/regress/$name" ] &&
 		dirs+=("$TOP_SRCDIR/tests/fuzz/regress/$name")
 	mkdir -p "$OUT/corpus/$name"
