@@ -84,6 +84,12 @@ static void parse_block(struct scan_ctx *c, blk64_t blk)
 	}
 }
 
+/*
+ * ext2fs_block_iterate3() callback: its type gives blocknr non-const (a
+ * callback may remap the block); this one only reads it.
+ */
+/* cppcheck-suppress constParameter */
+/* NOLINTNEXTLINE(readability-non-const-parameter) */
 static int block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 		    blk64_t ref_blk, int ref_offset, void *priv)
 {

@@ -112,7 +112,6 @@ static enum e4t_src_status decode_info(const unsigned char *p, size_t len,
 	static const size_t at[6] = { 0, 24, 28, 28, 16, 8 };
 	unsigned version, level;
 	size_t s;
-	uint32_t flags;
 	enum e4t_src_status st;
 
 	if (len < 4 || off > len - 4)
@@ -128,7 +127,8 @@ static enum e4t_src_status decode_info(const unsigned char *p, size_t len,
 	if (s > len || len - s < need[version])
 		return fail(out, "truncated");
 	if (version >= 3) {
-		flags = le32(p + s);
+		uint32_t flags = le32(p + s);
+
 		if (!(flags & DOSINFO_CREATE))
 			return none(out, "no create time (valid flag unset)");
 	}

@@ -244,7 +244,7 @@ errcode_t e4t_image_read_inode(struct e4t_image *img, ext2_ino_t ino,
 		size = sizeof(u);
 	memset(&u, 0, img->inode_size); /* not the whole 64 KiB union */
 	err = ext2fs_read_inode2(img->fs, ino, (struct ext2_inode *)&u.large,
-				 size, READ_INODE_NOCSUM);
+				 (int)size, READ_INODE_NOCSUM);
 	if (err)
 		return err;
 	e4t_inode_decode(&u.large, img->inode_size, ino, info);

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,11 +201,14 @@ static int skip_number(struct jp *j)
 {
 	const char *s = j->p;
 
-	while (j->p < j->end && strchr("+-0123456789.eE", *j->p))
+	/* (strchr() would also match a NUL byte: the string's end) */
+	while (j->p < j->end && *j->p && strchr("+-0123456789.eE", *j->p))
 		j->p++;
 	return j->p > s ? 0 : -1;
 }
 
+/* Recursive on nested values, at most MAX_DEPTH deep. */
+/* NOLINTNEXTLINE(misc-no-recursion) */
 static int skip(struct jp *j, int depth)
 {
 	if (depth > MAX_DEPTH)
@@ -259,17 +263,23 @@ static int time_value(struct jp *j, struct e4t_ts *ts, int *have)
 			size_t klen;
 			int r;
 
-			if (string(j, &key, &klen) || !eat(j, ':'))
+			if (string(j, &key, &klen))
 				return -1;
+			if (!eat(j, ':')) {
+				free(key);
+				return -1;
+			}
 			if (!strcmp(key, "sec")) {
 				r = integer(j, &v);
-				ts->sec = v;
+				if (!r)
+					ts->sec = v;
 				got_sec = !r;
 			} else if (!strcmp(key, "nsec")) {
 				r = integer(j, &v);
 				if (!r && (v < 0 || v >= E4T_NSEC_PER_SEC))
 					r = -1;
-				ts->nsec = (uint32_t)v;
+				if (!r)
+					ts->nsec = (uint32_t)v;
 				got_nsec = !r;
 			} else {
 				r = skip(j, 1);
@@ -340,7 +350,12 @@ errcode_t e4t_manifest_parse_line(const char *line, size_t len,
 			size_t klen;
 			int f, r = 0;
 
-			if (string(&j, &key, &klen) || !eat(&j, ':')) {
+			if (string(&j, &key, &klen)) {
+				ok = 0;
+				break;
+			}
+			if (!eat(&j, ':')) {
+				free(key);
 				ok = 0;
 				break;
 			}
@@ -353,12 +368,14 @@ errcode_t e4t_manifest_parse_line(const char *line, size_t len,
 				r = integer(&j, &v);
 				if (!r && (v < 1 || v > UINT32_MAX))
 					r = -1;
-				e->ino = (ext2_ino_t)v;
+				if (!r)
+					e->ino = (ext2_ino_t)v;
 			} else if (!strcmp(key, "e4time_manifest")) {
 				r = integer(&j, &v);
-				e->header_version = (int)v;
-				if (!r && v < 1)
+				if (!r && (v < 1 || v > INT_MAX))
 					r = -1;
+				if (!r)
+					e->header_version = (int)v;
 			} else if (f >= 0 && f != E4T_DTIME &&
 				   strcmp(key, "btime")) {
 				r = time_value(&j, &e->ts[f], &e->have[f]);

@@ -57,7 +57,8 @@ enum e4t_src_status e4t_netatalk_decode(const void *val, size_t len,
 	if ((len - AD_HEADER_LEN) / AD_ENTRY_LEN < count)
 		return fail(out, "truncated entry table");
 	for (i = 0; i < count; i++) {
-		const unsigned char *e = p + AD_HEADER_LEN + i * AD_ENTRY_LEN;
+		const unsigned char *e =
+			p + AD_HEADER_LEN + (size_t)i * AD_ENTRY_LEN;
 		uint32_t off = be32(e + 4), elen = be32(e + 8);
 
 		if (be32(e) != ADEID_FILEDATESI)

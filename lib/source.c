@@ -54,7 +54,7 @@ const char *e4t_source_spec_help(void)
 
 static int valid_xattr_name(const char *name, size_t len)
 {
-	size_t i, n;
+	size_t i;
 
 	if (len == 0 || len > XATTR_NAME_MAX_LEN)
 		return 0;
@@ -62,7 +62,8 @@ static int valid_xattr_name(const char *name, size_t len)
 		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
 			return 0;
 	for (i = 0; i < sizeof(namespaces) / sizeof(namespaces[0]); i++) {
-		n = strlen(namespaces[i]);
+		size_t n = strlen(namespaces[i]);
+
 		if (len > n && strncmp(name, namespaces[i], n) == 0)
 			return 1;
 	}

@@ -235,9 +235,12 @@ static struct irec *new_rec(struct scan_job *j)
 		return &j->recs[j->nrecs++];
 	}
 	if (k == 0) {
+		/* chunks is an array of pointers to chunks, grown by one. */
+		/* NOLINTBEGIN(bugprone-sizeof-expression) */
 		if (grow((void **)&j->chunks, &j->chunks_cap, j->nchunks + 1,
 			 sizeof(*j->chunks)))
 			return NULL;
+		/* NOLINTEND(bugprone-sizeof-expression) */
 		j->chunks[j->nchunks] =
 			malloc(CHUNK_RECS * sizeof(struct irec));
 		if (!j->chunks[j->nchunks])
@@ -308,7 +311,8 @@ static void *scan_range(void *arg)
 		return NULL;
 	}
 	/* 1 MiB reads of the inode table, not libext2fs' default few blocks */
-	err = ext2fs_open_inode_scan(fs, (1 << 20) / fs->blocksize, &scan);
+	err = ext2fs_open_inode_scan(fs, (int)((1U << 20) / fs->blocksize),
+				     &scan);
 	if (err) {
 		free(buf);
 		j->err = err;
@@ -323,7 +327,7 @@ static void *scan_range(void *arg)
 		memset(buf, 0, bufsize);
 		err = ext2fs_get_next_inode_full(scan, &ino,
 						 (struct ext2_inode *)buf,
-						 t->img->inode_size);
+						 (int)t->img->inode_size);
 		if (err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE) {
 			err = 0;
 			continue;
@@ -563,7 +567,7 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 		{ .t = t, .img = *t->img, .first = 0, .end = t->nrecs },
 		{ .t = t, .img = *t->img, .wb.buffered = 1 },
 	};
-	size_t mid = dir_split_point(t), i;
+	size_t mid = dir_split_point(t);
 	pthread_t worker;
 	int threaded = 0;
 	errcode_t err;
@@ -606,6 +610,8 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 			err = grow((void **)&t->names, &t->names_cap,
 				   t->names_len + jobs[1].names_len, 1);
 		if (!err) {
+			size_t i;
+
 			for (i = 0; i < jobs[1].nedges; i++)
 				jobs[1].edges[i].name_off += t->names_len;
 			for (i = jobs[1].first; i < jobs[1].end; i++)
@@ -851,7 +857,6 @@ errcode_t e4t_tree_walk(struct e4t_tree *t, ext2_ino_t start,
 	struct walker w = { .t = t, .fn = fn, .priv = priv };
 	struct irec *r = find(t, start);
 	errcode_t err;
-	size_t i;
 
 	if (!r || r->status != E4T_LIVE)
 		return E4T_ERR_NOT_IN_USE;
@@ -859,6 +864,8 @@ errcode_t e4t_tree_walk(struct e4t_tree *t, ext2_ino_t start,
 	if (!err)
 		err = walk(&w, r);
 	if (!err && (t->flags & E4T_TREE_DELETED) && start == EXT2_ROOT_INO) {
+		size_t i;
+
 		for (i = 0; i < t->nrecs && !err; i++) {
 			struct irec *o = &t->recs[i];
 			char name[24];

@@ -346,14 +346,14 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 		return E4T_ERR_INO_RANGE;
 	memset(&u, 0, img->inode_size); /* not the whole 64 KiB union */
 	err = ext2fs_read_inode2(img->fs, ino, (struct ext2_inode *)&u.large,
-				 img->inode_size, READ_INODE_NOCSUM);
+				 (int)img->inode_size, READ_INODE_NOCSUM);
 	if (!err)
 		err = set_in_raw(img->fs, ino, &u.large, fields, ts);
 	/* libext2fs recomputes the inode checksum on the way out. */
 	if (!err)
 		err = ext2fs_write_inode_full(img->fs, ino,
 					      (struct ext2_inode *)&u.large,
-					      img->inode_size);
+					      (int)img->inode_size);
 	if (!err)
 		img->written++;
 	return err;

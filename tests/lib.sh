@@ -20,6 +20,7 @@ SUITE=$(basename "$0" .sh)
 E4T_SKIPPED=0
 E4T_SKIP_THIS=0
 E4T_REPORTS_OUTSIDE=0 # reports found outside any test: failures
+VALGRIND_NOTES='^==[0-9]+== (Warning: noted but unhandled ioctl 0x4c05 |   This could cause spurious value errors|   See README_MISSING_SYSCALL_OR_IOCTL)'
 
 # shunit2 calls these; a suite that needs its own defines suite_setup /
 # suite_teardown / test_setup instead.
@@ -98,8 +99,12 @@ check_reports() {
 	local f found=0
 	[ -d "${E4T_REPORTS:-}" ] || return 0
 	for f in "$E4T_REPORTS"/*; do
-		# valgrind -q opens its log at start: empty means clean.
+		# valgrind -q opens its log at start: empty means clean.  Its
+		# warning about the loop-device ioctl that looks for a mounted
+		# image (LOOP_GET_STATUS64, no wrapper in valgrind 3.19) is no
+		# error: an error it caused would be reported as one.
 		[ -f "$f" ] && [ -s "$f" ] || continue
+		grep -qvE "$VALGRIND_NOTES" "$f" || continue
 		found=1
 		echo "---- report ${f##*/} (found after $1):"
 		cat "$f"
@@ -155,7 +160,8 @@ run() {
 # check_stderr WHAT: fail when $ERR holds a sanitizer or valgrind report
 # (one that went to stderr: options set by hand, no log file).
 check_stderr() {
-	if grep -qE 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|runtime error: |^==[0-9]+== ' "$ERR"; then
+	if grep -vE "$VALGRIND_NOTES" "$ERR" |
+		grep -qE 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|runtime error: |^==[0-9]+== '; then
 		cat "$ERR"
 		if [ -z "${_shunit_test_:-}" ]; then
 			echo "ASSERT: $1: a sanitizer or valgrind report on stderr"

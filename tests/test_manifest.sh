@@ -122,7 +122,9 @@ test_malformed_manifest_writes_nothing() {
 	assertContains "$(cat "$ERR")" "bad.manifest:2: Malformed manifest line"
 	for line in '{"path":"relative"}' '{"path":"/a","crtime":{"sec":"x","nsec":0}}' \
 		'{"path":"/a"' '[1,2]' '{"path":"/a\u0000b"}' '{"path":"/a","path_hex":"zz"}' \
-		'{"path":"/a","crtime":{"sec":99999999999,"nsec":0}}'; do
+		'{"path":"/a","crtime":{"sec":99999999999,"nsec":0}}' \
+		'{"e4time_manifest":4294967297}' '{"path" "/a"}' \
+		'{"path":"/a","crtime":{"sec" 1,"nsec":0}}'; do
 		printf '%s\n' "$line" >"$TMP/bad.manifest"
 		run_ro "$NEW" import "$NEW" "$TMP/bad.manifest"
 		assertEquals "refused: $line" 2 "$RC"

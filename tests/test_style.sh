@@ -5,7 +5,9 @@
 
 c_sources() {
 	(cd "$TOP_SRCDIR" && ls lib/*.c lib/e4time.h tools/*.c tools/*.h \
-		tests/*.c tests/*.h lib/xsource.h lib/undo_io.h lib/csum.h) | grep -v '^lib/e4time_err\.'
+		tests/*.c tests/*.h lib/xsource.h lib/undo_io.h lib/csum.h \
+		tests/fuzz/*.c tests/fuzz/*.h) |
+		grep -v '^lib/e4time_err\.'
 }
 
 test_clang_format() {

@@ -269,7 +269,7 @@ static int process(struct bf_job *j, const struct todo *row)
 	enum e4t_src_status s;
 	void *val = NULL;
 	size_t len = 0;
-	int which = -1, cmp;
+	int which = -1;
 	errcode_t err;
 
 	if (e4t_tree_inode(c->tree, row->ino, &info))
@@ -317,8 +317,8 @@ static int process(struct bf_job *j, const struct todo *row)
 	ts[E4T_CRTIME].flags = E4T_TS_STORED | E4T_TS_EXTRA;
 	if (!policy_wants(c->policy, &ts[E4T_CRTIME], &in->ts[E4T_CRTIME])) {
 		enum reason r = R_NOT_EARLIER;
+		int cmp = e4t_ts_cmp(&ts[E4T_CRTIME], &in->ts[E4T_CRTIME]);
 
-		cmp = e4t_ts_cmp(&ts[E4T_CRTIME], &in->ts[E4T_CRTIME]);
 		if (c->policy == POLICY_MISSING &&
 		    !(in->ts[E4T_CRTIME].flags & E4T_TS_ZERO))
 			r = R_ALREADY_SET;

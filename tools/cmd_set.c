@@ -66,12 +66,13 @@ static void parse_fields(const char *list, unsigned *fields)
 		usage_error(&set_cmd, "--fields: empty list");
 }
 
-static void parse_time_arg(const char *arg, const char *opt, struct e4t_ts *ts)
+static void parse_time_arg(const char *text, const char *what,
+			   struct e4t_ts *ts)
 {
-	errcode_t err = e4t_time_parse(arg, &ts->sec, &ts->nsec);
+	errcode_t err = e4t_time_parse(text, &ts->sec, &ts->nsec);
 
 	if (err)
-		usage_error(&set_cmd, "%s '%s': %s", opt, arg,
+		usage_error(&set_cmd, "%s '%s': %s", what, text,
 			    error_message(err));
 	ts->flags = E4T_TS_STORED | E4T_TS_EXTRA;
 }
@@ -219,7 +220,6 @@ static int set_main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		struct target *t = &targets[i];
 		ext2_ino_t ino = 0;
-		char *label;
 
 		t->spec = argv[optind + 1 + i];
 		err = e4t_image_resolve(img, t->spec, &ino);
@@ -236,7 +236,8 @@ static int set_main(int argc, char **argv)
 		}
 		err = e4t_check_settable(&t->in, given, ts);
 		if (err) {
-			label = target_label(t);
+			char *label = target_label(t);
+
 			report(img->name, label ? label : "?", err);
 			free(label);
 			status = EXIT_REFUSED;

@@ -71,7 +71,6 @@ struct tl_ctx {
 	enum e4t_field sort_field;
 	struct saved_row *rows;
 	size_t nrows, cap;
-	int oom;
 };
 
 /* The first line of a manifest: what it is and where it came from. */
@@ -141,12 +140,12 @@ static int on_row(const struct e4t_row *row, void *priv)
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct saved_row *x = a, *y = b;
-	int r;
 
 	if (x->key_shown != y->key_shown)
 		return x->key_shown ? -1 : 1;
 	if (x->key_shown) {
-		r = e4t_ts_cmp(&x->key, &y->key);
+		int r = e4t_ts_cmp(&x->key, &y->key);
+
 		if (r)
 			return r;
 	}

@@ -121,10 +121,11 @@ typedef size_t (*special_fn)(struct lbuf *b, const unsigned char *p,
 static void escape_with(struct lbuf *b, const char *s, size_t len,
 			special_fn special)
 {
-	size_t i = 0, n;
+	size_t i = 0;
 
 	while (i < len) {
-		n = plain_run(s + i, len - i);
+		size_t n = plain_run(s + i, len - i);
+
 		if (n) {
 			lb_write(b, s + i, n);
 			i += n;

@@ -33,12 +33,13 @@ static void body_row(struct out *o, const struct e4t_row *row)
 
 	for (i = 0; i < 4; i++) {
 		const struct e4t_ts *ts = &in->ts[body_fields[i]];
-		char copy[32];
 
 		lb_putc(b, '|');
 		if (!ts_shown(ts, body_fields[i]))
 			continue;
 		if (prev && e4t_ts_cmp(ts, prev) == 0) {
+			char copy[32];
+
 			memcpy(copy, b->p + prev_at, prev_len);
 			lb_write(b, copy, prev_len);
 			continue;

@@ -62,7 +62,6 @@ static void mac_row(struct out *o, const struct e4t_row *row)
 	for (i = 0; i < 4; i++) {
 		const struct e4t_ts *ts = &in->ts[body_fields[i]];
 		int64_t sec = 0;
-		char copy[24];
 
 		if (ts_shown(ts, body_fields[i])) {
 			sec = ts->sec;
@@ -75,6 +74,8 @@ static void mac_row(struct out *o, const struct e4t_row *row)
 		}
 		lb_putc(b, '|');
 		if (sec == prev) {
+			char copy[24];
+
 			memcpy(copy, b->p + prev_at, prev_len);
 			lb_write(b, copy, prev_len);
 			continue;

@@ -62,9 +62,14 @@ void mode_string(uint16_t mode, char out[11])
 	char t = e4t_mode_type_char(mode);
 	int i;
 
-	out[0] = t == 'r' ? '-' : t;
-	for (i = 0; i < 9; i++)
-		out[1 + i] = (mode & (0400 >> i)) ? rwx[i] : '-';
+	out[0] = t;
+	if (t == 'r')
+		out[0] = '-';
+	for (i = 0; i < 9; i++) {
+		out[1 + i] = '-';
+		if (mode & (0400 >> i))
+			out[1 + i] = rwx[i];
+	}
 	if (mode & 04000)
 		out[3] = (mode & 0100) ? 's' : 'S';
 	if (mode & 02000)
