@@ -109,11 +109,12 @@ void e4t_inode_compare(const uint8_t *old, const uint8_t *new,
 	c->crtime_changed = !!(what & (1U << E4T_IG_CRTIME));
 	old_links = jbd2_le16(old + 0x1A);
 	new_links = jbd2_le16(new + 0x1A);
+	c->change = E4T_CH_OTHER;
 	if (c->same)
-		c->change = E4T_CH_OTHER;
-	else if (old_links == 0 && new_links > 0 &&
-		 (jbd2_le16(old) == 0 || jbd2_le32(old + 0x14) != 0 ||
-		  memcmp(old + 0x64, new + 0x64, 4)))
+		return;
+	if (old_links == 0 && new_links > 0 &&
+	    (jbd2_le16(old) == 0 || jbd2_le32(old + 0x14) != 0 ||
+	     memcmp(old + 0x64, new + 0x64, 4)))
 		c->change = E4T_CH_CREATED;
 	else if (old_links > 0 && new_links == 0)
 		c->change = E4T_CH_DELETED;
@@ -128,8 +129,6 @@ void e4t_inode_compare(const uint8_t *old, const uint8_t *new,
 		c->change = E4T_CH_CTIME;
 	else if (what & (1U << E4T_IG_ATIME))
 		c->change = E4T_CH_ATIME;
-	else
-		c->change = E4T_CH_OTHER;
 }
 
 /* ------------------------------------------------------------------ */
@@ -205,8 +204,14 @@ static ext2_ino_t geom_first_ino(const struct geom *g, blk64_t b)
 static blk64_t geom_home(ext2_filsys fs, const struct geom *g, ext2_ino_t ino,
 			 unsigned *off)
 {
-	dgrp_t grp = (ino - 1) / g->ipg;
-	unsigned idx = (ino - 1) % g->ipg;
+	dgrp_t grp;
+	unsigned idx;
+
+	*off = 0;
+	if (!g->ipg || !g->ipb) /* libext2fs refuses such a filesystem */
+		return 0;
+	grp = (ino - 1) / g->ipg;
+	idx = (ino - 1) % g->ipg;
 
 	*off = (idx % g->ipb) * g->isize;
 	return ext2fs_inode_table_loc(fs, grp) + idx / g->ipb;
@@ -229,7 +234,6 @@ struct slot {
 struct copies {
 	struct slot *s;
 	size_t cap, n;
-	unsigned bs;
 };
 
 static size_t hash64(blk64_t b, size_t cap)
@@ -332,7 +336,7 @@ static int relatime_needed(const uint8_t *old, const uint8_t *new,
 	raw_time(new, isize, 0x08, 0x8C, &na);
 	if (e4t_ts_cmp(&oa, &om) <= 0 || e4t_ts_cmp(&oa, &oc) <= 0)
 		return 1;
-	return na.sec - oa.sec >= 24 * 3600;
+	return na.sec - oa.sec >= (int64_t)24 * 3600;
 }
 
 static int record(struct audit_ctx *ac, struct e4t_icopy *c, const uint8_t *old,
@@ -361,7 +365,7 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 {
 	ext2_filsys fs = img->fs;
 	size_t nt = e4t_journal_count(j), ti, bi, k;
-	struct copies cp = { NULL, 0, 0, fs->blocksize };
+	struct copies cp = { NULL, 0, 0 };
 	struct audit_ctx ac;
 	struct e4t_audit *a;
 	struct geom g;

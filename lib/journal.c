@@ -147,11 +147,6 @@ static uint32_t data_csum(struct e4t_journal *j, uint32_t tid,
 	return ext2fs_crc32c_le(c, block, j->info.blocksize);
 }
 
-struct copy_meta {
-	uint32_t tid;
-	uint32_t csum;
-};
-
 errcode_t e4t_journal_read_copy(struct e4t_journal *j,
 				const struct e4t_jblock *b, void *buf)
 {
@@ -183,6 +178,8 @@ struct map_ctx {
 	int bad;
 };
 
+/* cppcheck-suppress constParameter */
+/* NOLINTNEXTLINE(readability-non-const-parameter): libext2fs callback */
 static int map_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 		     blk64_t ref, int ref_off, void *priv)
 {
@@ -412,6 +409,8 @@ errcode_t e4t_journal_open(struct e4t_image *img, const char *path,
 		j->info.blocksize = fs->blocksize;
 		err = map_internal(j);
 	}
+	if (!err && j->info.blocksize < EXT2_MIN_BLOCK_SIZE)
+		err = E4T_ERR_JOURNAL_SB;
 	if (err)
 		goto fail;
 	j->buf = malloc(j->info.blocksize);
@@ -486,7 +485,8 @@ static uint32_t next_block(const struct e4t_jinfo *in, uint32_t b)
 	return b >= in->log_end ? in->first : b;
 }
 
-static int push(void *arrp, size_t *n, size_t *cap, size_t elem)
+/* Room for one more element after the n there are (the caller adds it). */
+static int push(void *arrp, const size_t *n, size_t *cap, size_t elem)
 {
 	void **arr = arrp;
 
@@ -882,7 +882,7 @@ static errcode_t walk_stale(struct e4t_journal *j)
 
 	hdr_type = calloc(in->maxlen, 1);
 	hdr_tid = calloc(in->maxlen, sizeof(*hdr_tid));
-	cb = malloc((size_t)chunk * in->blocksize);
+	cb = calloc(chunk, in->blocksize);
 	if (!hdr_type || !hdr_tid || !cb) {
 		err = ENOMEM;
 		goto out;

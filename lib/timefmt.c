@@ -78,12 +78,18 @@ static char *digits(char *p, uint64_t v, int n)
  * reports format many times of a day or two ("crtime OLD -> NEW") one
  * after another, and the calendar arithmetic is most of the cost.
  */
+/* (cppcheck takes the members of an anonymous struct for unused) */
 static _Thread_local struct {
 	struct {
+		/* cppcheck-suppress unusedStructMember */
 		int64_t days;
+		/* cppcheck-suppress unusedStructMember */
 		size_t len; /* 0: empty */
+		/* cppcheck-suppress unusedStructMember */
 		char text[E4T_ISO_BUFSZ];
+		/* cppcheck-suppress unusedStructMember */
 	} day[2];
+	/* cppcheck-suppress unusedStructMember */
 	unsigned next; /* the one to replace */
 } dates;
 

@@ -23,6 +23,7 @@
  * from is what is on disk.  Writeback of both files starts as they are
  * written, rather than all at the fsyncs of close.
  */
+/* NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
 #define _GNU_SOURCE 1 /* sync_file_range() */
 #include "config.h"
 
@@ -184,15 +185,15 @@ static errcode_t pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 static errcode_t write_indexes(struct undo_data *d, int sync)
 {
 	struct ext2_super_block super;
-	uint64_t at;
-	size_t got;
+	size_t got = 0;
 	errcode_t err = 0;
 
 	if (d->keys_in_block) {
+		uint64_t at = d->key_blk * d->region;
+
 		d->keyb->magic = KEYBLOCK_MAGIC;
 		d->keyb->crc = 0;
 		d->keyb->crc = e4t_crc32c(~0U, d->keyb, d->region);
-		at = d->key_blk * d->region;
 		err = pwrite_all(d->undo_fd, d->keyb, sizeof(*d->keyb), at);
 		if (!err)
 			err = pwrite_all(d->undo_fd,
@@ -272,7 +273,7 @@ static errcode_t save_region(struct undo_data *d, uint64_t r,
 {
 	uint64_t start = r * d->region;
 	struct undo_key *key = NULL;
-	size_t got;
+	size_t got = 0;
 	errcode_t err;
 
 	if (!d->started) {
@@ -296,7 +297,9 @@ static errcode_t save_region(struct undo_data *d, uint64_t r,
 		key->blk_crc = e4t_crc32c(key->blk_crc, d->buf, got);
 		key->size += (uint32_t)got;
 	} else {
+		/* keyb is allocated when the undo file is opened */
 		key = &d->keyb->keys[d->keys_in_block++];
+		/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
 		key->fsblk = start / d->key_unit;
 		key->blk_crc = e4t_crc32c(~0U, d->buf, got);
 		key->size = (uint32_t)got;
@@ -450,7 +453,7 @@ static errcode_t undo_read_blk64(io_channel ch, unsigned long long block,
 {
 	struct undo_data *d = ch->private_data;
 	uint64_t size = byte_count(ch, count);
-	size_t got;
+	size_t got = 0;
 	errcode_t err;
 
 	err = pread_all(d->fd, buf, size,

@@ -55,6 +55,7 @@ if [ -n "$CPPCHECK" ]; then
 	$CPPCHECK --quiet --std=c11 --library=posix --inline-suppr \
 		--enable=warning,style,performance,portability \
 		--template='{file}:{line}:{column}: {severity}: {message} [{id}]' \
+		-D__BYTE_ORDER__=1234 -D__ORDER_LITTLE_ENDIAN__=1234 \
 		$LINT_CPPFLAGS "${files[@]}" >"$out/cppcheck.out" 2>&1
 	rc=$?
 	cat "$out/cppcheck.out"

@@ -224,7 +224,7 @@ static errcode_t sort_todo(struct bf_ctx *c)
 	if (i >= c->ntodo)
 		return 0; /* sorted already */
 	tmp = malloc(c->ntodo * sizeof(*tmp));
-	count = calloc(2 * (BUCKETS + 1), sizeof(*count));
+	count = calloc(2 * ((size_t)BUCKETS + 1), sizeof(*count));
 	if (!tmp || !count) {
 		free(tmp);
 		free(count);
@@ -235,7 +235,7 @@ static errcode_t sort_todo(struct bf_ctx *c)
 		count[BUCKETS + 1 + (c->todo[i].ino >> 16) + 1]++;
 	}
 	for (pass = 0; pass < 2; pass++) {
-		size_t *n = count + pass * (BUCKETS + 1);
+		size_t *n = count + (size_t)pass * (BUCKETS + 1);
 
 		for (i = 1; i <= BUCKETS; i++)
 			n[i] += n[i - 1];
@@ -495,7 +495,7 @@ static errcode_t emit_ready(struct sched *s)
 static errcode_t job_init(struct bf_ctx *c, struct sched *s, struct bf_job *j,
 			  int own_handle)
 {
-	errcode_t err = 0;
+	errcode_t err;
 
 	j->c = c;
 	j->s = s;
