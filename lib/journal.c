@@ -1091,6 +1091,27 @@ done:
 
 /* ------------------------------------------------------------------ */
 
+/* Without E4T_J_STALE, the fast commits that recovery would not replay
+ * (those of a clean journal, or of an older tid) are left out too. */
+static void drop_stale_fast_commits(struct e4t_journal *j)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < j->ntrans; i++) {
+		struct e4t_jtrans *t = &j->trans[i];
+
+		if ((t->flags & E4T_JT_FAST_COMMIT) &&
+		    !(t->flags & E4T_JT_LIVE)) {
+			free(t->blocks);
+			free(t->revoked);
+			free(t->fc_inodes);
+			continue;
+		}
+		j->trans[n++] = *t;
+	}
+	j->ntrans = n;
+}
+
 static uint32_t sort_ref;
 
 static int cmp_trans(const void *a, const void *b)
@@ -1136,6 +1157,8 @@ errcode_t e4t_journal_load(struct e4t_journal *j, unsigned flags,
 	err = walk_fast_commits(j);
 	if (err)
 		return err;
+	if (!(flags & E4T_J_STALE))
+		drop_stale_fast_commits(j);
 	apply_revokes(j);
 	sort_ref = in->sequence;
 	if (j->ntrans > 1)

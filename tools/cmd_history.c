@@ -61,10 +61,11 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 
 			fmt_time(&ts, h->local, 'T', when, sizeof(when));
 		}
-		printf("tid %u %s%s, committed %s", c->t->tid,
+		/* fast commits carry no commit time */
+		printf("tid %u %s%s%s%s", c->t->tid,
 		       (c->t->flags & E4T_JT_LIVE) ? "live" : "stale",
 		       c->src == E4T_SRC_FAST_COMMIT ? " fast commit" : "",
-		       when);
+		       when[0] ? ", committed " : "", when);
 	}
 	if (c->baseline)
 		printf(": first copy\n");
