@@ -1091,6 +1091,30 @@ done:
 
 /* ------------------------------------------------------------------ */
 
+/* A data block of the live log whose tag checksum fails: the kernel's
+ * replay writes the other blocks, then fails the recovery (the mount
+ * fails with "journal recovery failed"). */
+static void warn_live_data_csums(struct e4t_journal *j)
+{
+	size_t i, k;
+
+	for (i = 0; i < j->ntrans; i++) {
+		const struct e4t_jtrans *t = &j->trans[i];
+
+		if (!(t->flags & E4T_JT_LIVE) ||
+		    !(t->flags & E4T_JT_COMMITTED) ||
+		    (t->flags & (E4T_JT_CSUM_BAD | E4T_JT_FAST_COMMIT)))
+			continue;
+		for (k = 0; k < t->nblocks; k++)
+			if ((t->blocks[k].flags & E4T_JB_CSUM_BAD) &&
+			    !(t->blocks[k].flags & E4T_JB_REVOKED))
+				jwarn(j, E4T_ERR_JOURNAL_CSUM,
+				      t->blocks[k].jblock,
+				      "data block checksum does not verify: "
+				      "recovery would fail");
+	}
+}
+
 /* Without E4T_J_STALE, the fast commits that recovery would not replay
  * (those of a clean journal, or of an older tid) are left out too. */
 static void drop_stale_fast_commits(struct e4t_journal *j)
@@ -1160,6 +1184,7 @@ errcode_t e4t_journal_load(struct e4t_journal *j, unsigned flags,
 	if (!(flags & E4T_J_STALE))
 		drop_stale_fast_commits(j);
 	apply_revokes(j);
+	warn_live_data_csums(j);
 	sort_ref = in->sequence;
 	if (j->ntrans > 1)
 		qsort(j->trans, j->ntrans, sizeof(*j->trans), cmp_trans);
