@@ -8,9 +8,11 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "escape.h"
 
 static void history_help(FILE *fp)
 {
@@ -103,6 +105,43 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 	return 0;
 }
 
+struct name_ctx {
+	ext2_ino_t ino;
+	char *path;
+};
+
+static int find_name(const struct e4t_row *row, void *priv)
+{
+	struct name_ctx *nc = priv;
+
+	if (row->inode->ino != nc->ino)
+		return 0;
+	nc->path = dup_bytes(row->path, row->path_len);
+	return 1; /* the first name is enough */
+}
+
+/* "History of <INO> PATH": for an <INO> spec, its first name in the tree. */
+static void print_heading(struct e4t_image *img, ext2_ino_t ino,
+			  const char *spec, struct warn_ctx *wc)
+{
+	struct name_ctx nc = { ino, NULL };
+	char *p;
+
+	if (spec[0] == '<') {
+		struct e4t_tree_opts topts = { .warn = lib_warn, .priv = wc };
+		struct e4t_tree *tree = NULL;
+
+		if (e4t_tree_load(img, &topts, &tree) == 0)
+			e4t_tree_walk(tree, EXT2_ROOT_INO, "/", find_name, &nc);
+		e4t_tree_free(tree);
+		spec = nc.path;
+	}
+	p = spec ? escape_text(spec, strlen(spec)) : NULL;
+	printf("History of <%u> %s\n", ino, p ? p : "(no name)");
+	free(p);
+	free(nc.path);
+}
+
 static int history_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -145,7 +184,7 @@ static int history_main(int argc, char **argv)
 	}
 	j = open_journal_or_exit(img, jpath, E4T_J_STALE, &wc);
 	h.inode_size = img->inode_size;
-	printf("History of <%u> %s\n", ino, argv[optind + 1]);
+	print_heading(img, ino, argv[optind + 1], &wc);
 	err = e4t_inode_history(img, j, ino, on_copy, &h);
 	if (err)
 		report(img->name, argv[optind + 1], err);
