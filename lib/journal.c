@@ -351,24 +351,33 @@ static errcode_t read_sb(struct e4t_journal *j, uint32_t sb_block)
 			in->tag_bytes -= 4;
 	}
 
-	/* The fast-commit area: the journal flag is cleared on a clean
-	 * unmount, the filesystem's compat flag stays. */
+	/*
+	 * The fast-commit area, as journal_load_superblock() sets it up:
+	 * the last num_fc_blks blocks when the journal's fast_commit flag
+	 * is set and at least JBD2_MIN_JOURNAL_BLOCKS remain for the log.
+	 * Recovery of a live journal goes by that flag alone (without it
+	 * the log wraps at maxlen); a clean unmount clears the flag, and
+	 * then the filesystem's compat flag says where the area is.
+	 */
+	in->live = in->start != 0;
 	in->log_end = in->maxlen;
 	if ((in->incompat & JBD2_FEATURE_INCOMPAT_FAST_COMMIT) ||
-	    (fs->super->s_feature_compat & EXT4_FEATURE_COMPAT_FAST_COMMIT)) {
+	    (!in->live &&
+	     (fs->super->s_feature_compat & EXT4_FEATURE_COMPAT_FAST_COMMIT))) {
 		uint32_t n = 0;
 
 		if (in->sb_version == 2)
 			n = jbd2_be32(sb + JBD2_SB_NUM_FC_BLKS);
 		if (n == 0)
 			n = JBD2_DEFAULT_FC_BLOCKS;
-		if (n < in->maxlen - in->first - 8) {
+		if (n < in->maxlen &&
+		    in->maxlen - n >= JBD2_MIN_JOURNAL_BLOCKS &&
+		    (uint64_t)in->first + 8 <= in->maxlen - n) {
 			in->log_end = in->maxlen - n;
 			in->fc_first = in->log_end + 1;
-			in->fc_blocks = in->maxlen - in->fc_first;
+			in->fc_blocks = n;
 		}
 	}
-	in->live = in->start != 0;
 	if (in->live && (in->start < in->first || in->start >= in->log_end))
 		return E4T_ERR_JOURNAL_SB;
 	return 0;
@@ -972,13 +981,23 @@ out:
 /* Fast commits (fs/ext4/fast_commit.c, ext4_fc_replay_scan)           */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The fast commits: from the area's first block, which must start with
+ * a HEAD, TLVs up to each TAIL.  Every fast commit since the last full
+ * commit carries the tid of the HEAD (the running transaction); a TAIL
+ * with another tid, or whose crc fails after a good fast commit, is a
+ * leftover of an older run and ends the area (ext4_fc_replay_scan:
+ * JBD2_FC_REPLAY_STOP); only the first fast commit failing is damage
+ * (-EFSBADCRC).  Recovery replays them when the HEAD's tid is the
+ * transaction after the last full one replayed (end_transaction).
+ */
 static errcode_t walk_fast_commits(struct e4t_journal *j)
 {
 	const struct e4t_jinfo *in = &j->info;
-	uint32_t bs = in->blocksize, b, crc = 0;
+	uint32_t bs = in->blocksize, b, crc = 0, head_tid = 0;
 	unsigned isize = j->img->inode_size;
 	struct e4t_jtrans cur;
-	size_t icap = 0;
+	size_t icap = 0, ngood = 0;
 	int started = 0;
 	errcode_t err = 0;
 	uint32_t live_tid = in->sequence;
@@ -986,20 +1005,33 @@ static errcode_t walk_fast_commits(struct e4t_journal *j)
 
 	if (!in->fc_blocks)
 		return 0;
-	/* the tid the fast commits of a live journal carry: the one after
-	 * the last committed live transaction */
-	for (t = 0; t < j->ntrans; t++)
-		if ((j->trans[t].flags & E4T_JT_LIVE) &&
-		    (j->trans[t].flags & E4T_JT_COMMITTED))
-			live_tid = j->trans[t].tid + 1;
+	/* end_transaction: the tid after the last committed live
+	 * transaction, or the one whose checksum failed */
+	for (t = 0; t < j->ntrans; t++) {
+		const struct e4t_jtrans *lt = &j->trans[t];
+
+		if (!(lt->flags & E4T_JT_LIVE) ||
+		    !(lt->flags & E4T_JT_COMMITTED) ||
+		    (lt->flags & E4T_JT_FAST_COMMIT))
+			continue;
+		if (lt->flags & E4T_JT_CSUM_BAD) {
+			live_tid = lt->tid;
+			break;
+		}
+		live_tid = lt->tid + 1;
+	}
 
 	memset(&cur, 0, sizeof(cur));
 	for (b = in->fc_first; b < in->maxlen; b++) {
 		uint8_t *blk = j->buf;
 		uint32_t off = 0;
 
-		if (e4t_journal_read(j, b, 1, blk))
+		err = e4t_journal_read(j, b, 1, blk);
+		if (err) {
+			jwarn(j, err, b, "journal block cannot be read");
+			err = 0;
 			break;
+		}
 		if (!started) {
 			if (jbd2_le16(blk) != EXT4_FC_TAG_HEAD)
 				break;
@@ -1030,20 +1062,33 @@ static errcode_t walk_fast_commits(struct e4t_journal *j)
 			}
 			if (!ok)
 				goto done;
+			if (tag == EXT4_FC_TAG_HEAD) {
+				uint32_t tid = jbd2_le32(val + 4);
+
+				if (b == in->fc_first && off == 0)
+					head_tid = tid;
+				else if (tid != head_tid)
+					goto done;
+			}
 			if (tag == EXT4_FC_TAG_TAIL) {
 				uint32_t tid = jbd2_le32(val);
 
 				crc = ext2fs_crc32c_le(crc, blk + off,
 						       EXT4_FC_TL_SIZE + 4);
+				if (ngood && (tid != head_tid ||
+					      crc != jbd2_le32(val + 4)))
+					goto done; /* an older run's leftover */
 				cur.nr_jblocks = b - cur.first_jblock + 1;
 				cur.tid = tid;
 				cur.flags =
 					E4T_JT_FAST_COMMIT | E4T_JT_COMMITTED;
-				if (crc != jbd2_le32(val + 4)) {
+				if (tid != head_tid ||
+				    crc != jbd2_le32(val + 4)) {
 					cur.flags |= E4T_JT_CSUM_BAD;
 					jwarn(j, E4T_ERR_JOURNAL_CSUM, b,
 					      "fast commit checksum does not "
-					      "verify");
+					      "verify (or its tail's tid is "
+					      "not its head's)");
 				} else {
 					cur.flags |= E4T_JT_CSUM_OK;
 				}
@@ -1057,6 +1102,7 @@ static errcode_t walk_fast_commits(struct e4t_journal *j)
 				}
 				if (cur.flags & E4T_JT_CSUM_BAD)
 					return 0;
+				ngood++;
 				memset(&cur, 0, sizeof(cur));
 				icap = 0;
 				crc = 0;
