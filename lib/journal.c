@@ -684,12 +684,21 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 				jwarn(j, E4T_ERR_JOURNAL_CSUM, b,
 				      "revoke block checksum does not verify");
 			}
-			if (used < JBD2_R_HDR_SIZE || used > max ||
-			    (used - JBD2_R_HDR_SIZE) % rec) {
+			/* scan_revoke_records(): a count past the block
+			 * fails the recovery (EINVAL); whole records up to
+			 * the count are read, a partial one ignored */
+			if (used > max) {
 				jwarn(j, E4T_ERR_JOURNAL_CORRUPT, b,
-				      "revoke block with an impossible "
-				      "count: records ignored");
+				      "revoke block count larger than the "
+				      "block: recovery fails, records "
+				      "ignored");
 				used = JBD2_R_HDR_SIZE;
+			} else if (used < JBD2_R_HDR_SIZE ||
+				   (used - JBD2_R_HDR_SIZE) % rec) {
+				jwarn(j, E4T_ERR_JOURNAL_CORRUPT, b,
+				      "revoke block count is not a whole "
+				      "number of records: the rest is "
+				      "ignored");
 			}
 			for (off = JBD2_R_HDR_SIZE; off + rec <= used;
 			     off += rec) {
@@ -834,8 +843,12 @@ static errcode_t walk_live(struct e4t_journal *j)
 	return 0;
 }
 
-/* Apply revokes: a record in tid T cancels replay of that block from T
- * and every earlier transaction. */
+/*
+ * Apply revokes: a record in tid T cancels replay of that block from T
+ * and every earlier transaction.  Only the records of transactions
+ * before the end of the log count (do_one_pass(PASS_REVOKE) stops at
+ * end_transaction): committed ones whose checksums verify.
+ */
 static void apply_revokes(struct e4t_journal *j)
 {
 	size_t i, k, r, m;
@@ -843,6 +856,9 @@ static void apply_revokes(struct e4t_journal *j)
 	for (i = 0; i < j->ntrans; i++) {
 		struct e4t_jtrans *rt = &j->trans[i];
 
+		if (!(rt->flags & E4T_JT_COMMITTED) ||
+		    (rt->flags & E4T_JT_CSUM_BAD))
+			continue;
 		for (r = 0; r < rt->nrevoked; r++) {
 			for (k = 0; k < j->ntrans; k++) {
 				struct e4t_jtrans *t = &j->trans[k];
