@@ -888,10 +888,35 @@ static int have_tid(const struct e4t_journal *j, uint32_t tid)
 	return 0;
 }
 
+/* A block where a stale transaction may start, in walking order. */
+struct stale_start {
+	uint32_t tid;
+	uint32_t pos; /* ring distance from the scan's start ... */
+	uint32_t b;   /* ... to this journal block */
+};
+
+static uint32_t stale_ref;
+
+/* Newest tid first (tids compare modulo 2^32); then in log order. */
+static int cmp_stale(const void *a, const void *b)
+{
+	const struct stale_start *x = a, *y = b;
+	int32_t dx = (int32_t)(x->tid - stale_ref);
+	int32_t dy = (int32_t)(y->tid - stale_ref);
+
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	if (x->pos != y->pos)
+		return x->pos < y->pos ? -1 : 1;
+	return 0;
+}
+
 /*
  * Older transactions in the log area.  The scan starts where the newest
  * transaction ends (oldest data first), so a transaction that wrapped is
- * met at its beginning; a walk stops at blocks a newer transaction took.
+ * met at its beginning.  Newer transactions are walked first: a walk
+ * stops at blocks a newer transaction took (an older one's copies there
+ * were overwritten), whichever comes first in the log.
  */
 static errcode_t walk_stale(struct e4t_journal *j)
 {
@@ -902,6 +927,8 @@ static errcode_t walk_stale(struct e4t_journal *j)
 	uint8_t *hdr_type = NULL;
 	uint32_t *hdr_tid = NULL;
 	uint8_t *cb = NULL;
+	struct stale_start *st = NULL;
+	size_t nst = 0, stcap = 0, si;
 	errcode_t err = 0;
 	size_t t;
 
@@ -960,17 +987,30 @@ static errcode_t walk_stale(struct e4t_journal *j)
 	}
 	b = scan_start;
 	for (i = 0; i < loglen; i++, b = next_block(in, b)) {
-		struct walk w;
-
 		if ((hdr_type[b] != JBD2_DESCRIPTOR_BLOCK &&
 		     hdr_type[b] != JBD2_REVOKE_BLOCK) ||
 		    j->owner[b])
 			continue;
 		if (in->live && (int32_t)(hdr_tid[b] - in->sequence) >= 0)
 			continue; /* newer than the live log: never committed */
-		if (have_tid(j, hdr_tid[b]))
+		if (push(&st, &nst, &stcap, sizeof(*st))) {
+			err = ENOMEM;
+			goto out;
+		}
+		st[nst].tid = hdr_tid[b];
+		st[nst].pos = i;
+		st[nst++].b = b;
+	}
+	stale_ref = in->sequence;
+	if (nst > 1)
+		qsort(st, nst, sizeof(*st), cmp_stale);
+	for (si = 0; si < nst; si++) {
+		struct walk w;
+
+		b = st[si].b;
+		if (j->owner[b] || have_tid(j, st[si].tid))
 			continue;
-		err = walk_one(j, b, hdr_tid[b], 1, loglen - i, &w);
+		err = walk_one(j, b, st[si].tid, 1, loglen - st[si].pos, &w);
 		if (err)
 			goto out;
 		if (w.torn && w.t.nblocks == 0 && w.t.nrevoked == 0) {
@@ -987,6 +1027,7 @@ static errcode_t walk_stale(struct e4t_journal *j)
 		take_blocks(j, &j->trans[j->ntrans - 1], (uint32_t)j->ntrans);
 	}
 out:
+	free(st);
 	free(hdr_type);
 	free(hdr_tid);
 	free(cb);
