@@ -36,8 +36,9 @@ struct e4t_journal {
 	int fd;	      /* external journal, or -1 */
 	blk64_t *map; /* internal: journal block -> fs block */
 	uint32_t csum_seed;
-	uint8_t *buf;  /* one block */
-	uint8_t *buf2; /* one more */
+	uint32_t sb_block; /* journal block of the journal superblock */
+	uint8_t *buf;	   /* one block */
+	uint8_t *buf2;	   /* one more */
 	size_t ntrans, cap;
 	struct e4t_jtrans *trans;
 	/* per journal block: index + 1 of the transaction that took it */
@@ -432,6 +433,7 @@ errcode_t e4t_journal_open(struct e4t_image *img, const char *path,
 		/* now read the superblock to learn maxlen */
 		j->info.maxlen = UINT32_MAX;
 	}
+	j->sb_block = sb_block;
 	err = read_sb(j, sb_block);
 	if (err)
 		goto fail;
@@ -539,10 +541,16 @@ static int may_take(struct e4t_journal *j, uint32_t b, int stale)
 	return !stale || !j->owner || j->owner[b] == 0;
 }
 
+/* struct e4t_jblock.flags while loading: the copy could not be read
+ * (already warned about); cleared by check_replay() */
+#define JB_UNREADABLE 0x80000000U
+
 /*
  * Walk one transaction from journal block b expecting tid: descriptor
  * and revoke blocks with their data, up to its commit block.  Returns
- * ENOMEM only; how it ended is in w.
+ * ENOMEM only; how it ended is in w.  A copy whose tag checksum fails
+ * or whose home is past the filesystem is flagged here, and warned
+ * about by check_replay() only if recovery would replay it.
  */
 static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 			  int stale, uint32_t limit, struct walk *w)
@@ -551,7 +559,7 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 	uint32_t bs = in->blocksize, steps = 0;
 	uint8_t *blk = j->buf;
 	uint32_t crc32_sum = ~0U;
-	int v1 = in->csum_version == 1;
+	int v1 = in->csum_version == 1, v1_partial = 0;
 	int csum23 = in->csum_version >= 2;
 
 	memset(w, 0, sizeof(*w));
@@ -560,16 +568,24 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 
 	for (;;) {
 		uint32_t type;
+		errcode_t rerr;
 
 		if (steps >= limit) {
 			w->torn = 1;
 			w->why = "transaction longer than the log";
 			break;
 		}
-		if (!may_take(j, b, stale) ||
-		    e4t_journal_read(j, b, 1, blk) != 0) {
+		if (!may_take(j, b, stale)) {
 			w->torn = 1;
-			w->why = "log ends (block unreadable or reused)";
+			w->why = "log ends (block reused)";
+			break;
+		}
+		rerr = e4t_journal_read(j, b, 1, blk);
+		if (rerr) {
+			/* jread() fails: so does recovery (EIO) */
+			jwarn(j, rerr, b, "journal block cannot be read");
+			w->torn = 1;
+			w->why = "log ends (block unreadable)";
 			break;
 		}
 		if (jbd2_be32(blk) != JBD2_MAGIC ||
@@ -594,18 +610,16 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 				crc32_sum = ext2fs_crc32_be(crc32_sum, blk, bs);
 			w->t.nr_jblocks++;
 			steps++;
-			/* the tags; the data follows the descriptor */
+			/* the tags (count_tags()); the data follows */
 			while (!last && off + in->tag_bytes <= size) {
 				const uint8_t *tag = blk + off;
 				struct e4t_jblock *jb;
 				uint32_t flags;
 				uint64_t nr;
 
-				if (in->csum_version == 3)
-					flags = jbd2_be32(tag +
-							  JBD2_TAG3_FLAGS);
-				else
-					flags = jbd2_be16(tag + JBD2_TAG_FLAGS);
+				/* be16 at 6 for every tag size: for tag3, the
+				 * low half of its be32 flags (recovery.c) */
+				flags = jbd2_be16(tag + JBD2_TAG_FLAGS);
 				nr = jbd2_be32(tag);
 				if (in->incompat & JBD2_FEATURE_INCOMPAT_64BIT)
 					nr |= (uint64_t)jbd2_be32(
@@ -628,12 +642,20 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 				if (steps > limit || !may_take(j, db, stale))
 					jb->flags |= E4T_JB_OVERWRITTEN;
 				w->t.nr_jblocks++;
-				/* data tag checksum (v2: low 16 bits) */
-				if (csum23 || v1) {
+				/* data tag checksum (v2: low 16 bits); an
+				 * overwritten copy is gone, nothing to check */
+				if (jb->flags & E4T_JB_OVERWRITTEN) {
+					v1_partial = 1;
+				} else if (csum23 || v1) {
 					uint8_t *d = j->buf2;
 
-					if (e4t_journal_read(j, db, 1, d)) {
-						jb->flags |= E4T_JB_CSUM_BAD;
+					rerr = e4t_journal_read(j, db, 1, d);
+					if (rerr) {
+						jb->flags |= E4T_JB_CSUM_BAD |
+							     JB_UNREADABLE;
+						jwarn(j, rerr, db,
+						      "journal block cannot be "
+						      "read");
 					} else if (v1) {
 						crc32_sum = ext2fs_crc32_be(
 							crc32_sum, d, bs);
@@ -730,7 +752,7 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 					      "commit block checksum does "
 					      "not verify");
 				}
-			} else if (v1) {
+			} else if (v1 && !v1_partial) {
 				uint32_t found = jbd2_be32(blk + JBD2_C_CHKSUM);
 				uint8_t ty = blk[JBD2_C_CHKSUM_TYPE];
 				uint8_t sz = blk[JBD2_C_CHKSUM_SIZE];
@@ -754,8 +776,10 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 		break;
 	}
 	w->end = b;
-	if (in->csum_version == 0)
-		w->t.flags |= E4T_JT_UNVERIFIED;
+	if (in->csum_version == 0 || (v1 && v1_partial))
+		w->t.flags |= E4T_JT_UNVERIFIED; /* v1: its crc32 cannot be
+						    computed without the
+						    overwritten copies */
 	else if (!(w->t.flags & E4T_JT_CSUM_BAD))
 		w->t.flags |= E4T_JT_CSUM_OK;
 	return 0;
@@ -796,6 +820,32 @@ static errcode_t add_trans(struct e4t_journal *j, struct e4t_jtrans *t)
 	return 0;
 }
 
+/*
+ * The block where the live log ended: the kernel ends it there without
+ * a word, but a block of a newer tid than the one expected, or of an
+ * unknown type, is none that a log's normal end leaves (older laps hold
+ * older tids): transactions were lost, and those after it are never
+ * replayed.
+ */
+static void check_log_end(struct e4t_journal *j, uint32_t b, uint32_t tid)
+{
+	uint8_t *blk = j->buf;
+	uint32_t seq, type;
+
+	if (e4t_journal_read(j, b, 1, blk) || jbd2_be32(blk) != JBD2_MAGIC)
+		return;
+	seq = jbd2_be32(blk + JBD2_H_SEQUENCE);
+	type = jbd2_be32(blk + JBD2_H_BLOCKTYPE);
+	if ((int32_t)(seq - tid) > 0)
+		jwarn(j, E4T_ERR_JOURNAL_CORRUPT, b,
+		      "the live log ends at a block of a newer tid than the "
+		      "next one: what follows is not replayed");
+	else if (seq == tid && type != JBD2_DESCRIPTOR_BLOCK &&
+		 type != JBD2_COMMIT_BLOCK && type != JBD2_REVOKE_BLOCK)
+		jwarn(j, E4T_ERR_JOURNAL_CORRUPT, b,
+		      "the live log ends at a block of an unknown type");
+}
+
 /* The live log, as do_one_pass(PASS_SCAN) walks it. */
 static errcode_t walk_live(struct e4t_journal *j)
 {
@@ -813,6 +863,7 @@ static errcode_t walk_live(struct e4t_journal *j)
 		if (w.t.nr_jblocks == 0) {
 			/* the first block is not this tid's: log ends */
 			walk_free(&w);
+			check_log_end(j, w.end, tid);
 			break;
 		}
 		w.t.flags |= E4T_JT_LIVE;
@@ -824,6 +875,7 @@ static errcode_t walk_live(struct e4t_journal *j)
 				return err;
 			take_blocks(j, &j->trans[j->ntrans - 1],
 				    (uint32_t)j->ntrans);
+			check_log_end(j, w.end, tid);
 			break;
 		}
 		total += w.t.nr_jblocks;
@@ -873,6 +925,43 @@ static void apply_revokes(struct e4t_journal *j)
 						t->blocks[m].flags |=
 							E4T_JB_REVOKED;
 			}
+		}
+	}
+}
+
+/*
+ * What do_one_pass(PASS_REPLAY) meets in the transactions it replays
+ * (live, committed, checksums good) once revokes are known: a revoked
+ * copy is skipped unchecked; a copy whose tag checksum fails is skipped
+ * and fails the recovery at its end (EFSBADCRC); a home block past the
+ * filesystem makes __getblk() fail and stops the replay there.
+ */
+static void check_replay(struct e4t_journal *j)
+{
+	size_t i, k;
+
+	for (i = 0; i < j->ntrans; i++) {
+		const struct e4t_jtrans *t = &j->trans[i];
+		int replayed = (t->flags & E4T_JT_LIVE) &&
+			       (t->flags & E4T_JT_COMMITTED) &&
+			       !(t->flags & E4T_JT_CSUM_BAD);
+
+		for (k = 0; k < t->nblocks; k++) {
+			struct e4t_jblock *b = &t->blocks[k];
+			int unreadable = !!(b->flags & JB_UNREADABLE);
+
+			b->flags &= ~JB_UNREADABLE;
+			if (!replayed || (b->flags & E4T_JB_REVOKED) ||
+			    unreadable)
+				continue;
+			if (b->flags & E4T_JB_CSUM_BAD)
+				jwarn(j, E4T_ERR_JOURNAL_CSUM, b->jblock,
+				      "data block checksum does not verify: "
+				      "not replayed, recovery fails");
+			else if (b->flags & E4T_JB_OUT_OF_FS)
+				jwarn(j, E4T_ERR_JOURNAL_CORRUPT, b->jblock,
+				      "home block beyond the filesystem: the "
+				      "replay stops here, recovery fails");
 		}
 	}
 }
@@ -1226,6 +1315,11 @@ errcode_t e4t_journal_load(struct e4t_journal *j, unsigned flags,
 	j->owner = calloc(in->maxlen, sizeof(*j->owner));
 	if (!j->owner)
 		return ENOMEM;
+	/* jbd2's load_superblock() refuses the journal: nothing replayed */
+	if (in->sb_csum == 0)
+		jwarn(j, E4T_ERR_JOURNAL_CSUM, j->sb_block,
+		      "journal superblock checksum does not verify: the "
+		      "kernel refuses the journal");
 	if (in->live) {
 		err = walk_live(j);
 		if (err)
@@ -1240,6 +1334,7 @@ errcode_t e4t_journal_load(struct e4t_journal *j, unsigned flags,
 	if (err)
 		return err;
 	apply_revokes(j);
+	check_replay(j);
 	sort_ref = in->sequence;
 	if (j->ntrans > 1)
 		qsort(j->trans, j->ntrans, sizeof(*j->trans), cmp_trans);
