@@ -1700,7 +1700,9 @@ def sc_stale_clean(ctx):
     assert j.cur == 8
     t12.presence = "may"                    # its commit is gone
     t12.fields = ["committed", "blocks"]
-    j.finish(16, 0)
+    # a clean unmount leaves s_sequence at the last tid + 2
+    # (jbd2_journal_destroy: j_tail_sequence = ++j_transaction_sequence)
+    j.finish(17, 0)
     return j
 
 
@@ -2042,8 +2044,18 @@ def bad_sb(ctx, what):
     t.states = ["live", "stale"]
     t.fields = []
     j.sb_damage = what
-    j.exit = [1, 2]
-    j.no_header = True  # an error, in whatever words, naming the journal
+    if what == "csum":
+        # The fields still read: listed, with a warning naming the
+        # superblock (journal block 0) that the kernel refuses it
+        # (load_superblock: -EFSBADCRC); status 1 (partial).
+        j.exit = [1]
+        j.warn = [[0]]
+    else:
+        # Nothing can be read without a magic or with another block
+        # size: the journal cannot be opened, status 4, as for a missing
+        # journal or another filesystem's (e4time(8), EXIT STATUS).
+        j.exit = [4]
+        j.no_header = True  # an error, in whatever words, naming it
     j.finish(1, 10)
     return j
 
