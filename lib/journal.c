@@ -530,7 +530,8 @@ struct walk {
 	uint32_t end; /* journal block after it */
 	int torn;     /* ended without a commit */
 	int v1_crc_bad;
-	const char *why; /* why it ended, when torn */
+	int hdr_csum_bad; /* a descriptor or revoke block's checksum */
+	const char *why;  /* why it ended, when torn */
 };
 
 /* May the walk of a transaction take journal block b?  The live walk
@@ -602,6 +603,7 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 
 			if (csum23 && !block_csum_ok(j, blk, bs - 4)) {
 				w->t.flags |= E4T_JT_CSUM_BAD;
+				w->hdr_csum_bad = 1;
 				jwarn(j, E4T_ERR_JOURNAL_CSUM, b,
 				      "descriptor block checksum does not "
 				      "verify");
@@ -703,6 +705,7 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 
 			if (csum23 && !block_csum_ok(j, blk, bs - 4)) {
 				w->t.flags |= E4T_JT_CSUM_BAD;
+				w->hdr_csum_bad = 1;
 				jwarn(j, E4T_ERR_JOURNAL_CSUM, b,
 				      "revoke block checksum does not verify");
 			}
@@ -852,6 +855,7 @@ static errcode_t walk_live(struct e4t_journal *j)
 	const struct e4t_jinfo *in = &j->info;
 	uint32_t b = in->start, tid = in->sequence, total = 0;
 	uint32_t loglen = in->log_end - in->first;
+	uint64_t last_commit = 0; /* last_trans_commit_time */
 	errcode_t err;
 
 	while (total < loglen) {
@@ -883,12 +887,36 @@ static errcode_t walk_live(struct e4t_journal *j)
 		if (err)
 			return err;
 		take_blocks(j, &j->trans[j->ntrans - 1], (uint32_t)j->ntrans);
+		/*
+		 * A checksum failure: the kernel compares the commit time
+		 * with the transaction before.  Older: stale blocks (lazy
+		 * journal init), the log ends there.  Otherwise a bad
+		 * descriptor or revoke block fails the whole recovery
+		 * (EFSBADCRC), a bad commit block ends the log and marks
+		 * the transaction failed (j_failed_commit).
+		 */
 		if (w.t.flags & E4T_JT_CSUM_BAD) {
-			jwarn(j, E4T_ERR_JOURNAL_CSUM, w.t.first_jblock,
-			      "the live log ends at a transaction whose "
-			      "checksum fails");
+			if ((uint64_t)w.t.commit_sec < last_commit)
+				jwarn(j, E4T_ERR_JOURNAL_CSUM, w.t.first_jblock,
+				      "the live log ends at a transaction "
+				      "whose "
+				      "checksum fails, taken for stale blocks "
+				      "(older commit time)");
+			else if (w.hdr_csum_bad)
+				jwarn(j, E4T_ERR_JOURNAL_CSUM, w.t.first_jblock,
+				      "a transaction whose checksum fails, "
+				      "committed later than the one before: "
+				      "the kernel's recovery fails, nothing "
+				      "is replayed");
+			else
+				jwarn(j, E4T_ERR_JOURNAL_CSUM, w.t.first_jblock,
+				      "the live log ends at a transaction "
+				      "whose "
+				      "commit checksum fails: the kernel "
+				      "records it as failed");
 			break;
 		}
+		last_commit = (uint64_t)w.t.commit_sec;
 		b = w.end;
 		tid++;
 	}
