@@ -43,7 +43,7 @@
 #     fast_commit fc_clean stale_clean stale_live bad_commit_csum
 #     bad_commit_csum_v1 bad_commit_csum_old bad_desc_csum
 #     bad_desc_csum_old bad_revoke_csum bad_data_csum bad_data_csum_v2
-#     wrong_tid revoke_count_big revoke_count_odd no_last_tag
+#     wrong_tid revoke_count_big revoke_count_odd no_last_tag escaped
 #     bad_sb_magic bad_sb_blocksize bad_sb_csum (nothing replayed)
 #   kernel only: wrap_fc.  e2fsck 1.47.0 wraps the log at maxlen instead
 #     of maxlen - num_fc_blks, stops at the gap block and replays only
@@ -2006,6 +2006,54 @@ def sc_out_of_fs(ctx):
                    "replay is abandoned and the mount refused; e2fsck "
                    "skips the two and replays the rest" % (B[0], far1))
     j.finish(1, 10)
+    return j
+
+
+def fake_header(bs, btype, tid, tail=b""):
+    """A filesystem block that looks like jbd2 metadata: the magic, a
+    block type and a tid, then tail, then a pattern."""
+    head = struct.pack(">III", JBD2_MAGIC, btype, tid) + tail
+    return head + pattern("not journal metadata", bs)[len(head):]
+
+
+@scenario("escaped", "csum_v3: home blocks that look like journal "
+          "metadata (a descriptor and a commit block of the next live tid, "
+          "a revoke block naming a live copy) are journaled escaped, in "
+          "live and stale transactions: the journal copies start with "
+          "zeros, the tags carry ESCAPE, recovery puts the magic back; a "
+          "scan that took them for headers would find transactions that "
+          "do not exist")
+def sc_escaped(ctx):
+    fs, j, B = damage_base(ctx)
+    bs = j.bs
+    # stale, checkpointed before s_start: a copy that looks like a revoke
+    # block of live tid 9 naming B[4] (journaled by tid 9)
+    j.cur = 1
+    for k, tid in enumerate((6, 7)):
+        t = j.begin(tid, role="stale")
+        tags = [Tag(B[8 + 2 * k]), Tag(B[9 + 2 * k])]
+        if k == 0:
+            tags[1].content = fake_header(bs, REVOKE, 9,
+                                          struct.pack(">IQ", 24, B[4]))
+        j.desc(t, tags)
+        j.commit(t, *t_time(k))
+    start = j.cur
+    # live: tid 8 journals a fake descriptor and a fake commit of tid 9
+    t = j.begin(8)
+    j.desc(t, [Tag(B[0], content=fake_header(
+                   bs, DESCRIPTOR, 9, struct.pack(">IIII", B[5], 0, 0, 0))),
+               Tag(B[1]),
+               Tag(B[2], content=fake_header(bs, COMMIT, 9))])
+    j.commit(t, *t_time(3))
+    t = j.begin(9)
+    j.desc(t, [Tag(B[4]), Tag(B[3], content=fake_header(bs, DESCRIPTOR,
+                                                        10))])
+    j.commit(t, *t_time(4))
+    for t in j.trans:
+        for _, es in t.descs:
+            for e in es:
+                assert e["escaped"] == (e["home"][:4] == MAGIC_BE)
+    j.finish(8, start)
     return j
 
 
