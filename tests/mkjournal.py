@@ -44,6 +44,7 @@
 #     bad_commit_csum_v1 bad_commit_csum_old bad_desc_csum
 #     bad_desc_csum_old bad_revoke_csum bad_data_csum bad_data_csum_v2
 #     wrong_tid revoke_count_big revoke_count_odd no_last_tag escaped
+#     fc_flag_clear_live
 #     bad_sb_magic bad_sb_blocksize bad_sb_csum (nothing replayed)
 #   kernel only: wrap_fc.  e2fsck 1.47.0 wraps the log at maxlen instead
 #     of maxlen - num_fc_blks, stops at the gap block and replays only
@@ -389,7 +390,7 @@ class Trans:
 
 class Journal:
     def __init__(self, fs, csum=3, is64=None, revoke=True, fc_flag=None,
-                 async_commit=False):
+                 async_commit=False, fc_area=True):
         self.fs = fs
         self.bs = fs.bs
         jsb = fs.jsb0
@@ -401,6 +402,11 @@ class Journal:
         self.num_fc = be32(jsb, 0x54) if fs.has_fc else 0
         if fs.has_fc and self.num_fc == 0:
             raise CannotBuild("mke2fs left s_num_fc_blks at 0")
+        if not fc_area:
+            # a live journal without the journal's fast_commit flag:
+            # recovery has no fast-commit area and wraps at maxlen
+            # (journal_load_superblock), whatever the ext4 flag says
+            self.num_fc = 0
         # Fast commit as the kernel sees it: the journal's flag.  A clean
         # journal has it cleared; the ext4 superblock still says where
         # the area is.
@@ -1622,6 +1628,32 @@ def fc_inode_copy(fs, ino, when):
             struct.pack_into("<I", raw, ext, nsec << 2 | ((sec >> 32) & 3))
     raw = fs.inode_csum(ino, raw)
     return bytes(raw[:128 + extra])
+
+
+@scenario("fc_flag_clear_live", "4k, csum_v3, the filesystem has "
+          "fast_commit but the live journal's fast_commit flag is clear (as "
+          "a kernel without fast commits leaves it): recovery has no "
+          "fast-commit area and the log, a transaction of which runs "
+          "through the area's blocks, wraps at maxlen")
+def sc_fc_flag_clear_live(ctx):
+    fs = FS(ctx, bs=4096, features="fast_commit")
+    j = Journal(fs, csum=3, is64=True, fc_flag=False, fc_area=False)
+    B = fs.free_blocks(20)
+    area = j.maxlen - be32(fs.jsb0, 0x54)    # where the area would start
+    start = area - 3
+    j.cur = start
+    t = j.begin(30)
+    j.desc(t, [Tag(B[0]), Tag(B[1])])
+    j.commit(t, *t_time(0))                 # its commit in the area
+    t = j.begin(31)                          # the area, then wraps
+    j.desc(t, [Tag(B[2 + x]) for x in range(16)])
+    j.commit(t, *t_time(1))
+    t = j.begin(32)
+    j.desc(t, [Tag(B[18])])
+    j.commit(t, *t_time(2))
+    assert j.cur < start
+    j.finish(30, start)
+    return j
 
 
 @scenario("fast_commit", "4k, csum_v3, fast_commit: two live full "
