@@ -1199,11 +1199,10 @@ static errcode_t walk_fast_commits(struct e4t_journal *j)
 	for (b = in->fc_first; b < in->maxlen; b++) {
 		uint8_t *blk = j->buf;
 		uint32_t off = 0;
+		errcode_t rerr = e4t_journal_read(j, b, 1, blk);
 
-		err = e4t_journal_read(j, b, 1, blk);
-		if (err) {
-			jwarn(j, err, b, "journal block cannot be read");
-			err = 0;
+		if (rerr) {
+			jwarn(j, rerr, b, "journal block cannot be read");
 			break;
 		}
 		if (!started) {
