@@ -3,9 +3,11 @@
 # layout (8/10/12/14/16 bytes), SAME_UUID, LAST_TAG and escaped copies,
 # revokes with 32- and 64-bit records, checksums v1/v2/v3, a live log
 # that wraps (blocks and tids), fast commits, stale transactions in
-# clean and live journals, and damage: bad checksums, a tid out of
-# place, bad revoke counts, a descriptor without LAST_TAG, home blocks
-# past the filesystem, a truncated image, a bad journal superblock.
+# clean and live journals, escaped copies that look like journal
+# metadata, a live journal without its fast_commit flag, and damage:
+# bad checksums, a tid out of place, bad revoke counts, a descriptor
+# without LAST_TAG, home blocks past the filesystem, a truncated image,
+# a bad journal superblock.
 #
 # tests/mkjournal.py builds each image (mke2fs, then a journal written
 # by hand) and prints what a correct reader finds, following the
