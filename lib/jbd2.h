@@ -59,6 +59,9 @@
 
 #define JBD2_CRC32C_CHKSUM     4
 #define JBD2_DEFAULT_FC_BLOCKS 256
+/* journal_load_superblock(): the fast-commit area is set up only when at
+ * least this many blocks remain for the log */
+#define JBD2_MIN_JOURNAL_BLOCKS 1024
 
 /* Descriptor block tags, from offset JBD2_HEADER_SIZE. */
 /* journal_block_tag3_t (csum_v3): 16 bytes */

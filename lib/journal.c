@@ -36,8 +36,9 @@ struct e4t_journal {
 	int fd;	      /* external journal, or -1 */
 	blk64_t *map; /* internal: journal block -> fs block */
 	uint32_t csum_seed;
-	uint8_t *buf;  /* one block */
-	uint8_t *buf2; /* one more */
+	uint32_t sb_block; /* journal block of the journal superblock */
+	uint8_t *buf;	   /* one block */
+	uint8_t *buf2;	   /* one more */
 	size_t ntrans, cap;
 	struct e4t_jtrans *trans;
 	/* per journal block: index + 1 of the transaction that took it */
@@ -351,24 +352,33 @@ static errcode_t read_sb(struct e4t_journal *j, uint32_t sb_block)
 			in->tag_bytes -= 4;
 	}
 
-	/* The fast-commit area: the journal flag is cleared on a clean
-	 * unmount, the filesystem's compat flag stays. */
+	/*
+	 * The fast-commit area, as journal_load_superblock() sets it up:
+	 * the last num_fc_blks blocks when the journal's fast_commit flag
+	 * is set and at least JBD2_MIN_JOURNAL_BLOCKS remain for the log.
+	 * Recovery of a live journal goes by that flag alone (without it
+	 * the log wraps at maxlen); a clean unmount clears the flag, and
+	 * then the filesystem's compat flag says where the area is.
+	 */
+	in->live = in->start != 0;
 	in->log_end = in->maxlen;
 	if ((in->incompat & JBD2_FEATURE_INCOMPAT_FAST_COMMIT) ||
-	    (fs->super->s_feature_compat & EXT4_FEATURE_COMPAT_FAST_COMMIT)) {
+	    (!in->live &&
+	     (fs->super->s_feature_compat & EXT4_FEATURE_COMPAT_FAST_COMMIT))) {
 		uint32_t n = 0;
 
 		if (in->sb_version == 2)
 			n = jbd2_be32(sb + JBD2_SB_NUM_FC_BLKS);
 		if (n == 0)
 			n = JBD2_DEFAULT_FC_BLOCKS;
-		if (n < in->maxlen - in->first - 8) {
+		if (n < in->maxlen &&
+		    in->maxlen - n >= JBD2_MIN_JOURNAL_BLOCKS &&
+		    (uint64_t)in->first + 8 <= in->maxlen - n) {
 			in->log_end = in->maxlen - n;
 			in->fc_first = in->log_end + 1;
-			in->fc_blocks = in->maxlen - in->fc_first;
+			in->fc_blocks = n;
 		}
 	}
-	in->live = in->start != 0;
 	if (in->live && (in->start < in->first || in->start >= in->log_end))
 		return E4T_ERR_JOURNAL_SB;
 	return 0;
@@ -423,6 +433,7 @@ errcode_t e4t_journal_open(struct e4t_image *img, const char *path,
 		/* now read the superblock to learn maxlen */
 		j->info.maxlen = UINT32_MAX;
 	}
+	j->sb_block = sb_block;
 	err = read_sb(j, sb_block);
 	if (err)
 		goto fail;
@@ -519,7 +530,8 @@ struct walk {
 	uint32_t end; /* journal block after it */
 	int torn;     /* ended without a commit */
 	int v1_crc_bad;
-	const char *why; /* why it ended, when torn */
+	int hdr_csum_bad; /* a descriptor or revoke block's checksum */
+	const char *why;  /* why it ended, when torn */
 };
 
 /* May the walk of a transaction take journal block b?  The live walk
@@ -530,10 +542,16 @@ static int may_take(struct e4t_journal *j, uint32_t b, int stale)
 	return !stale || !j->owner || j->owner[b] == 0;
 }
 
+/* struct e4t_jblock.flags while loading: the copy could not be read
+ * (already warned about); cleared by check_replay() */
+#define JB_UNREADABLE 0x80000000U
+
 /*
  * Walk one transaction from journal block b expecting tid: descriptor
  * and revoke blocks with their data, up to its commit block.  Returns
- * ENOMEM only; how it ended is in w.
+ * ENOMEM only; how it ended is in w.  A copy whose tag checksum fails
+ * or whose home is past the filesystem is flagged here, and warned
+ * about by check_replay() only if recovery would replay it.
  */
 static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 			  int stale, uint32_t limit, struct walk *w)
@@ -542,7 +560,7 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 	uint32_t bs = in->blocksize, steps = 0;
 	uint8_t *blk = j->buf;
 	uint32_t crc32_sum = ~0U;
-	int v1 = in->csum_version == 1;
+	int v1 = in->csum_version == 1, v1_partial = 0;
 	int csum23 = in->csum_version >= 2;
 
 	memset(w, 0, sizeof(*w));
@@ -551,16 +569,24 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 
 	for (;;) {
 		uint32_t type;
+		errcode_t rerr;
 
 		if (steps >= limit) {
 			w->torn = 1;
 			w->why = "transaction longer than the log";
 			break;
 		}
-		if (!may_take(j, b, stale) ||
-		    e4t_journal_read(j, b, 1, blk) != 0) {
+		if (!may_take(j, b, stale)) {
 			w->torn = 1;
-			w->why = "log ends (block unreadable or reused)";
+			w->why = "log ends (block reused)";
+			break;
+		}
+		rerr = e4t_journal_read(j, b, 1, blk);
+		if (rerr) {
+			/* jread() fails: so does recovery (EIO) */
+			jwarn(j, rerr, b, "journal block cannot be read");
+			w->torn = 1;
+			w->why = "log ends (block unreadable)";
 			break;
 		}
 		if (jbd2_be32(blk) != JBD2_MAGIC ||
@@ -577,6 +603,7 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 
 			if (csum23 && !block_csum_ok(j, blk, bs - 4)) {
 				w->t.flags |= E4T_JT_CSUM_BAD;
+				w->hdr_csum_bad = 1;
 				jwarn(j, E4T_ERR_JOURNAL_CSUM, b,
 				      "descriptor block checksum does not "
 				      "verify");
@@ -585,18 +612,16 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 				crc32_sum = ext2fs_crc32_be(crc32_sum, blk, bs);
 			w->t.nr_jblocks++;
 			steps++;
-			/* the tags; the data follows the descriptor */
+			/* the tags (count_tags()); the data follows */
 			while (!last && off + in->tag_bytes <= size) {
 				const uint8_t *tag = blk + off;
 				struct e4t_jblock *jb;
 				uint32_t flags;
 				uint64_t nr;
 
-				if (in->csum_version == 3)
-					flags = jbd2_be32(tag +
-							  JBD2_TAG3_FLAGS);
-				else
-					flags = jbd2_be16(tag + JBD2_TAG_FLAGS);
+				/* be16 at 6 for every tag size: for tag3, the
+				 * low half of its be32 flags (recovery.c) */
+				flags = jbd2_be16(tag + JBD2_TAG_FLAGS);
 				nr = jbd2_be32(tag);
 				if (in->incompat & JBD2_FEATURE_INCOMPAT_64BIT)
 					nr |= (uint64_t)jbd2_be32(
@@ -619,12 +644,20 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 				if (steps > limit || !may_take(j, db, stale))
 					jb->flags |= E4T_JB_OVERWRITTEN;
 				w->t.nr_jblocks++;
-				/* data tag checksum (v2: low 16 bits) */
-				if (csum23 || v1) {
+				/* data tag checksum (v2: low 16 bits); an
+				 * overwritten copy is gone, nothing to check */
+				if (jb->flags & E4T_JB_OVERWRITTEN) {
+					v1_partial = 1;
+				} else if (csum23 || v1) {
 					uint8_t *d = j->buf2;
 
-					if (e4t_journal_read(j, db, 1, d)) {
-						jb->flags |= E4T_JB_CSUM_BAD;
+					rerr = e4t_journal_read(j, db, 1, d);
+					if (rerr) {
+						jb->flags |= E4T_JB_CSUM_BAD |
+							     JB_UNREADABLE;
+						jwarn(j, rerr, db,
+						      "journal block cannot be "
+						      "read");
 					} else if (v1) {
 						crc32_sum = ext2fs_crc32_be(
 							crc32_sum, d, bs);
@@ -672,15 +705,25 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 
 			if (csum23 && !block_csum_ok(j, blk, bs - 4)) {
 				w->t.flags |= E4T_JT_CSUM_BAD;
+				w->hdr_csum_bad = 1;
 				jwarn(j, E4T_ERR_JOURNAL_CSUM, b,
 				      "revoke block checksum does not verify");
 			}
-			if (used < JBD2_R_HDR_SIZE || used > max ||
-			    (used - JBD2_R_HDR_SIZE) % rec) {
+			/* scan_revoke_records(): a count past the block
+			 * fails the recovery (EINVAL); whole records up to
+			 * the count are read, a partial one ignored */
+			if (used > max) {
 				jwarn(j, E4T_ERR_JOURNAL_CORRUPT, b,
-				      "revoke block with an impossible "
-				      "count: records ignored");
+				      "revoke block count larger than the "
+				      "block: recovery fails, records "
+				      "ignored");
 				used = JBD2_R_HDR_SIZE;
+			} else if (used < JBD2_R_HDR_SIZE ||
+				   (used - JBD2_R_HDR_SIZE) % rec) {
+				jwarn(j, E4T_ERR_JOURNAL_CORRUPT, b,
+				      "revoke block count is not a whole "
+				      "number of records: the rest is "
+				      "ignored");
 			}
 			for (off = JBD2_R_HDR_SIZE; off + rec <= used;
 			     off += rec) {
@@ -712,7 +755,7 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 					      "commit block checksum does "
 					      "not verify");
 				}
-			} else if (v1) {
+			} else if (v1 && !v1_partial) {
 				uint32_t found = jbd2_be32(blk + JBD2_C_CHKSUM);
 				uint8_t ty = blk[JBD2_C_CHKSUM_TYPE];
 				uint8_t sz = blk[JBD2_C_CHKSUM_SIZE];
@@ -736,8 +779,10 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 		break;
 	}
 	w->end = b;
-	if (in->csum_version == 0)
-		w->t.flags |= E4T_JT_UNVERIFIED;
+	if (in->csum_version == 0 || (v1 && v1_partial))
+		w->t.flags |= E4T_JT_UNVERIFIED; /* v1: its crc32 cannot be
+						    computed without the
+						    overwritten copies */
 	else if (!(w->t.flags & E4T_JT_CSUM_BAD))
 		w->t.flags |= E4T_JT_CSUM_OK;
 	return 0;
@@ -778,12 +823,39 @@ static errcode_t add_trans(struct e4t_journal *j, struct e4t_jtrans *t)
 	return 0;
 }
 
+/*
+ * The block where the live log ended: the kernel ends it there without
+ * a word, but a block of a newer tid than the one expected, or of an
+ * unknown type, is none that a log's normal end leaves (older laps hold
+ * older tids): transactions were lost, and those after it are never
+ * replayed.
+ */
+static void check_log_end(struct e4t_journal *j, uint32_t b, uint32_t tid)
+{
+	uint8_t *blk = j->buf;
+	uint32_t seq, type;
+
+	if (e4t_journal_read(j, b, 1, blk) || jbd2_be32(blk) != JBD2_MAGIC)
+		return;
+	seq = jbd2_be32(blk + JBD2_H_SEQUENCE);
+	type = jbd2_be32(blk + JBD2_H_BLOCKTYPE);
+	if ((int32_t)(seq - tid) > 0)
+		jwarn(j, E4T_ERR_JOURNAL_CORRUPT, b,
+		      "the live log ends at a block of a newer tid than the "
+		      "next one: what follows is not replayed");
+	else if (seq == tid && type != JBD2_DESCRIPTOR_BLOCK &&
+		 type != JBD2_COMMIT_BLOCK && type != JBD2_REVOKE_BLOCK)
+		jwarn(j, E4T_ERR_JOURNAL_CORRUPT, b,
+		      "the live log ends at a block of an unknown type");
+}
+
 /* The live log, as do_one_pass(PASS_SCAN) walks it. */
 static errcode_t walk_live(struct e4t_journal *j)
 {
 	const struct e4t_jinfo *in = &j->info;
 	uint32_t b = in->start, tid = in->sequence, total = 0;
 	uint32_t loglen = in->log_end - in->first;
+	uint64_t last_commit = 0; /* last_trans_commit_time */
 	errcode_t err;
 
 	while (total < loglen) {
@@ -795,6 +867,7 @@ static errcode_t walk_live(struct e4t_journal *j)
 		if (w.t.nr_jblocks == 0) {
 			/* the first block is not this tid's: log ends */
 			walk_free(&w);
+			check_log_end(j, w.end, tid);
 			break;
 		}
 		w.t.flags |= E4T_JT_LIVE;
@@ -806,6 +879,7 @@ static errcode_t walk_live(struct e4t_journal *j)
 				return err;
 			take_blocks(j, &j->trans[j->ntrans - 1],
 				    (uint32_t)j->ntrans);
+			check_log_end(j, w.end, tid);
 			break;
 		}
 		total += w.t.nr_jblocks;
@@ -813,20 +887,48 @@ static errcode_t walk_live(struct e4t_journal *j)
 		if (err)
 			return err;
 		take_blocks(j, &j->trans[j->ntrans - 1], (uint32_t)j->ntrans);
+		/*
+		 * A checksum failure: the kernel compares the commit time
+		 * with the transaction before.  Older: stale blocks (lazy
+		 * journal init), the log ends there.  Otherwise a bad
+		 * descriptor or revoke block fails the whole recovery
+		 * (EFSBADCRC), a bad commit block ends the log and marks
+		 * the transaction failed (j_failed_commit).
+		 */
 		if (w.t.flags & E4T_JT_CSUM_BAD) {
-			jwarn(j, E4T_ERR_JOURNAL_CSUM, w.t.first_jblock,
-			      "the live log ends at a transaction whose "
-			      "checksum fails");
+			if ((uint64_t)w.t.commit_sec < last_commit)
+				jwarn(j, E4T_ERR_JOURNAL_CSUM, w.t.first_jblock,
+				      "the live log ends at a transaction "
+				      "whose "
+				      "checksum fails, taken for stale blocks "
+				      "(older commit time)");
+			else if (w.hdr_csum_bad)
+				jwarn(j, E4T_ERR_JOURNAL_CSUM, w.t.first_jblock,
+				      "a transaction whose checksum fails, "
+				      "committed later than the one before: "
+				      "the kernel's recovery fails, nothing "
+				      "is replayed");
+			else
+				jwarn(j, E4T_ERR_JOURNAL_CSUM, w.t.first_jblock,
+				      "the live log ends at a transaction "
+				      "whose "
+				      "commit checksum fails: the kernel "
+				      "records it as failed");
 			break;
 		}
+		last_commit = (uint64_t)w.t.commit_sec;
 		b = w.end;
 		tid++;
 	}
 	return 0;
 }
 
-/* Apply revokes: a record in tid T cancels replay of that block from T
- * and every earlier transaction. */
+/*
+ * Apply revokes: a record in tid T cancels replay of that block from T
+ * and every earlier transaction.  Only the records of transactions
+ * before the end of the log count (do_one_pass(PASS_REVOKE) stops at
+ * end_transaction): committed ones whose checksums verify.
+ */
 static void apply_revokes(struct e4t_journal *j)
 {
 	size_t i, k, r, m;
@@ -834,6 +936,9 @@ static void apply_revokes(struct e4t_journal *j)
 	for (i = 0; i < j->ntrans; i++) {
 		struct e4t_jtrans *rt = &j->trans[i];
 
+		if (!(rt->flags & E4T_JT_COMMITTED) ||
+		    (rt->flags & E4T_JT_CSUM_BAD))
+			continue;
 		for (r = 0; r < rt->nrevoked; r++) {
 			for (k = 0; k < j->ntrans; k++) {
 				struct e4t_jtrans *t = &j->trans[k];
@@ -852,6 +957,43 @@ static void apply_revokes(struct e4t_journal *j)
 	}
 }
 
+/*
+ * What do_one_pass(PASS_REPLAY) meets in the transactions it replays
+ * (live, committed, checksums good) once revokes are known: a revoked
+ * copy is skipped unchecked; a copy whose tag checksum fails is skipped
+ * and fails the recovery at its end (EFSBADCRC); a home block past the
+ * filesystem makes __getblk() fail and stops the replay there.
+ */
+static void check_replay(struct e4t_journal *j)
+{
+	size_t i, k;
+
+	for (i = 0; i < j->ntrans; i++) {
+		const struct e4t_jtrans *t = &j->trans[i];
+		int replayed = (t->flags & E4T_JT_LIVE) &&
+			       (t->flags & E4T_JT_COMMITTED) &&
+			       !(t->flags & E4T_JT_CSUM_BAD);
+
+		for (k = 0; k < t->nblocks; k++) {
+			struct e4t_jblock *b = &t->blocks[k];
+			int unreadable = !!(b->flags & JB_UNREADABLE);
+
+			b->flags &= ~JB_UNREADABLE;
+			if (!replayed || (b->flags & E4T_JB_REVOKED) ||
+			    unreadable)
+				continue;
+			if (b->flags & E4T_JB_CSUM_BAD)
+				jwarn(j, E4T_ERR_JOURNAL_CSUM, b->jblock,
+				      "data block checksum does not verify: "
+				      "not replayed, recovery fails");
+			else if (b->flags & E4T_JB_OUT_OF_FS)
+				jwarn(j, E4T_ERR_JOURNAL_CORRUPT, b->jblock,
+				      "home block beyond the filesystem: the "
+				      "replay stops here, recovery fails");
+		}
+	}
+}
+
 static int have_tid(const struct e4t_journal *j, uint32_t tid)
 {
 	size_t i;
@@ -863,10 +1005,35 @@ static int have_tid(const struct e4t_journal *j, uint32_t tid)
 	return 0;
 }
 
+/* A block where a stale transaction may start, in walking order. */
+struct stale_start {
+	uint32_t tid;
+	uint32_t pos; /* ring distance from the scan's start ... */
+	uint32_t b;   /* ... to this journal block */
+};
+
+static uint32_t stale_ref;
+
+/* Newest tid first (tids compare modulo 2^32); then in log order. */
+static int cmp_stale(const void *a, const void *b)
+{
+	const struct stale_start *x = a, *y = b;
+	int32_t dx = (int32_t)(x->tid - stale_ref);
+	int32_t dy = (int32_t)(y->tid - stale_ref);
+
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	if (x->pos != y->pos)
+		return x->pos < y->pos ? -1 : 1;
+	return 0;
+}
+
 /*
  * Older transactions in the log area.  The scan starts where the newest
  * transaction ends (oldest data first), so a transaction that wrapped is
- * met at its beginning; a walk stops at blocks a newer transaction took.
+ * met at its beginning.  Newer transactions are walked first: a walk
+ * stops at blocks a newer transaction took (an older one's copies there
+ * were overwritten), whichever comes first in the log.
  */
 static errcode_t walk_stale(struct e4t_journal *j)
 {
@@ -877,6 +1044,8 @@ static errcode_t walk_stale(struct e4t_journal *j)
 	uint8_t *hdr_type = NULL;
 	uint32_t *hdr_tid = NULL;
 	uint8_t *cb = NULL;
+	struct stale_start *st = NULL;
+	size_t nst = 0, stcap = 0, si;
 	errcode_t err = 0;
 	size_t t;
 
@@ -935,17 +1104,30 @@ static errcode_t walk_stale(struct e4t_journal *j)
 	}
 	b = scan_start;
 	for (i = 0; i < loglen; i++, b = next_block(in, b)) {
-		struct walk w;
-
 		if ((hdr_type[b] != JBD2_DESCRIPTOR_BLOCK &&
 		     hdr_type[b] != JBD2_REVOKE_BLOCK) ||
 		    j->owner[b])
 			continue;
 		if (in->live && (int32_t)(hdr_tid[b] - in->sequence) >= 0)
 			continue; /* newer than the live log: never committed */
-		if (have_tid(j, hdr_tid[b]))
+		if (push(&st, &nst, &stcap, sizeof(*st))) {
+			err = ENOMEM;
+			goto out;
+		}
+		st[nst].tid = hdr_tid[b];
+		st[nst].pos = i;
+		st[nst++].b = b;
+	}
+	stale_ref = in->sequence;
+	if (nst > 1)
+		qsort(st, nst, sizeof(*st), cmp_stale);
+	for (si = 0; si < nst; si++) {
+		struct walk w;
+
+		b = st[si].b;
+		if (j->owner[b] || have_tid(j, st[si].tid))
 			continue;
-		err = walk_one(j, b, hdr_tid[b], 1, loglen - i, &w);
+		err = walk_one(j, b, st[si].tid, 1, loglen - st[si].pos, &w);
 		if (err)
 			goto out;
 		if (w.torn && w.t.nblocks == 0 && w.t.nrevoked == 0) {
@@ -962,6 +1144,7 @@ static errcode_t walk_stale(struct e4t_journal *j)
 		take_blocks(j, &j->trans[j->ntrans - 1], (uint32_t)j->ntrans);
 	}
 out:
+	free(st);
 	free(hdr_type);
 	free(hdr_tid);
 	free(cb);
@@ -972,13 +1155,23 @@ out:
 /* Fast commits (fs/ext4/fast_commit.c, ext4_fc_replay_scan)           */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The fast commits: from the area's first block, which must start with
+ * a HEAD, TLVs up to each TAIL.  Every fast commit since the last full
+ * commit carries the tid of the HEAD (the running transaction); a TAIL
+ * with another tid, or whose crc fails after a good fast commit, is a
+ * leftover of an older run and ends the area (ext4_fc_replay_scan:
+ * JBD2_FC_REPLAY_STOP); only the first fast commit failing is damage
+ * (-EFSBADCRC).  Recovery replays them when the HEAD's tid is the
+ * transaction after the last full one replayed (end_transaction).
+ */
 static errcode_t walk_fast_commits(struct e4t_journal *j)
 {
 	const struct e4t_jinfo *in = &j->info;
-	uint32_t bs = in->blocksize, b, crc = 0;
+	uint32_t bs = in->blocksize, b, crc = 0, head_tid = 0;
 	unsigned isize = j->img->inode_size;
 	struct e4t_jtrans cur;
-	size_t icap = 0;
+	size_t icap = 0, ngood = 0;
 	int started = 0;
 	errcode_t err = 0;
 	uint32_t live_tid = in->sequence;
@@ -986,20 +1179,32 @@ static errcode_t walk_fast_commits(struct e4t_journal *j)
 
 	if (!in->fc_blocks)
 		return 0;
-	/* the tid the fast commits of a live journal carry: the one after
-	 * the last committed live transaction */
-	for (t = 0; t < j->ntrans; t++)
-		if ((j->trans[t].flags & E4T_JT_LIVE) &&
-		    (j->trans[t].flags & E4T_JT_COMMITTED))
-			live_tid = j->trans[t].tid + 1;
+	/* end_transaction: the tid after the last committed live
+	 * transaction, or the one whose checksum failed */
+	for (t = 0; t < j->ntrans; t++) {
+		const struct e4t_jtrans *lt = &j->trans[t];
+
+		if (!(lt->flags & E4T_JT_LIVE) ||
+		    !(lt->flags & E4T_JT_COMMITTED) ||
+		    (lt->flags & E4T_JT_FAST_COMMIT))
+			continue;
+		if (lt->flags & E4T_JT_CSUM_BAD) {
+			live_tid = lt->tid;
+			break;
+		}
+		live_tid = lt->tid + 1;
+	}
 
 	memset(&cur, 0, sizeof(cur));
 	for (b = in->fc_first; b < in->maxlen; b++) {
 		uint8_t *blk = j->buf;
 		uint32_t off = 0;
+		errcode_t rerr = e4t_journal_read(j, b, 1, blk);
 
-		if (e4t_journal_read(j, b, 1, blk))
+		if (rerr) {
+			jwarn(j, rerr, b, "journal block cannot be read");
 			break;
+		}
 		if (!started) {
 			if (jbd2_le16(blk) != EXT4_FC_TAG_HEAD)
 				break;
@@ -1030,20 +1235,33 @@ static errcode_t walk_fast_commits(struct e4t_journal *j)
 			}
 			if (!ok)
 				goto done;
+			if (tag == EXT4_FC_TAG_HEAD) {
+				uint32_t tid = jbd2_le32(val + 4);
+
+				if (b == in->fc_first && off == 0)
+					head_tid = tid;
+				else if (tid != head_tid)
+					goto done;
+			}
 			if (tag == EXT4_FC_TAG_TAIL) {
 				uint32_t tid = jbd2_le32(val);
 
 				crc = ext2fs_crc32c_le(crc, blk + off,
 						       EXT4_FC_TL_SIZE + 4);
+				if (ngood && (tid != head_tid ||
+					      crc != jbd2_le32(val + 4)))
+					goto done; /* an older run's leftover */
 				cur.nr_jblocks = b - cur.first_jblock + 1;
 				cur.tid = tid;
 				cur.flags =
 					E4T_JT_FAST_COMMIT | E4T_JT_COMMITTED;
-				if (crc != jbd2_le32(val + 4)) {
+				if (tid != head_tid ||
+				    crc != jbd2_le32(val + 4)) {
 					cur.flags |= E4T_JT_CSUM_BAD;
 					jwarn(j, E4T_ERR_JOURNAL_CSUM, b,
 					      "fast commit checksum does not "
-					      "verify");
+					      "verify (or its tail's tid is "
+					      "not its head's)");
 				} else {
 					cur.flags |= E4T_JT_CSUM_OK;
 				}
@@ -1057,6 +1275,7 @@ static errcode_t walk_fast_commits(struct e4t_journal *j)
 				}
 				if (cur.flags & E4T_JT_CSUM_BAD)
 					return 0;
+				ngood++;
 				memset(&cur, 0, sizeof(cur));
 				icap = 0;
 				crc = 0;
@@ -1090,30 +1309,6 @@ done:
 }
 
 /* ------------------------------------------------------------------ */
-
-/* A data block of the live log whose tag checksum fails: the kernel's
- * replay writes the other blocks, then fails the recovery (the mount
- * fails with "journal recovery failed"). */
-static void warn_live_data_csums(struct e4t_journal *j)
-{
-	size_t i, k;
-
-	for (i = 0; i < j->ntrans; i++) {
-		const struct e4t_jtrans *t = &j->trans[i];
-
-		if (!(t->flags & E4T_JT_LIVE) ||
-		    !(t->flags & E4T_JT_COMMITTED) ||
-		    (t->flags & (E4T_JT_CSUM_BAD | E4T_JT_FAST_COMMIT)))
-			continue;
-		for (k = 0; k < t->nblocks; k++)
-			if ((t->blocks[k].flags & E4T_JB_CSUM_BAD) &&
-			    !(t->blocks[k].flags & E4T_JB_REVOKED))
-				jwarn(j, E4T_ERR_JOURNAL_CSUM,
-				      t->blocks[k].jblock,
-				      "data block checksum does not verify: "
-				      "recovery would fail");
-	}
-}
 
 /* Without E4T_J_STALE, the fast commits that recovery would not replay
  * (those of a clean journal, or of an older tid) are left out too. */
@@ -1168,6 +1363,11 @@ errcode_t e4t_journal_load(struct e4t_journal *j, unsigned flags,
 	j->owner = calloc(in->maxlen, sizeof(*j->owner));
 	if (!j->owner)
 		return ENOMEM;
+	/* jbd2's load_superblock() refuses the journal: nothing replayed */
+	if (in->sb_csum == 0)
+		jwarn(j, E4T_ERR_JOURNAL_CSUM, j->sb_block,
+		      "journal superblock checksum does not verify: the "
+		      "kernel refuses the journal");
 	if (in->live) {
 		err = walk_live(j);
 		if (err)
@@ -1184,7 +1384,7 @@ errcode_t e4t_journal_load(struct e4t_journal *j, unsigned flags,
 	if (!(flags & E4T_J_STALE))
 		drop_stale_fast_commits(j);
 	apply_revokes(j);
-	warn_live_data_csums(j);
+	check_replay(j);
 	sort_ref = in->sequence;
 	if (j->ntrans > 1)
 		qsort(j->trans, j->ntrans, sizeof(*j->trans), cmp_trans);

@@ -25,8 +25,10 @@ struct e4t_jinfo {
 	uint32_t maxlen;    /* journal blocks, fast-commit area included */
 	uint32_t first;	    /* first log block */
 	uint32_t log_end;   /* log blocks are [first, log_end) */
-	uint32_t fc_first;  /* fast-commit area [fc_first, maxlen) ... */
-	uint32_t fc_blocks; /* ... of fc_blocks blocks; 0: none */
+	uint32_t fc_first;  /* log_end + 1: the kernel writes fast
+			       commits to [fc_first, maxlen) */
+	uint32_t fc_blocks; /* s_num_fc_blks: [log_end, maxlen) is the
+			       fast-commit area; 0: none */
 	uint32_t sequence;  /* s_sequence: first tid of the live log */
 	uint32_t start;	    /* s_start: 0 when clean */
 	int32_t errno_val;  /* s_errno */

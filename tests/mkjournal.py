@@ -43,7 +43,8 @@
 #     fast_commit fc_clean stale_clean stale_live bad_commit_csum
 #     bad_commit_csum_v1 bad_commit_csum_old bad_desc_csum
 #     bad_desc_csum_old bad_revoke_csum bad_data_csum bad_data_csum_v2
-#     wrong_tid revoke_count_big revoke_count_odd no_last_tag
+#     wrong_tid revoke_count_big revoke_count_odd no_last_tag escaped
+#     fc_flag_clear_live
 #     bad_sb_magic bad_sb_blocksize bad_sb_csum (nothing replayed)
 #   kernel only: wrap_fc.  e2fsck 1.47.0 wraps the log at maxlen instead
 #     of maxlen - num_fc_blks, stops at the gap block and replays only
@@ -389,7 +390,7 @@ class Trans:
 
 class Journal:
     def __init__(self, fs, csum=3, is64=None, revoke=True, fc_flag=None,
-                 async_commit=False):
+                 async_commit=False, fc_area=True):
         self.fs = fs
         self.bs = fs.bs
         jsb = fs.jsb0
@@ -401,6 +402,11 @@ class Journal:
         self.num_fc = be32(jsb, 0x54) if fs.has_fc else 0
         if fs.has_fc and self.num_fc == 0:
             raise CannotBuild("mke2fs left s_num_fc_blks at 0")
+        if not fc_area:
+            # a live journal without the journal's fast_commit flag:
+            # recovery has no fast-commit area and wraps at maxlen
+            # (journal_load_superblock), whatever the ext4 flag says
+            self.num_fc = 0
         # Fast commit as the kernel sees it: the journal's flag.  A clean
         # journal has it cleared; the ext4 superblock still says where
         # the area is.
@@ -1624,6 +1630,32 @@ def fc_inode_copy(fs, ino, when):
     return bytes(raw[:128 + extra])
 
 
+@scenario("fc_flag_clear_live", "4k, csum_v3, the filesystem has "
+          "fast_commit but the live journal's fast_commit flag is clear (as "
+          "a kernel without fast commits leaves it): recovery has no "
+          "fast-commit area and the log, a transaction of which runs "
+          "through the area's blocks, wraps at maxlen")
+def sc_fc_flag_clear_live(ctx):
+    fs = FS(ctx, bs=4096, features="fast_commit")
+    j = Journal(fs, csum=3, is64=True, fc_flag=False, fc_area=False)
+    B = fs.free_blocks(20)
+    area = j.maxlen - be32(fs.jsb0, 0x54)    # where the area would start
+    start = area - 3
+    j.cur = start
+    t = j.begin(30)
+    j.desc(t, [Tag(B[0]), Tag(B[1])])
+    j.commit(t, *t_time(0))                 # its commit in the area
+    t = j.begin(31)                          # the area, then wraps
+    j.desc(t, [Tag(B[2 + x]) for x in range(16)])
+    j.commit(t, *t_time(1))
+    t = j.begin(32)
+    j.desc(t, [Tag(B[18])])
+    j.commit(t, *t_time(2))
+    assert j.cur < start
+    j.finish(30, start)
+    return j
+
+
 @scenario("fast_commit", "4k, csum_v3, fast_commit: two live full "
           "transactions, then a fast commit (HEAD, ADD_RANGE, INODE, PAD; "
           "INODE, TAIL) of the next tid holding two inodes, and a leftover "
@@ -1700,7 +1732,9 @@ def sc_stale_clean(ctx):
     assert j.cur == 8
     t12.presence = "may"                    # its commit is gone
     t12.fields = ["committed", "blocks"]
-    j.finish(16, 0)
+    # a clean unmount leaves s_sequence at the last tid + 2
+    # (jbd2_journal_destroy: j_tail_sequence = ++j_transaction_sequence)
+    j.finish(17, 0)
     return j
 
 
@@ -2007,6 +2041,54 @@ def sc_out_of_fs(ctx):
     return j
 
 
+def fake_header(bs, btype, tid, tail=b""):
+    """A filesystem block that looks like jbd2 metadata: the magic, a
+    block type and a tid, then tail, then a pattern."""
+    head = struct.pack(">III", JBD2_MAGIC, btype, tid) + tail
+    return head + pattern("not journal metadata", bs)[len(head):]
+
+
+@scenario("escaped", "csum_v3: home blocks that look like journal "
+          "metadata (a descriptor and a commit block of the next live tid, "
+          "a revoke block naming a live copy) are journaled escaped, in "
+          "live and stale transactions: the journal copies start with "
+          "zeros, the tags carry ESCAPE, recovery puts the magic back; a "
+          "scan that took them for headers would find transactions that "
+          "do not exist")
+def sc_escaped(ctx):
+    fs, j, B = damage_base(ctx)
+    bs = j.bs
+    # stale, checkpointed before s_start: a copy that looks like a revoke
+    # block of live tid 9 naming B[4] (journaled by tid 9)
+    j.cur = 1
+    for k, tid in enumerate((6, 7)):
+        t = j.begin(tid, role="stale")
+        tags = [Tag(B[8 + 2 * k]), Tag(B[9 + 2 * k])]
+        if k == 0:
+            tags[1].content = fake_header(bs, REVOKE, 9,
+                                          struct.pack(">IQ", 24, B[4]))
+        j.desc(t, tags)
+        j.commit(t, *t_time(k))
+    start = j.cur
+    # live: tid 8 journals a fake descriptor and a fake commit of tid 9
+    t = j.begin(8)
+    j.desc(t, [Tag(B[0], content=fake_header(
+                   bs, DESCRIPTOR, 9, struct.pack(">IIII", B[5], 0, 0, 0))),
+               Tag(B[1]),
+               Tag(B[2], content=fake_header(bs, COMMIT, 9))])
+    j.commit(t, *t_time(3))
+    t = j.begin(9)
+    j.desc(t, [Tag(B[4]), Tag(B[3], content=fake_header(bs, DESCRIPTOR,
+                                                        10))])
+    j.commit(t, *t_time(4))
+    for t in j.trans:
+        for _, es in t.descs:
+            for e in es:
+                assert e["escaped"] == (e["home"][:4] == MAGIC_BE)
+    j.finish(8, start)
+    return j
+
+
 @scenario("truncated", "csum_v3: the image ends inside the journal, in "
           "the middle of the third transaction's data", verify=())
 def sc_truncated(ctx):
@@ -2042,8 +2124,18 @@ def bad_sb(ctx, what):
     t.states = ["live", "stale"]
     t.fields = []
     j.sb_damage = what
-    j.exit = [1, 2]
-    j.no_header = True  # an error, in whatever words, naming the journal
+    if what == "csum":
+        # The fields still read: listed, with a warning naming the
+        # superblock (journal block 0) that the kernel refuses it
+        # (load_superblock: -EFSBADCRC); status 1 (partial).
+        j.exit = [1]
+        j.warn = [[0]]
+    else:
+        # Nothing can be read without a magic or with another block
+        # size: the journal cannot be opened, status 4, as for a missing
+        # journal or another filesystem's (e4time(8), EXIT STATUS).
+        j.exit = [4]
+        j.no_header = True  # an error, in whatever words, naming it
     j.finish(1, 10)
     return j
 

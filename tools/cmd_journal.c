@@ -39,6 +39,14 @@ static const char *state_name(const struct e4t_jtrans *t)
 	return (t->flags & E4T_JT_LIVE) ? "live" : "stale";
 }
 
+/* A commit block's time; 0 (jbd without commit times) is no time. */
+static int has_time(const struct e4t_jtrans *t)
+{
+	return (t->flags & E4T_JT_COMMITTED) &&
+	       !(t->flags & E4T_JT_FAST_COMMIT) &&
+	       (t->commit_sec || t->commit_nsec);
+}
+
 static const char *csum_name(const struct e4t_jtrans *t)
 {
 	if (t->flags & E4T_JT_CSUM_BAD)
@@ -133,7 +141,7 @@ static void print_trans_text(const struct e4t_jtrans *t, int blocks)
 	char when[E4T_ISO_BUFSZ] = "-";
 	size_t i, bad = 0;
 
-	if ((t->flags & E4T_JT_COMMITTED) && !(t->flags & E4T_JT_FAST_COMMIT)) {
+	if (has_time(t)) {
 		struct e4t_ts ts = { t->commit_sec, t->commit_nsec,
 				     E4T_TS_STORED | E4T_TS_EXTRA };
 
@@ -144,9 +152,10 @@ static void print_trans_text(const struct e4t_jtrans *t, int blocks)
 			bad++;
 	printf("tid %-10u %-11s %-30s at %-8u %5u blocks  %5zu copies", t->tid,
 	       state_name(t),
-	       (t->flags & E4T_JT_FAST_COMMIT) ? "(fast commit: no time)"
-	       : (t->flags & E4T_JT_COMMITTED) ? when
-					       : "(no commit block)",
+	       (t->flags & E4T_JT_FAST_COMMIT)	? "(fast commit: no time)"
+	       : !(t->flags & E4T_JT_COMMITTED) ? "(no commit block)"
+	       : has_time(t)			? when
+						: "(no commit time)",
 	       t->first_jblock, t->nr_jblocks,
 	       (t->flags & E4T_JT_FAST_COMMIT) ? t->nfc_inodes : t->nblocks);
 	if (t->nrevoked)
@@ -210,7 +219,7 @@ static void print_trans_json(const struct e4t_jtrans *t)
 	       "\"commit_time\":",
 	       t->tid, state_name(t),
 	       (t->flags & E4T_JT_COMMITTED) ? "true" : "false", csum_name(t));
-	if ((t->flags & E4T_JT_COMMITTED) && !(t->flags & E4T_JT_FAST_COMMIT)) {
+	if (has_time(t)) {
 		char when[E4T_ISO_BUFSZ];
 
 		e4t_iso8601(t->commit_sec, t->commit_nsec, 9, 'T', INT32_MIN,
@@ -324,7 +333,9 @@ static int journal_main(int argc, char **argv)
 		else
 			print_trans_text(e4t_journal_trans(j, i), blocks);
 	}
-	status = (wc.count || e4t_journal_damaged(j)) ? EXIT_PARTIAL : EXIT_OK;
+	status = image_damage_status(img);
+	if (wc.count || e4t_journal_damaged(j))
+		status = EXIT_PARTIAL;
 	e4t_journal_close(j);
 	e4t_image_close(img);
 	return finish_stdout(status);
