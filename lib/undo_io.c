@@ -107,7 +107,7 @@ struct undo_data {
 	/* The undo file could not be written: nothing more is written to
 	 * the image, and the file stays as the last whole save left it. */
 	errcode_t failed;
-	/* Test hook (see test_hook()): signal after this many image writes. */
+	/* Test hook (see hook_setup()): signal after this many image writes. */
 	unsigned long hook_after, image_writes;
 	int hook_sig;
 };
