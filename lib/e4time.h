@@ -227,6 +227,13 @@ errcode_t e4t_image_open_write(const char *name, uint64_t offset,
 			       struct e4t_image **ret);
 /* Flush, finish the undo file, unlock, close. */
 errcode_t e4t_image_close_write(struct e4t_image *img);
+/*
+ * The same; *undo_kept (when not NULL) is then a malloc'd copy of the
+ * undo file's name when it was kept (something reached the image, even
+ * if a write failed after), or NULL (nothing written: the undo file of
+ * the previous run stays).
+ */
+errcode_t e4t_image_finish_write(struct e4t_image *img, char **undo_kept);
 /* $E2FSPROGS_UNDO_DIR (or /var/lib/e2fsprogs)/e4time-BASENAME.e2undo */
 errcode_t e4t_undo_default_path(const char *image, char **path);
 /*

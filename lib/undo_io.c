@@ -29,11 +29,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "e4time.h"
 #include "csum.h"
 #include "undo_io.h"
 
@@ -46,6 +48,7 @@
 #define E2UNDO_MAX_BLOCK_SIZE		1048576
 #define UNDO_SUPER_BLK			1 /* blocks of the undo file */
 #define UNDO_FIRST_KEY_BLK		2
+#define UNDO_PAGE			4096 /* no page is smaller */
 
 /* On disk, little-endian (e4time builds on little-endian hosts only). */
 struct undo_header {
@@ -101,6 +104,12 @@ struct undo_data {
 	unsigned char *buf; /* one region */
 	struct undo_header hdr;
 	struct struct_io_stats stats;
+	/* The undo file could not be written: nothing more is written to
+	 * the image, and the file stays as the last whole save left it. */
+	errcode_t failed;
+	/* Test hook (see hook_setup()): signal after this many image writes. */
+	unsigned long hook_after, image_writes;
+	int hook_sig;
 };
 
 static char *next_undo_path;
@@ -177,10 +186,59 @@ static errcode_t pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+/* A write error of the undo file, as the caller reports it. */
+static errcode_t undo_err(errcode_t err)
+{
+	if (err == ENOSPC || err == EDQUOT || err == EFBIG)
+		return E4T_ERR_UNDO_FULL;
+	return err ? E4T_ERR_UNDO_WRITE : 0;
+}
+
 /*
- * The key block's head and its last key, the header and the superblock
- * copy (the superblock as it is on disk now), in the order libext2fs
- * writes them.  With sync, then fsync.
+ * The key block: its head (magic, checksum of the whole block) and its
+ * last key, which is new or has just grown.  When both lie in one 4 KiB
+ * page of the undo file (the first 255 keys of a key block), one pwrite
+ * from the head to that key: a process killed at any point leaves the old
+ * or the new key block, each with its checksum, never a mix (a write
+ * within one page is copied whole before a fatal signal is looked at).
+ * Beyond, two writes: the key, then the head; killed between them, the
+ * key block's checksum fails and e2undo wants -f (see e4time(8)).
+ */
+static errcode_t write_key_block(struct undo_data *d)
+{
+	uint64_t at = d->key_blk * d->region;
+	uint64_t key_at = sizeof(*d->keyb) +
+			  (d->keys_in_block - 1) * sizeof(struct undo_key);
+	uint64_t end = key_at + sizeof(struct undo_key);
+	errcode_t err;
+
+	d->keyb->magic = KEYBLOCK_MAGIC;
+	d->keyb->crc = 0;
+	d->keyb->crc = e4t_crc32c(~0U, d->keyb, d->region);
+	if (at / UNDO_PAGE == (at + end - 1) / UNDO_PAGE)
+		return pwrite_all(d->undo_fd, d->keyb, end, at);
+	err = pwrite_all(d->undo_fd, (char *)d->keyb + key_at,
+			 sizeof(struct undo_key), at + key_at);
+	if (!err)
+		err = pwrite_all(d->undo_fd, d->keyb, sizeof(*d->keyb), at);
+	return err;
+}
+
+/*
+ * Bring the undo file up to date with what save_region() appended: the
+ * key block, the superblock copy (the superblock as it is on disk now),
+ * then the header, last, whose key count makes the new key count.  Each
+ * of these is one write within a page, so the file replays at every
+ * point: with the keys before the header's write, or with the new one.
+ *
+ * The header says "finished" from the first save on.  e2undo replays an
+ * unfinished file too, but then marks the filesystem not clean (and
+ * rewrites its superblocks) to force an e2fsck: libext2fs' own undo
+ * manager counts its keys in the header only now and then, so a file it
+ * left unfinished may miss blocks that were written.  Here every region
+ * is in the header before the image is written there (see
+ * undo_write_blk64()): a file of a killed run restores the image exactly
+ * and without -f.  With sync, then fsync.
  */
 static errcode_t write_indexes(struct undo_data *d, int sync)
 {
@@ -189,21 +247,9 @@ static errcode_t write_indexes(struct undo_data *d, int sync)
 	errcode_t err = 0;
 
 	if (d->keys_in_block) {
-		uint64_t at = d->key_blk * d->region;
-
-		d->keyb->magic = KEYBLOCK_MAGIC;
-		d->keyb->crc = 0;
-		d->keyb->crc = e4t_crc32c(~0U, d->keyb, d->region);
-		err = pwrite_all(d->undo_fd, d->keyb, sizeof(*d->keyb), at);
-		if (!err)
-			err = pwrite_all(d->undo_fd,
-					 &d->keyb->keys[d->keys_in_block - 1],
-					 sizeof(struct undo_key),
-					 at + sizeof(*d->keyb) +
-						 (d->keys_in_block -
-						  1) * sizeof(struct undo_key));
+		err = write_key_block(d);
 		if (err)
-			return err;
+			return undo_err(err);
 		/* Full: the next key block goes after the data. */
 		if (d->keys_in_block == d->keys_per_block) {
 			memset(d->keyb, 0, d->region);
@@ -224,6 +270,7 @@ static errcode_t write_indexes(struct undo_data *d, int sync)
 	d->hdr.block_size = d->region;
 	d->hdr.fs_block_size = d->key_unit;
 	d->hdr.sb_crc = e4t_crc32c(~0U, &super, SUPERBLOCK_SIZE);
+	d->hdr.state = E2UNDO_STATE_FINISHED;
 	d->hdr.fs_offset = d->offset;
 	if (d->offset)
 		d->hdr.f_compat |= E2UNDO_FEATURE_COMPAT_FS_OFFSET;
@@ -231,14 +278,14 @@ static errcode_t write_indexes(struct undo_data *d, int sync)
 		d->hdr.f_compat &= ~(uint32_t)E2UNDO_FEATURE_COMPAT_FS_OFFSET;
 	d->hdr.header_crc = e4t_crc32c(
 		~0U, &d->hdr, sizeof(d->hdr) - sizeof(d->hdr.header_crc));
-	err = pwrite_all(d->undo_fd, &d->hdr, sizeof(d->hdr), 0);
 	super.s_magic = (uint16_t)~super.s_magic;
+	err = pwrite_all(d->undo_fd, &super, SUPERBLOCK_SIZE,
+			 (uint64_t)UNDO_SUPER_BLK * d->region);
 	if (!err)
-		err = pwrite_all(d->undo_fd, &super, SUPERBLOCK_SIZE,
-				 (uint64_t)UNDO_SUPER_BLK * d->region);
+		err = pwrite_all(d->undo_fd, &d->hdr, sizeof(d->hdr), 0);
 	if (!err && sync && fsync(d->undo_fd))
 		err = errno;
-	return err;
+	return undo_err(err);
 }
 
 static int region_saved(const struct undo_data *d, uint64_t r)
@@ -283,6 +330,10 @@ static errcode_t save_region(struct undo_data *d, uint64_t r,
 			return EXT2_ET_INVALID_ARGUMENT;
 		d->key_unit = block_size;
 		d->started = 1;
+		/* A valid file with no keys, before anything is appended. */
+		err = write_indexes(d, 0);
+		if (err)
+			return err;
 	}
 	err = pread_all(d->fd, d->buf, d->region, d->offset + start, &got);
 	if (err || !got) /* nothing there (past the end): nothing to save */
@@ -307,7 +358,7 @@ static errcode_t save_region(struct undo_data *d, uint64_t r,
 	}
 	err = pwrite_all(d->undo_fd, d->buf, got, d->next_blk * d->region);
 	if (err)
-		return err;
+		return undo_err(err);
 	start_writeback(d->undo_fd, d->next_blk * d->region, got);
 	d->next_blk++;
 	return write_indexes(d, 0);
@@ -320,6 +371,8 @@ static errcode_t save_range(io_channel ch, uint64_t off, uint64_t len)
 	uint64_t r, last;
 	errcode_t err;
 
+	if (d->failed)
+		return d->failed;
 	if (d->undo_fd < 0 || !len)
 		return 0;
 	last = (off + len - 1) / d->region;
@@ -329,10 +382,57 @@ static errcode_t save_range(io_channel ch, uint64_t off, uint64_t len)
 		err = save_region(d, r, (unsigned)ch->block_size);
 		if (!err)
 			err = mark_saved(d, r);
-		if (err)
+		if (err) {
+			/*
+			 * The key of a half-saved region may be in memory but
+			 * not in the file: from now on the file stays as the
+			 * last whole save left it, and nothing more is
+			 * written to the image (that region was not).
+			 */
+			d->failed = err;
 			return err;
+		}
 	}
 	return 0;
+}
+
+/*
+ * Test hook, for tests/test_crash.sh: with E4TIME_TEST_KILL_AFTER=N in
+ * the environment (E4TIME_TEST_STOP_AFTER=N), the process sends itself
+ * SIGKILL (SIGSTOP) right after the Nth write to the image has returned,
+ * so that a test can stop a writer at an exact point and check the image
+ * and the undo file there.  Read once, when a channel with an undo file
+ * is opened; one comparison per image write when unset.
+ */
+static void hook_setup(struct undo_data *d)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} hooks[] = { { "E4TIME_TEST_KILL_AFTER", SIGKILL },
+		      { "E4TIME_TEST_STOP_AFTER", SIGSTOP } };
+	size_t i;
+
+	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		const char *v = getenv(hooks[i].name);
+		char *end;
+		unsigned long n;
+
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		n = strtoul(v, &end, 10);
+		if (errno || *end || !n)
+			continue;
+		d->hook_after = n;
+		d->hook_sig = hooks[i].sig;
+	}
+}
+
+static void hook_image_write(struct undo_data *d)
+{
+	if (d->hook_after && ++d->image_writes == d->hook_after)
+		raise(d->hook_sig);
 }
 
 static void free_channel(io_channel ch)
@@ -403,6 +503,7 @@ static errcode_t undo_open(const char *name, int flags, io_channel *ret)
 			     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		free(next_undo_path);
 		next_undo_path = NULL;
+		hook_setup(d);
 		if (!d->keyb || !d->buf || d->undo_fd < 0) {
 			errcode_t err = d->undo_fd < 0 ? errno : ENOMEM;
 
@@ -422,10 +523,14 @@ static errcode_t undo_close(io_channel ch)
 	if (--ch->refcount > 0)
 		return 0;
 	if (d->undo_fd >= 0) {
-		d->hdr.state = E2UNDO_STATE_FINISHED;
 		if (!d->started) /* nothing saved: a valid, empty file */
 			d->key_unit = (unsigned)ch->block_size;
-		err = write_indexes(d, 1);
+		/* After a failed save, the file as the last whole one left
+		 * it (what is in memory may name data it does not hold). */
+		if (d->failed)
+			err = fsync(d->undo_fd) ? undo_err(errno) : 0;
+		else
+			err = write_indexes(d, 1);
 		if (close(d->undo_fd) && !err)
 			err = errno;
 		d->undo_fd = -1;
@@ -483,12 +588,14 @@ static errcode_t undo_write_blk64(io_channel ch, unsigned long long block,
 	uint64_t off = block * (uint64_t)ch->block_size;
 	errcode_t err;
 
+	/* The old contents first, in the undo file and in its header. */
 	err = save_range(ch, off, size);
 	if (!err)
 		err = pwrite_all(d->fd, buf, size, d->offset + off);
 	if (!err) {
 		d->stats.bytes_written += size;
 		start_writeback(d->fd, d->offset + off, size);
+		hook_image_write(d);
 	}
 	if (err && ch->write_error)
 		err = ch->write_error(ch, (unsigned long)block, count, buf,
@@ -513,8 +620,10 @@ static errcode_t undo_write_byte(io_channel ch, unsigned long offset, int size,
 	err = save_range(ch, offset, (uint64_t)size);
 	if (!err)
 		err = pwrite_all(d->fd, buf, (size_t)size, d->offset + offset);
-	if (!err)
+	if (!err) {
 		d->stats.bytes_written += (unsigned)size;
+		hook_image_write(d);
+	}
 	return err;
 }
 

@@ -128,6 +128,24 @@ static errcode_t undo_new_path(const char *path, char **out)
 	return 0;
 }
 
+/*
+ * PATH.new is there while a run writes; it stays when the run was killed
+ * and then holds the only way back to the image as it was.  We hold the
+ * image's lock, so no e4time is writing it: refuse to replace it, unless
+ * it is empty (the run was killed before it saved anything, so before it
+ * wrote anything).
+ */
+static errcode_t check_leftover(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : errno;
+	if (S_ISREG(st.st_mode) && st.st_size == 0)
+		return unlink(path) ? errno : 0;
+	return E4T_ERR_UNDO_LEFTOVER;
+}
+
 static errcode_t check_writable_state(struct e4t_image *img)
 {
 	if (img->state & E4T_IMG_NEEDS_RECOVERY)
@@ -192,8 +210,8 @@ errcode_t e4t_image_open_write(const char *name, uint64_t offset,
 		 */
 		if (!err)
 			err = undo_new_path(img->undo_path, &img->undo_new);
-		if (!err && unlink(img->undo_new) && errno != ENOENT)
-			err = errno;
+		if (!err)
+			err = check_leftover(img->undo_new);
 		/*
 		 * Save 1 MiB regions rather than single blocks: timestamps
 		 * are rewritten across whole inode tables, and a million undo
@@ -579,12 +597,42 @@ errcode_t e4t_batch_end(struct e4t_batch *b)
 	return err;
 }
 
-errcode_t e4t_image_close_write(struct e4t_image *img)
+/* Bytes that reached the image through fs's channel. */
+static unsigned long long image_bytes_written(ext2_filsys fs)
+{
+	io_stats stats = NULL;
+
+	if (!fs || !fs->io->manager->get_stats ||
+	    fs->io->manager->get_stats(fs->io, &stats) || !stats)
+		return 0;
+	return stats->bytes_written;
+}
+
+errcode_t e4t_image_finish_write(struct e4t_image *img, char **undo_kept)
 {
 	errcode_t err = 0;
+	int wrote;
 
+	if (undo_kept)
+		*undo_kept = NULL;
 	if (!img)
 		return 0;
+	/*
+	 * Keep the undo file when anything reached the image, whatever
+	 * failed since: after a failed write (a full undo file included) it
+	 * is the way back.  Otherwise remove it, and the previous one stays.
+	 */
+	wrote = img->fs && image_bytes_written(img->fs) > 0;
+	/*
+	 * libext2fs' close adds the bytes written to the superblock's
+	 * lifetime write counter, and so rewrites the superblock (its write
+	 * time too), as its last writes.  e4time changes inodes only: with
+	 * nothing else to flush, the superblock is left as it was.  Then
+	 * the undo file's copy of it, which e2undo compares with the image's,
+	 * matches at every point of a run, also one killed during close.
+	 */
+	if (img->fs && !(img->fs->flags & EXT2_FLAG_DIRTY))
+		img->fs->super->s_kbytes_written = 0;
 	/* Closing flushes the blocks, then finishes the undo file, whose
 	 * superblock copy must match the image after the last write. */
 	if (img->fs) {
@@ -592,16 +640,13 @@ errcode_t e4t_image_close_write(struct e4t_image *img)
 		img->fs = NULL;
 	}
 	if (img->undo_new) {
-		if (!err && img->written) {
-			if (rename(img->undo_new, img->undo_path))
+		if (wrote) {
+			if (rename(img->undo_new, img->undo_path) && !err)
 				err = errno;
+			else if (undo_kept)
+				*undo_kept = strdup(img->undo_path);
 		} else {
 			unlink(img->undo_new);
-			if (!img->written) {
-				/* nothing to undo: the old file stays */
-				free(img->undo_path);
-				img->undo_path = NULL;
-			}
 		}
 	}
 	if (img->lock_fd >= 0)
@@ -609,4 +654,9 @@ errcode_t e4t_image_close_write(struct e4t_image *img)
 	img->lock_fd = -1;
 	e4t_image_close(img);
 	return err;
+}
+
+errcode_t e4t_image_close_write(struct e4t_image *img)
+{
+	return e4t_image_finish_write(img, NULL);
 }

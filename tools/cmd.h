@@ -105,7 +105,14 @@ int grow_array(void *p, size_t *cap, size_t n, size_t elem);
 char *dup_bytes(const char *s, size_t len);
 
 /* Report why e4t_image_open_write failed; the exit status for it. */
-int open_write_status(const char *image, errcode_t err);
+int open_write_status(const char *image, const struct e4t_write_opts *wo,
+		      errcode_t err);
+/*
+ * Report a write that failed (naming the undo file when it was the undo
+ * file that could not be written); EXIT_INTERNAL.
+ */
+int write_error_status(const struct e4t_image *img, const char *what,
+		       errcode_t err);
 /* Flush stdout; on a write error say so and return EXIT_INTERNAL. */
 int finish_stdout(int status);
 /* EXIT_PARTIAL when the image's superblock, group descriptors or size

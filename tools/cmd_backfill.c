@@ -677,7 +677,7 @@ static int backfill_main(int argc, char **argv)
 	err = e4t_image_open_write(argv[optind], co.offset, &wo, &c.img);
 	if (err) {
 		e4t_source_free(c.src);
-		return open_write_status(argv[optind], err);
+		return open_write_status(argv[optind], &wo, err);
 	}
 	c.dry_run = wo.dry_run;
 	c.quiet = co.quiet;
@@ -707,8 +707,7 @@ static int backfill_main(int argc, char **argv)
 	free(c.todo);
 	free(c.paths);
 	if (c.write_err) {
-		report(c.img->name, "writing", c.write_err);
-		status = EXIT_INTERNAL;
+		status = write_error_status(c.img, "writing", c.write_err);
 	} else if (err) {
 		report(c.img->name, spec, err);
 		status = err == E4T_ERR_NOT_FOUND || err == E4T_ERR_FILESPEC ||

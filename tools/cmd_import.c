@@ -516,7 +516,7 @@ static int import_main(int argc, char **argv)
 
 	err = e4t_image_open_write(argv[optind], co.offset, &wo, &c.img);
 	if (err) {
-		status = open_write_status(argv[optind], err);
+		status = open_write_status(argv[optind], &wo, err);
 		goto free_entries;
 	}
 	c.dry_run = wo.dry_run;
@@ -550,8 +550,7 @@ static int import_main(int argc, char **argv)
 		err = errno ? errno : EIO;
 	status = EXIT_OK;
 	if (err) {
-		report(c.img->name, "importing", err);
-		status = EXIT_INTERNAL;
+		status = write_error_status(c.img, "importing", err);
 	} else {
 		if (!c.quiet)
 			fprintf(stderr,

@@ -178,7 +178,7 @@ static int set_main(int argc, char **argv)
 
 	err = e4t_image_open_write(argv[optind], co.offset, &wo, &img);
 	if (err) {
-		return open_write_status(argv[optind], err);
+		return open_write_status(argv[optind], &wo, err);
 	}
 
 	if (reference) {
@@ -264,9 +264,9 @@ static int set_main(int argc, char **argv)
 		if (err) {
 			char *label = target_label(&targets[i]);
 
-			report(img->name, label ? label : "?", err);
+			status = write_error_status(img, label ? label : "?",
+						    err);
 			free(label);
-			status = EXIT_INTERNAL;
 		}
 	}
 	free(targets);

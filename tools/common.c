@@ -174,9 +174,7 @@ int finish_write(struct e4t_image *img, int status)
 	errcode_t err;
 
 	/* Only a run that wrote has something to undo (see write.c). */
-	if (img->undo_path && img->written)
-		undo = strdup(img->undo_path);
-	err = e4t_image_close_write(img);
+	err = e4t_image_finish_write(img, &undo);
 	if (err) {
 		report(name ? name : "image", "closing", err);
 		status = EXIT_INTERNAL;
@@ -195,8 +193,37 @@ int finish_write(struct e4t_image *img, int status)
 	return finish_stdout(status);
 }
 
-int open_write_status(const char *image, errcode_t err)
+int write_error_status(const struct e4t_image *img, const char *what,
+		       errcode_t err)
 {
+	/* The undo file could not be written: name it. */
+	if ((err == E4T_ERR_UNDO_FULL || err == E4T_ERR_UNDO_WRITE) &&
+	    img->undo_new)
+		what = img->undo_new;
+	report(img->name, what, err);
+	return EXIT_INTERNAL;
+}
+
+int open_write_status(const char *image, const struct e4t_write_opts *wo,
+		      errcode_t err)
+{
+	if (err == E4T_ERR_UNDO_LEFTOVER) {
+		char *path = NULL, *what = NULL;
+		size_t len;
+
+		if (wo->undo_path)
+			path = strdup(wo->undo_path);
+		else
+			e4t_undo_default_path(image, &path);
+		len = path ? strlen(path) + 64 : 0;
+		what = len ? malloc(len) : NULL;
+		if (what)
+			snprintf(what, len, "refusing to write: %s.new", path);
+		report(image, what ? what : "refusing to write", err);
+		free(what);
+		free(path);
+		return EXIT_REFUSED;
+	}
 	report(image, "refusing to write", err);
 	switch (err) {
 	case E4T_ERR_MOUNTED:

@@ -1,0 +1,393 @@
+#!/bin/bash
+# test_crash.sh --- crash-safe writes.  backfill and import are killed
+# (SIGKILL) after N writes to the image, for many N: the killed image
+# passes e2fsck -fn (every inode-table block written whole, with valid
+# inode checksums), and e2undo with the undo file left behind (NAME.new)
+# gives back the image byte for byte (sha256), with no -f and no
+# "Incomplete undo record".  The undo file's filesystem runs full: the
+# command stops at once, says so on one line naming the undo file, exits
+# 8, and the image is the original (nothing written yet) or exactly what
+# the undo file restores.  A second writer is refused (16) while the
+# first one holds the image.
+#
+# The kill points come from the test hook of lib/undo_io.c:
+# E4TIME_TEST_KILL_AFTER=N (E4TIME_TEST_STOP_AFTER=N) makes e4time send
+# itself SIGKILL (SIGSTOP) right after its Nth write to the image has
+# returned.  That is exact and needs no timing; a few kills at random
+# times (from outside, at any instruction) complete the picture.
+#
+# The image is made here: a 32 MiB ext4 (4 KiB blocks, 16 groups in
+# flex groups of 2) with 40 directories of 96 files, loop-mounted to
+# write them; every other run of 32 files has an xattr (and a manifest
+# line), so the writes are ~90 runs of blocks over 7 MiB of inode tables.
+# Without loop mounts the suite is skipped.  E4T_CRASH_EVERY=1 kills at
+# every N instead of a spread of them (slower: a minute or two).
+. "$TOP_SRCDIR/tests/lib.sh"
+
+NDIRS=40
+NFILES=96
+BIRTH=1000000000 # the xattr's time, minus a file's number
+
+suite_setup() {
+	require_tools mkfs.ext4 e2fsck e2undo sha256sum python3 setsid ||
+		return 1
+	probe_mount
+	[ "$CAN_MOUNT" = 1 ] || return 0
+	BASE="$TMP/base.img"
+	MANIFEST="$TMP/manifest.jsonl"
+	truncate -s 32M "$BASE" &&
+		mkfs.ext4 -q -F -b 4096 -g 512 -G 2 -N 16384 -I 256 \
+			"$BASE" >/dev/null 2>&1 &&
+		mount -o loop "$BASE" "$MNT" || return 1
+	python3 - "$MNT" "$MANIFEST" "$NDIRS" "$NFILES" "$BIRTH" <<'EOF' || {
+import os, sys
+mnt, manifest, ndirs, nfiles, birth = sys.argv[1], sys.argv[2], \
+	int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+with open(manifest, 'w') as m:
+	for d in range(ndirs):
+		os.mkdir('%s/d%02d' % (mnt, d))
+		for f in range(nfiles):
+			rel = '/d%02d/f%03d' % (d, f)
+			open(mnt + rel, 'w').close()
+			if (f // 32) % 2:
+				continue
+			t = birth - d * 1000 - f
+			os.setxattr(mnt + rel, 'user.birth', str(t).encode())
+			m.write('{"path":"%s","crtime":{"sec":%d,"nsec":%d}}\n'
+				% (rel, t, f * 1000))
+EOF
+		umount "$MNT"
+		return 1
+	}
+	umount "$MNT" || return 1
+	BASE_SUM=$(sha256sum <"$BASE")
+	IMG="$TMP/crash.img"
+	return 0
+}
+
+test_setup() {
+	fresh_undo_dir
+	UNDO="$E2FSPROGS_UNDO_DIR/e4time-crash.img.e2undo"
+}
+
+need_image() {
+	[ "$CAN_MOUNT" = 1 ] && return 0
+	skip_test "cannot loop-mount here: no image to write"
+	return 1
+}
+
+fresh_image() {
+	rm -f "$IMG"
+	cp --sparse=always "$BASE" "$IMG"
+}
+
+BACKFILL=(backfill -q --from xattr:user.birth:epoch --policy always)
+IMPORT=(import -q --policy always)
+
+# run_writer ARGS...: e4time ARGS on $IMG (the import reads $MANIFEST),
+# stdout dropped, stderr in $ERR, status in $RC.  KILL_AFTER=N: with the
+# test hook.
+run_writer() {
+	ERR="$TMP/stderr"
+	# (a subshell: the shell's "Killed" notice stays out of the log)
+	if [ "$1" = import ]; then
+		(E4TIME_TEST_KILL_AFTER=${KILL_AFTER:-} \
+			"$E4TIME" "$@" "$IMG" "$MANIFEST" >/dev/null 2>"$ERR") \
+			2>/dev/null
+	else
+		(E4TIME_TEST_KILL_AFTER=${KILL_AFTER:-} \
+			"$E4TIME" "$@" "$IMG" >/dev/null 2>"$ERR") 2>/dev/null
+	fi
+	RC=$?
+	check_stderr "e4time $*"
+	check_reports "e4time $*"
+}
+
+# check_restores WHAT UNDOFILE: the image passes e2fsck -fn as it is, and
+# e2undo (no -f) with UNDOFILE gives back the original byte for byte,
+# without a word about an incomplete record.  (The checks compare bytes
+# with cmp; a finished run's restored image is also compared by sha256.)
+check_restores() {
+	local what="$1" undo="$2" out
+	e2fsck -fn "$IMG" >"$TMP/fsck" 2>&1
+	assertEquals "$what: e2fsck -fn on the image as left: $(tail -3 "$TMP/fsck")" \
+		0 $?
+	assertFalse "$what: the image was written" "cmp -s '$BASE' '$IMG'"
+	out=$(e2undo "$undo" "$IMG" 2>&1)
+	assertEquals "$what: e2undo: $out" 0 $?
+	assertNotContains "$what: e2undo: $out" "$out" "Incomplete"
+	# byte for byte: cmp (faster than sha256 on a loaded machine)
+	assertTrue "$what: e2undo gives back the original" \
+		"cmp -s '$BASE' '$IMG'"
+}
+
+# kill_point N ARGS...: the writer killed after N image writes must leave
+# an image that e2fsck passes and that its undo file (NAME.new) restores.
+# Status 0 when it was killed; 1 when it finished first (N is past its
+# last write: then its undo file, renamed, restores the image too); 2 on
+# any other status.
+kill_point() {
+	local n="$1"
+	shift
+	fresh_image
+	rm -f "$UNDO" "$UNDO.new"
+	KILL_AFTER=$n run_writer "$@"
+	if [ "$RC" = 0 ]; then
+		assertFalse "$1 finished: no NAME.new" "[ -e '$UNDO.new' ]"
+		check_restores "$1 finished" "$UNDO"
+		assertEquals "$1 finished, undone: sha256" "$BASE_SUM" \
+			"$(sha256sum <"$IMG")"
+		return 1
+	fi
+	if [ "$RC" != 137 ]; then
+		fail "$1 killed after $n writes: status $RC: $(cat "$ERR")"
+		return 2
+	fi
+	KILLS=$((KILLS + 1))
+	assertTrue "$1 killed after $n writes: NAME.new left" \
+		"[ -s '$UNDO.new' ]"
+	assertFalse "$1 killed after $n writes: no finished undo file" \
+		"[ -e '$UNDO' ]"
+	check_restores "$1 killed after $n writes" "$UNDO.new"
+	return 0
+}
+
+# kill_series ARGS...: kill points from 1 on (all of them with
+# E4T_CRASH_EVERY=1; else 1..6, then a third more each time) until the
+# writer finishes on its own, then bisection to the last write, so that
+# the last kill point is right after it (before close).  KILLS: how many
+# were killed; WRITES: the writer's number of image writes.
+kill_series() {
+	local n=1 lo=0 hi mid rc
+	KILLS=0
+	while :; do
+		kill_point $n "$@"
+		rc=$?
+		[ $rc = 2 ] && return 1
+		[ $rc = 1 ] && break
+		lo=$n
+		if [ "${E4T_CRASH_EVERY:-0}" = 1 ] || [ $n -lt 6 ]; then
+			n=$((n + 1))
+		else
+			n=$((n + n / 3))
+		fi
+	done
+	hi=$n
+	while [ $((hi - lo)) -gt 1 ]; do
+		mid=$(((lo + hi) / 2))
+		kill_point $mid "$@"
+		rc=$?
+		[ $rc = 2 ] && return 1
+		if [ $rc = 0 ]; then lo=$mid; else hi=$mid; fi
+	done
+	WRITES=$lo
+	echo "$1: $WRITES image writes; killed at $KILLS points, the last" \
+		"right after the last write"
+}
+
+test_backfill_killed_after_n_writes() {
+	need_image || return
+	kill_series "${BACKFILL[@]}" --threads 1
+	assertTrue "backfill killed at 15 points or more ($KILLS)" \
+		"[ $KILLS -ge 15 ]"
+}
+
+test_backfill_two_threads_killed_after_n_writes() {
+	need_image || return
+	kill_series "${BACKFILL[@]}" --threads 2
+	assertTrue "backfill (2 threads) killed at 15 points or more ($KILLS)" \
+		"[ $KILLS -ge 15 ]"
+}
+
+test_import_killed_after_n_writes() {
+	need_image || return
+	kill_series "${IMPORT[@]}"
+	assertTrue "import killed at 10 points or more ($KILLS)" \
+		"[ $KILLS -ge 10 ]"
+}
+
+# Kills from outside at random times: inside a system call, between the
+# undo file's writes, before the first one.  Whatever the point, the
+# image passes e2fsck, and it is either untouched (then the undo file is
+# empty or has no keys) or restored exactly by the undo file.
+test_killed_at_random_times() {
+	need_image || return
+	local i pid delay out written=0
+	for i in 1 2 3 4 5 6 7 8; do
+		fresh_image
+		rm -f "$UNDO" "$UNDO.new"
+		delay=$(printf '0.%03d' $((RANDOM % 150)))
+		# its own process group: with a wrapper script (sanitizer
+		# build), the e4time it runs is killed with it
+		setsid "$E4TIME" "${BACKFILL[@]}" "$IMG" >/dev/null \
+			2>"$TMP/stderr" &
+		pid=$!
+		sleep "$delay"
+		kill -KILL -- "-$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		e2fsck -fn "$IMG" >/dev/null 2>&1
+		assertEquals "killed after ${delay}s: e2fsck -fn" 0 $?
+		if [ -e "$UNDO" ]; then
+			continue # finished before the kill
+		fi
+		if cmp -s "$BASE" "$IMG"; then
+			continue # killed before its first write
+		fi
+		written=$((written + 1))
+		out=$(e2undo "$UNDO.new" "$IMG" 2>&1)
+		assertEquals "killed after ${delay}s: e2undo: $out" 0 $?
+		assertTrue "killed after ${delay}s: e2undo restores" \
+			"cmp -s '$BASE' '$IMG'"
+	done
+	echo "random kills: $written of 8 in the middle of the writes"
+}
+
+# After a kill, NAME.new is the only way back: the next run refuses to
+# replace it (16), and goes ahead once it is replayed and removed.
+test_killed_run_undo_file_is_kept() {
+	need_image || return
+	local size
+	fresh_image
+	KILL_AFTER=5 run_writer "${BACKFILL[@]}"
+	assertEquals "killed" 137 "$RC"
+	size=$(stat -c %s "$UNDO.new")
+	run_writer "${BACKFILL[@]}"
+	assertEquals "the next run is refused: $(cat "$ERR")" 16 "$RC"
+	assertEquals "one line: $(cat "$ERR")" 1 "$(wc -l <"$ERR")"
+	assertContains "$(cat "$ERR")" "$UNDO.new: Undo file of an interrupted run"
+	assertEquals "NAME.new untouched" "$size" "$(stat -c %s "$UNDO.new")"
+	check_restores "replayed" "$UNDO.new"
+	rm -f "$UNDO.new"
+	run_writer "${BACKFILL[@]}"
+	assertEquals "then it runs: $(cat "$ERR")" 0 "$RC"
+	# an empty NAME.new (killed before it saved anything) is no obstacle
+	fresh_image
+	rm -f "$UNDO"
+	: >"$UNDO.new"
+	run_writer "${BACKFILL[@]}"
+	assertEquals "an empty NAME.new is replaced: $(cat "$ERR")" 0 "$RC"
+	check_restores "after an empty NAME.new" "$UNDO"
+}
+
+# UNDO_DIR_SIZE: a tmpfs of that size as the undo directory.
+full_undo_dir() {
+	mkdir -p "$TMP/small"
+	mount -t tmpfs -o "size=$1" tmpfs "$TMP/small" || return 1
+	export E2FSPROGS_UNDO_DIR="$TMP/small"
+	UNDO="$E2FSPROGS_UNDO_DIR/e4time-crash.img.e2undo"
+}
+
+# The undo file's filesystem is full after a few regions: the command
+# stops (8) with one line naming the undo file; what reached the image
+# before is all in the undo file, which restores the original exactly.
+test_undo_disk_full_midway() {
+	need_image || return
+	local cmd
+	for cmd in backfill import; do
+		full_undo_dir 3m || { fail "tmpfs"; return; }
+		fresh_image
+		if [ $cmd = backfill ]; then
+			run_writer "${BACKFILL[@]}"
+		else
+			run_writer "${IMPORT[@]}"
+		fi
+		assertEquals "$cmd: status: $(cat "$ERR")" 8 "$RC"
+		assertEquals "$cmd: the error, then the undo line: $(cat "$ERR")" \
+			2 "$(wc -l <"$ERR")"
+		assertContains "$cmd: $(cat "$ERR")" "$(head -1 "$ERR")" \
+			"$UNDO.new: No space left for the undo file: stopped, nothing more was written to the image"
+		assertContains "$cmd: $(cat "$ERR")" "$(tail -1 "$ERR")" \
+			"undo file $UNDO (to undo: e2undo $UNDO"
+		assertFalse "$cmd: no NAME.new left" "[ -e '$UNDO.new' ]"
+		check_restores "$cmd: undo file full" "$UNDO"
+		umount "$TMP/small"
+	done
+}
+
+# Full before the first region is saved: nothing reached the image, which
+# is the original; the undo file is removed and the previous one stays.
+test_undo_disk_full_at_once() {
+	need_image || return
+	full_undo_dir 64k || { fail "tmpfs"; return; }
+	fresh_image
+	echo previous >"$UNDO"
+	run_writer "${BACKFILL[@]}"
+	assertEquals "status: $(cat "$ERR")" 8 "$RC"
+	assertEquals "one line: $(cat "$ERR")" 1 "$(wc -l <"$ERR")"
+	assertContains "$(cat "$ERR")" \
+		"$UNDO.new: No space left for the undo file"
+	assertEquals "the image is the original" "$BASE_SUM" \
+		"$(sha256sum <"$IMG")"
+	assertEquals "the previous undo file stays" previous "$(cat "$UNDO")"
+	assertFalse "no NAME.new left" "[ -e '$UNDO.new' ]"
+	umount "$TMP/small"
+}
+
+# wait_stopped PID: PID, or its child (the sanitizer build's wrapper
+# runs e4time as one), is stopped; prints that process's pid.
+wait_stopped() {
+	local i p
+	for i in $(seq 1 200); do
+		for p in "$1" $(pgrep -P "$1"); do
+			if [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = T ]; then
+				echo "$p"
+				return 0
+			fi
+		done
+		sleep 0.05
+	done
+	return 1
+}
+
+# The first writer is stopped in the middle of its writes (the hook's
+# SIGSTOP), holding the image: a second one, through another name of the
+# same file, is refused at once, writes nothing and leaves the first's
+# undo file alone; the first then finishes.
+test_second_writer_refused() {
+	need_image || return
+	local pid stopped size sum
+	fresh_image
+	ln -s "$IMG" "$TMP/other-name.img"
+	E4TIME_TEST_STOP_AFTER=3 "$E4TIME" "${BACKFILL[@]}" "$IMG" \
+		>/dev/null 2>"$TMP/first.err" &
+	pid=$!
+	stopped=$(wait_stopped "$pid") || {
+		kill -KILL "$pid"
+		fail "the first writer did not stop"
+		return
+	}
+	size=$(stat -c %s "$UNDO.new")
+	sum=$(sha256sum <"$IMG")
+	for args in "backfill -q --from xattr:user.birth:epoch --policy always" \
+		"import -q --policy always" "set -q --crtime @0"; do
+		ERR="$TMP/stderr"
+		# shellcheck disable=SC2086
+		if [ "${args%% *}" = import ]; then
+			"$E4TIME" $args "$TMP/other-name.img" "$MANIFEST" \
+				>/dev/null 2>"$ERR"
+		elif [ "${args%% *}" = set ]; then
+			"$E4TIME" $args "$TMP/other-name.img" /d01/f001 \
+				>/dev/null 2>"$ERR"
+		else
+			"$E4TIME" $args "$TMP/other-name.img" >/dev/null 2>"$ERR"
+		fi
+		RC=$?
+		check_reports "second writer"
+		assertEquals "${args%% *}: refused: $(cat "$ERR")" 16 "$RC"
+		assertEquals "${args%% *}: one line: $(cat "$ERR")" 1 \
+			"$(wc -l <"$ERR")"
+		assertContains "$(cat "$ERR")" \
+			"refusing to write: Another e4time is writing to this image"
+		assertEquals "${args%% *}: the image is as the first left it" \
+			"$sum" "$(sha256sum <"$IMG")"
+		assertEquals "${args%% *}: the first's undo file untouched" \
+			"$size" "$(stat -c %s "$UNDO.new")"
+	done
+	kill -CONT "$stopped"
+	wait "$pid"
+	assertEquals "the first finishes: $(cat "$TMP/first.err")" 0 $?
+	check_reports "first writer"
+	check_restores "the first writer" "$UNDO"
+}
+
+. shunit2
