@@ -29,27 +29,45 @@ const char *e4t_igroup_name(enum e4t_igroup g)
 	return (unsigned)g < E4T_NIGROUPS ? igroup_names[g] : "?";
 }
 
-/* Byte ranges of the on-disk inode and the group each belongs to. */
-static const struct {
-	uint16_t off, len;
-	uint8_t group;
-} ranges[] = {
-	{ 0x00, 2, E4T_IG_MODE },    { 0x02, 2, E4T_IG_MODE },
-	{ 0x04, 4, E4T_IG_SIZE },    { 0x08, 4, E4T_IG_ATIME },
-	{ 0x0C, 4, E4T_IG_CTIME },   { 0x10, 4, E4T_IG_MTIME },
-	{ 0x14, 4, E4T_IG_DTIME },   { 0x18, 2, E4T_IG_MODE },
-	{ 0x1A, 2, E4T_IG_MODE },    { 0x1C, 4, E4T_IG_SIZE },
-	{ 0x20, 4, E4T_IG_MODE },    { 0x24, 4, E4T_IG_VERSION },
-	{ 0x28, 60, E4T_IG_BLOCKS }, { 0x64, 4, E4T_IG_GENERATION },
-	{ 0x68, 4, E4T_IG_MODE },    { 0x6C, 4, E4T_IG_SIZE },
-	{ 0x70, 4, E4T_IG_OTHER },   { 0x74, 2, E4T_IG_SIZE },
-	{ 0x76, 2, E4T_IG_MODE },    { 0x78, 2, E4T_IG_MODE },
-	{ 0x7A, 2, E4T_IG_MODE },    { 0x7C, 2, E4T_IG_CSUM },
-	{ 0x7E, 2, E4T_IG_OTHER },   { 0x80, 2, E4T_IG_OTHER },
-	{ 0x82, 2, E4T_IG_CSUM },    { 0x84, 4, E4T_IG_CTIME },
-	{ 0x88, 4, E4T_IG_MTIME },   { 0x8C, 4, E4T_IG_ATIME },
-	{ 0x90, 4, E4T_IG_CRTIME },  { 0x94, 4, E4T_IG_CRTIME },
-	{ 0x98, 4, E4T_IG_VERSION }, { 0x9C, 4, E4T_IG_MODE },
+/*
+ * The group of each byte of the on-disk inode up to 0xA0 (struct
+ * ext2_inode_large up to i_projid); past it no field is named.
+ */
+#define RANGES_END 0xA0
+#define G2(g)	   E4T_IG_##g, E4T_IG_##g
+#define G4(g)	   G2(g), G2(g)
+#define G20(g)	   G4(g), G4(g), G4(g), G4(g), G4(g)
+#define G60(g)	   G20(g), G20(g), G20(g)
+static const uint8_t byte_group[RANGES_END] = {
+	G4(MODE),	/* 0x00 i_mode, i_uid */
+	G4(SIZE),	/* 0x04 i_size_lo */
+	G4(ATIME),	/* 0x08 */
+	G4(CTIME),	/* 0x0C */
+	G4(MTIME),	/* 0x10 */
+	G4(DTIME),	/* 0x14 */
+	G4(MODE),	/* 0x18 i_gid, i_links_count */
+	G4(SIZE),	/* 0x1C i_blocks_lo */
+	G4(MODE),	/* 0x20 i_flags */
+	G4(VERSION),	/* 0x24 l_i_version */
+	G60(BLOCKS),	/* 0x28 i_block */
+	G4(GENERATION), /* 0x64 */
+	G4(MODE),	/* 0x68 i_file_acl_lo */
+	G4(SIZE),	/* 0x6C i_size_high */
+	G4(OTHER),	/* 0x70 i_faddr */
+	G2(SIZE),	/* 0x74 l_i_blocks_high */
+	G2(MODE),	/* 0x76 l_i_file_acl_high */
+	G4(MODE),	/* 0x78 l_i_uid_high, l_i_gid_high */
+	G2(CSUM),	/* 0x7C l_i_checksum_lo */
+	G2(OTHER),	/* 0x7E l_i_reserved */
+	G2(OTHER),	/* 0x80 i_extra_isize */
+	G2(CSUM),	/* 0x82 i_checksum_hi */
+	G4(CTIME),	/* 0x84 i_ctime_extra */
+	G4(MTIME),	/* 0x88 i_mtime_extra */
+	G4(ATIME),	/* 0x8C i_atime_extra */
+	G4(CRTIME),	/* 0x90 i_crtime */
+	G4(CRTIME),	/* 0x94 i_crtime_extra */
+	G4(VERSION),	/* 0x98 i_version_hi */
+	G4(MODE),	/* 0x9C i_projid */
 };
 
 void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
@@ -67,14 +85,66 @@ void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
 	e4t_inode_decode(&tmp, inode_size, ino, info);
 }
 
+/*
+ * The groups a difference in byte b puts in what: below 128 the range
+ * of the byte; above, the extra fields end at extra_end (from the new
+ * copy's i_extra_isize, 128 when that is unusable): i_extra_isize
+ * itself is "other", a range counts when it ends by extra_end, and what
+ * follows extra_end is in-inode xattr space.
+ */
+static uint32_t byte_what(unsigned b, unsigned extra_end)
+{
+	uint32_t m = 0;
+
+	if (b < 128)
+		return 1U << byte_group[b];
+	if (b < 0x82)
+		m |= 1U << E4T_IG_OTHER;
+	if (b < extra_end && b < RANGES_END)
+		m |= 1U << byte_group[b];
+	if (b >= extra_end)
+		m |= 1U << E4T_IG_XATTR;
+	return m;
+}
+
 void e4t_inode_compare(const uint8_t *old, const uint8_t *new,
 		       unsigned inode_size, struct e4t_icopy *c)
 {
 	uint32_t what = 0;
-	unsigned extra_end = 128, i;
+	unsigned extra_end = 128, off;
 	uint16_t old_links, new_links;
+	int same = 1;
 
-	if (memcmp(old, new, inode_size) == 0) {
+	if (inode_size > 128) {
+		unsigned ex = jbd2_le16(new + 0x80);
+
+		if (ex >= 4 && 128 + ex <= inode_size && !(ex & 3))
+			extra_end = 128 + ex;
+	}
+	/* 8 bytes at a time; each differing byte names its groups */
+	for (off = 0; off + 8 <= inode_size; off += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, old + off, 8);
+		memcpy(&y, new + off, 8);
+		x ^= y;
+		if (!x)
+			continue;
+		same = 0;
+		while (x) {
+			unsigned k = (unsigned)__builtin_ctzll(x) / 8;
+
+			what |= byte_what(off + k, extra_end);
+			x &= ~(0xFFULL << (8 * k));
+		}
+	}
+	for (; off < inode_size; off++) {
+		if (old[off] != new[off]) {
+			same = 0;
+			what |= byte_what(off, extra_end);
+		}
+	}
+	if (same) {
 		c->what = 0;
 		c->same = 1;
 		c->crtime_changed = 0;
@@ -82,36 +152,12 @@ void e4t_inode_compare(const uint8_t *old, const uint8_t *new,
 		return;
 	}
 
-	if (inode_size > 128) {
-		unsigned ex = jbd2_le16(new + 0x80);
-
-		if (ex >= 4 && 128 + ex <= inode_size && !(ex & 3))
-			extra_end = 128 + ex;
-		if (memcmp(old + 0x80, new + 0x80, 2) != 0)
-			what |= 1U << E4T_IG_OTHER;
-	}
-	for (i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
-		unsigned off = ranges[i].off, len = ranges[i].len;
-
-		if (off >= 128 && off + len > extra_end)
-			continue;
-		if (off >= inode_size)
-			continue;
-		if (memcmp(old + off, new + off, len) != 0)
-			what |= 1U << ranges[i].group;
-	}
-	if (extra_end < inode_size &&
-	    memcmp(old + extra_end, new + extra_end, inode_size - extra_end))
-		what |= 1U << E4T_IG_XATTR;
-
 	c->what = what;
-	c->same = memcmp(old, new, inode_size) == 0;
+	c->same = 0;
 	c->crtime_changed = !!(what & (1U << E4T_IG_CRTIME));
 	old_links = jbd2_le16(old + 0x1A);
 	new_links = jbd2_le16(new + 0x1A);
 	c->change = E4T_CH_OTHER;
-	if (c->same)
-		return;
 	if (old_links == 0 && new_links > 0 &&
 	    (jbd2_le16(old) == 0 || jbd2_le32(old + 0x14) != 0 ||
 	     memcmp(old + 0x64, new + 0x64, 4)))
@@ -221,14 +267,22 @@ static blk64_t geom_home(ext2_filsys fs, const struct geom *g, ext2_ino_t ino,
 /* Last copy of each inode-table block seen (open hash on fs block)    */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The copies are read where the journal lies in memory when it is mapped
+ * (e4t_journal_block); data and first then point there, and into own
+ * and first_own only when a copy had to be read or changed (an escaped
+ * block, an unmapped journal, a fast commit's inode).
+ */
 struct slot {
-	blk64_t block;	 /* 0: empty */
-	uint8_t *data;	 /* the last copy seen */
-	uint8_t *first;	 /* the first copy seen ... */
-	size_t first_ti; /* ... in this transaction */
-	uint8_t *disk;	 /* the home block on disk */
-	int live_seen;	 /* a copy is in the live log */
-	int disk_match;	 /* the home block equals some copy */
+	blk64_t block;	      /* 0: empty */
+	const uint8_t *data;  /* the last copy seen */
+	const uint8_t *first; /* the first copy seen ... */
+	size_t first_ti;      /* ... in this transaction */
+	uint8_t *disk;	      /* the home block on disk */
+	uint8_t *own;	      /* data when it is ours */
+	uint8_t *first_own;   /* first when it is ours */
+	int live_seen;	      /* a copy is in the live log */
+	int disk_match;	      /* the home block equals some copy */
 };
 
 struct copies {
@@ -284,11 +338,25 @@ static void copies_free(struct copies *c)
 	size_t i;
 
 	for (i = 0; i < c->cap; i++) {
-		free(c->s[i].data);
-		free(c->s[i].first);
+		free(c->s[i].own);
+		free(c->s[i].first_own);
 		free(c->s[i].disk);
 	}
 	free(c->s);
+}
+
+/* s->data made ours to change (a copy of what it was); NULL: ENOMEM. */
+static uint8_t *slot_own(struct slot *s, size_t bs)
+{
+	if (!s->own) {
+		s->own = malloc(bs);
+		if (!s->own)
+			return NULL;
+	}
+	if (s->data && s->data != s->own)
+		memcpy(s->own, s->data, bs);
+	s->data = s->own;
+	return s->own;
 }
 
 static int usable(const struct e4t_jtrans *t)
@@ -410,6 +478,7 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 		for (bi = 0; bi < t->nblocks && !stop; bi++) {
 			const struct e4t_jblock *b = &t->blocks[bi];
 			ext2_ino_t first = geom_first_ino(&g, b->fsblock);
+			const uint8_t *cur;
 			struct slot *s;
 			int baseline;
 
@@ -422,9 +491,13 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 				continue;
 			}
 			at->itable_blocks++;
-			err = e4t_journal_read_copy(j, b, buf);
-			if (err)
-				goto fail;
+			cur = e4t_journal_block(j, b->jblock);
+			if (!cur || (b->flags & E4T_JB_ESCAPED)) {
+				err = e4t_journal_read_copy(j, b, buf);
+				if (err)
+					goto fail;
+				cur = buf;
+			}
 			s = copies_find(&cp, b->fsblock, 1);
 			if (!s) {
 				err = ENOMEM;
@@ -432,14 +505,22 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 			}
 			baseline = s->data == NULL;
 			if (baseline) {
-				s->data = malloc(fs->blocksize);
-				s->first = malloc(fs->blocksize);
 				s->disk = malloc(fs->blocksize);
-				if (!s->data || !s->first || !s->disk) {
+				if (!s->disk) {
 					err = ENOMEM;
 					goto fail;
 				}
-				memcpy(s->first, buf, fs->blocksize);
+				s->first = cur;
+				if (cur == buf) {
+					s->first_own = malloc(fs->blocksize);
+					if (!s->first_own) {
+						err = ENOMEM;
+						goto fail;
+					}
+					memcpy(s->first_own, buf,
+					       fs->blocksize);
+					s->first = s->first_own;
+				}
 				s->first_ti = ti;
 				if (io_channel_read_blk64(fs->io, b->fsblock, 1,
 							  s->disk)) {
@@ -451,12 +532,18 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 			if (t->flags & E4T_JT_LIVE)
 				s->live_seen = 1;
 			if (s->disk && !s->disk_match &&
-			    memcmp(s->disk, buf, fs->blocksize) == 0)
+			    memcmp(s->disk, cur, fs->blocksize) == 0)
 				s->disk_match = 1;
-			for (k = 0; k < g.ipb && !stop; k++) {
+			/* a block unchanged has no inode changed */
+			if (!baseline &&
+			    memcmp(s->data, cur, fs->blocksize) == 0)
+				k = g.ipb;
+			else
+				k = 0;
+			for (; k < g.ipb && !stop; k++) {
 				struct e4t_icopy c;
 				const uint8_t *old = s->data + k * g.isize;
-				const uint8_t *new = buf + k *g.isize;
+				const uint8_t *new = cur + k *g.isize;
 
 				memset(&c, 0, sizeof(c));
 				c.ino = first + (ext2_ino_t)k;
@@ -475,7 +562,17 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 					stop = record(&ac, &c, old, g.isize,
 						      at);
 			}
-			memcpy(s->data, buf, fs->blocksize);
+			if (cur == buf) {
+				uint8_t *o = slot_own(s, fs->blocksize);
+
+				if (!o) {
+					err = ENOMEM;
+					goto fail;
+				}
+				memcpy(o, buf, fs->blocksize);
+			} else {
+				s->data = cur;
+			}
 		}
 		for (bi = 0; bi < t->nfc_inodes && !stop; bi++) {
 			const struct e4t_fc_inode *fi = &t->fc_inodes[bi];
@@ -498,15 +595,15 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 			if (!s->data) {
 				/* no full copy of its block yet: start from
 				 * the home block, this record is a baseline */
-				s->data = malloc(fs->blocksize);
-				if (!s->data) {
+				uint8_t *o = slot_own(s, fs->blocksize);
+
+				if (!o) {
 					err = ENOMEM;
 					goto fail;
 				}
-				if (io_channel_read_blk64(fs->io, home, 1,
-							  s->data))
-					memset(s->data, 0, fs->blocksize);
-				memcpy(s->data + off, buf + fi->offset,
+				if (io_channel_read_blk64(fs->io, home, 1, o))
+					memset(o, 0, fs->blocksize);
+				memcpy(o + off, buf + fi->offset,
 				       fi->len < g.isize ? fi->len : g.isize);
 				memset(&c, 0, sizeof(c));
 				c.ino = fi->ino;
@@ -545,8 +642,16 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 				if (!c.baseline)
 					e4t_inode_compare(tmp, nw, g.isize, &c);
 				stop = record(&ac, &c, tmp, g.isize, at);
-				if (s && s->data)
-					memcpy(s->data + off, nw, g.isize);
+				if (s && s->data) {
+					uint8_t *o = slot_own(s, fs->blocksize);
+
+					if (!o) {
+						free(nw);
+						err = ENOMEM;
+						goto fail;
+					}
+					memcpy(o + off, nw, g.isize);
+				}
 				free(nw);
 			}
 		}
