@@ -92,7 +92,7 @@ void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
  * itself is "other", a range counts when it ends by extra_end, and what
  * follows extra_end is in-inode xattr space.
  */
-static uint32_t byte_what(unsigned b, unsigned extra_end)
+static inline uint32_t byte_what(unsigned b, unsigned extra_end)
 {
 	uint32_t m = 0;
 
@@ -105,6 +105,39 @@ static uint32_t byte_what(unsigned b, unsigned extra_end)
 	if (b >= extra_end)
 		m |= 1U << E4T_IG_XATTR;
 	return m;
+}
+
+/* The groups of the differing bytes (the non-zero bytes of x, the XOR
+ * of the two copies' words at byte off). */
+static inline uint32_t word_what(uint64_t x, unsigned off, unsigned extra_end)
+{
+	uint32_t what = 0;
+
+	while (x) {
+		unsigned k = (unsigned)__builtin_ctzll(x) / 8;
+
+		what |= byte_what(off + k, extra_end);
+		x &= ~(0xFFULL << (8 * k));
+	}
+	return what;
+}
+
+/* d[w] = word w of a XOR word w of b, over 256 bytes; non-zero when
+ * they differ. */
+static uint64_t xor256(const uint8_t *a, const uint8_t *b, uint64_t *d)
+{
+	uint64_t acc = 0;
+	unsigned w;
+
+	for (w = 0; w < 32; w++) {
+		uint64_t x, y;
+
+		memcpy(&x, a + 8 * w, 8);
+		memcpy(&y, b + 8 * w, 8);
+		d[w] = x ^ y;
+		acc |= d[w];
+	}
+	return acc;
 }
 
 void e4t_inode_compare(const uint8_t *old, const uint8_t *new,
@@ -121,21 +154,27 @@ void e4t_inode_compare(const uint8_t *old, const uint8_t *new,
 		if (ex >= 4 && 128 + ex <= inode_size && !(ex & 3))
 			extra_end = 128 + ex;
 	}
-	/* 8 bytes at a time; each differing byte names its groups */
-	for (off = 0; off + 8 <= inode_size; off += 8) {
+	/* 256 bytes at a time (a loop the compiler vectorizes), then each
+	 * differing byte of each differing word names its groups */
+	for (off = 0; off + 256 <= inode_size; off += 256) {
+		uint64_t d[32];
+		unsigned w;
+
+		if (!xor256(old + off, new + off, d))
+			continue;
+		same = 0;
+		for (w = 0; w < 32; w++)
+			if (d[w])
+				what |= word_what(d[w], off + 8 * w, extra_end);
+	}
+	for (; off + 8 <= inode_size; off += 8) {
 		uint64_t x, y;
 
 		memcpy(&x, old + off, 8);
 		memcpy(&y, new + off, 8);
-		x ^= y;
-		if (!x)
-			continue;
-		same = 0;
-		while (x) {
-			unsigned k = (unsigned)__builtin_ctzll(x) / 8;
-
-			what |= byte_what(off + k, extra_end);
-			x &= ~(0xFFULL << (8 * k));
+		if (x != y) {
+			same = 0;
+			what |= word_what(x ^ y, off, extra_end);
 		}
 	}
 	for (; off < inode_size; off++) {
