@@ -134,8 +134,8 @@ static uint64_t xor256(const uint8_t *a, const uint8_t *b, uint64_t *d)
 	for (w = 0; w < 32; w++) {
 		uint64_t x, y;
 
-		memcpy(&x, a + 8 * w, 8);
-		memcpy(&y, b + 8 * w, 8);
+		memcpy(&x, a + (size_t)8 * w, 8);
+		memcpy(&y, b + (size_t)8 * w, 8);
 		d[w] = x ^ y;
 		acc |= d[w];
 	}
@@ -390,7 +390,7 @@ static void copies_free(struct copies *c)
 static uint8_t *slot_own(struct slot *s, size_t bs)
 {
 	if (!s->own) {
-		s->own = malloc(bs);
+		s->own = malloc(bs ? bs : 1);
 		if (!s->own)
 			return NULL;
 	}

@@ -15,7 +15,8 @@
 
 #include "jmap.h"
 
-#define MAX_RUNS 4096 /* well under vm.max_map_count */
+#define MAX_RUNS      4096 /* well under vm.max_map_count */
+#define RESERVE_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)
 
 static int file_size(int fd, uint64_t *size)
 {
@@ -78,17 +79,22 @@ static void map_internal_(struct e4t_jmap *m, int fd, uint64_t offset,
 	}
 	if (bs % psz || offset % psz)
 		return;
-	p = mmap(NULL, (size_t)total, PROT_NONE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	/* the range, reserved: anonymous, fd -1 as mmap(2) asks */
+	/* cppcheck-suppress invalidFunctionArg */
+	p = mmap(NULL, (size_t)total, PROT_NONE, RESERVE_FLAGS, -1, 0);
 	if (p == MAP_FAILED)
 		return;
 	res = p;
 	for (i = 0; i < nblocks; i += n) {
+		void *q;
+
 		for (n = 1; i + n < nblocks && map[i + n] == map[i] + n; n++)
 			;
-		if (mmap(res + (size_t)i * bs, (size_t)n * bs, PROT_READ,
+		q = mmap(res + (size_t)i * bs, (size_t)n * bs, PROT_READ,
 			 MAP_SHARED | MAP_FIXED | pop, fd,
-			 (off_t)(offset + map[i] * bs)) == MAP_FAILED) {
+			 (off_t)(offset + map[i] * bs));
+		/* in place in the reserved range: munmap(p) frees it */
+		if (q == MAP_FAILED) {
 			munmap(p, (size_t)total);
 			return;
 		}

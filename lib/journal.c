@@ -1158,12 +1158,12 @@ errcode_t e4t_journal_load(struct e4t_journal *j, unsigned flags,
 	/* the journal in place (read-only images through unix_io only) */
 	if (j->fd >= 0)
 		err = e4t_jmap_open(&j->mm, NULL, 0, NULL, j->fd, in->maxlen,
-				    in->blocksize, flags & E4T_J_STALE);
+				    in->blocksize, (flags & E4T_J_STALE) != 0);
 	else if (!j->img->writable &&
 		 j->img->fs->io->manager == unix_io_manager)
 		err = e4t_jmap_open(&j->mm, j->img->name, j->img->offset,
 				    j->map, -1, in->maxlen, in->blocksize,
-				    flags & E4T_J_STALE);
+				    (flags & E4T_J_STALE) != 0);
 	else
 		err = 0;
 	if (err)
