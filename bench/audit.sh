@@ -227,21 +227,23 @@ else
 fi
 
 # ---------------------------------------------------------------- timing
-# timed_run OUTFILE CMD...: appends "WALL_SECONDS PEAK_RSS_KIB RC" to OUTFILE.
+# timed_run OUTFILE CMD...: appends "WALL_SECONDS PEAK_RSS_KIB RC CPU_SECONDS"
+# to OUTFILE (CPU: user + system, every thread; the machine is shared, and
+# wall time also counts the waits for a CPU).
 timed_run() {
     local out=$1; shift
     local tf rc t0 t1 last
     tf=$(mktemp)
     t0=$EPOCHREALTIME
     set +e
-    /usr/bin/time -f '%e %M' -o "$tf" "$@" >/dev/null 2>>"$out.stderr"
+    /usr/bin/time -f '%e %M %U %S' -o "$tf" "$@" >/dev/null 2>>"$out.stderr"
     rc=$?
     set -e
     t1=$EPOCHREALTIME
     last=$(tail -n 1 "$tf")
     rm -f "$tf"
     awk -v a="$t0" -v b="$t1" -v l="$last" -v rc="$rc" \
-        'BEGIN { split(l, f, " "); printf "%.3f %d %d\n", b - a, f[2], rc }' >>"$out"
+        'BEGIN { split(l, f, " "); printf "%.3f %d %d %.2f\n", b - a, f[2], rc, f[3] + f[4] }' >>"$out"
 }
 median() {
     awk -v c="$2" '{ print $c }' "$1" | sort -g |
@@ -294,6 +296,7 @@ if [ -f "$S_IMG" ] && [ "$E4_OK" = 1 ]; then
     S_BYTES=$((S_BLOCKS * S_BS))
 fi
 for f in "$E4_RES" "$DF_RES" "$FR_RES" "$FC_RES" "$S_E4" "$S_DF"; do : >"$f"; : >"$f.stderr"; done
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((i = 1; i <= RUNS; i++)); do
     if [ "$E4_OK" = 1 ]; then
         log "e4time audit run $i/$RUNS"
@@ -315,6 +318,7 @@ for ((i = 1; i <= RUNS; i++)); do
     fi
 done
 
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 gbps() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.3f", b / 1e9 / s; else print "nan" }'; }
 DF_MED=$(median "$DF_RES" 1)
 if [ "$E4_OK" = 1 ]; then
@@ -341,20 +345,24 @@ fi
     echo "- runs: $RUNS timed runs of each command after one untimed warm-up each (page cache warm), alternating"
     echo "- commands: \`e4time audit IMG --format json > /dev/null\`, \`debugfs -R \"logdump -a\" IMG > /dev/null\`"
     echo
-    echo "| command | runs | median s | min s | max s | peak RSS MiB | journal GB/s (whole log) | GB/s of the part walked |"
-    echo "|---|---|---|---|---|---|---|---|"
+    echo "- load average: $LOAD0 at the start of the timed runs, $LOAD1 at the end ($(nproc) CPUs)"
+    echo
+    echo "| command | runs | median s | min s | max s | median CPU s | peak RSS MiB | journal GB/s (whole log) | GB/s of the part walked |"
+    echo "|---|---|---|---|---|---|---|---|---|"
     if [ "$E4_OK" = 1 ]; then
-        echo "| e4time audit | $RUNS | $E4_MED | $(sort -g "$E4_RES" | head -n 1 | cut -d' ' -f1) | $(maxcol "$E4_RES" 1) | $(awk -v k="$(maxcol "$E4_RES" 2)" 'BEGIN { printf "%.1f", k / 1024 }') | $(gbps "$J_BYTES" "$E4_MED") | $(gbps "$J_BYTES" "$E4_MED") (whole log) |"
+        echo "| e4time audit | $RUNS | $E4_MED | $(sort -g "$E4_RES" | head -n 1 | cut -d' ' -f1) | $(maxcol "$E4_RES" 1) | $(median "$E4_RES" 4) | $(awk -v k="$(maxcol "$E4_RES" 2)" 'BEGIN { printf "%.1f", k / 1024 }') | $(gbps "$J_BYTES" "$E4_MED") | $(gbps "$J_BYTES" "$E4_MED") (whole log) |"
     else
-        echo "| e4time audit | 0 | - | - | - | - | - | - |"
+        echo "| e4time audit | 0 | - | - | - | - | - | - | - |"
     fi
-    echo "| debugfs logdump -a | $RUNS | $DF_MED | $(sort -g "$DF_RES" | head -n 1 | cut -d' ' -f1) | $(maxcol "$DF_RES" 1) | $(awk -v k="$(maxcol "$DF_RES" 2)" 'BEGIN { printf "%.1f", k / 1024 }') | $(gbps "$J_BYTES" "$DF_MED") | $(gbps "$LIVE_BYTES" "$DF_MED") (live log) |"
+    echo "| debugfs logdump -a | $RUNS | $DF_MED | $(sort -g "$DF_RES" | head -n 1 | cut -d' ' -f1) | $(maxcol "$DF_RES" 1) | $(median "$DF_RES" 4) | $(awk -v k="$(maxcol "$DF_RES" 2)" 'BEGIN { printf "%.1f", k / 1024 }') | $(gbps "$J_BYTES" "$DF_MED") | $(gbps "$LIVE_BYTES" "$DF_MED") (live log) |"
     if [ "$FLOOR_OK" = 1 ]; then
-        echo "| floor: pread of the journal, 1 MiB at a time | $RUNS | $(median "$FR_RES" 1) | $(sort -g "$FR_RES" | head -n 1 | cut -d' ' -f1) | $(maxcol "$FR_RES" 1) | - | $(gbps "$J_BYTES" "$(median "$FR_RES" 1)") | (whole log) |"
-        echo "| floor: mmap of the journal + CRC32C of every block | $RUNS | $(median "$FC_RES" 1) | $(sort -g "$FC_RES" | head -n 1 | cut -d' ' -f1) | $(maxcol "$FC_RES" 1) | - | $(gbps "$J_BYTES" "$(median "$FC_RES" 1)") | (whole log) |"
+        echo "| floor: pread of the journal, 1 MiB at a time | $RUNS | $(median "$FR_RES" 1) | $(sort -g "$FR_RES" | head -n 1 | cut -d' ' -f1) | $(maxcol "$FR_RES" 1) | $(median "$FR_RES" 4) | - | $(gbps "$J_BYTES" "$(median "$FR_RES" 1)") | (whole log) |"
+        echo "| floor: mmap of the journal + CRC32C of every block | $RUNS | $(median "$FC_RES" 1) | $(sort -g "$FC_RES" | head -n 1 | cut -d' ' -f1) | $(maxcol "$FC_RES" 1) | $(median "$FC_RES" 4) | - | $(gbps "$J_BYTES" "$(median "$FC_RES" 1)") | (whole log) |"
     fi
     echo
     echo "e4time / debugfs (median wall time): $RATIO"
+    echo
+    echo "e4time's peak RSS counts the journal it maps (page cache pages shared with the kernel, read in place, not memory it allocates)."
     echo
     echo "Floor (bench/audit-floor.c, same loop): $FLOOR_NOTE."
     if [ "$S_OK" = 1 ]; then
@@ -363,10 +371,10 @@ fi
         echo
         echo "Second image, same loop: $S_IMG, journal $S_BLOCKS blocks of $S_BS bytes = $S_BYTES bytes"
         echo
-        echo "| command | runs | median s | min s | max s | journal GB/s (whole log) |"
-        echo "|---|---|---|---|---|---|"
-        echo "| e4time audit | $RUNS | $S_E4M | $(sort -g "$S_E4" | head -n 1 | cut -d' ' -f1) | $(maxcol "$S_E4" 1) | $(gbps "$S_BYTES" "$S_E4M") |"
-        echo "| debugfs logdump -a | $RUNS | $S_DFM | $(sort -g "$S_DF" | head -n 1 | cut -d' ' -f1) | $(maxcol "$S_DF" 1) | $(gbps "$S_BYTES" "$S_DFM") |"
+        echo "| command | runs | median s | min s | max s | median CPU s | journal GB/s (whole log) |"
+        echo "|---|---|---|---|---|---|---|"
+        echo "| e4time audit | $RUNS | $S_E4M | $(sort -g "$S_E4" | head -n 1 | cut -d' ' -f1) | $(maxcol "$S_E4" 1) | $(median "$S_E4" 4) | $(gbps "$S_BYTES" "$S_E4M") |"
+        echo "| debugfs logdump -a | $RUNS | $S_DFM | $(sort -g "$S_DF" | head -n 1 | cut -d' ' -f1) | $(maxcol "$S_DF" 1) | $(median "$S_DF" 4) | $(gbps "$S_BYTES" "$S_DFM") |"
         echo
         echo "e4time / debugfs on it (median wall time): $(awk -v a="$S_E4M" -v b="$S_DFM" 'BEGIN { printf "%.3f", a / b }')"
     fi
