@@ -35,7 +35,25 @@
 # Timing: one untimed warm-up run of each command (the image is in the page
 # cache), then RUNS timed runs of each, alternating; wall time by bash's
 # EPOCHREALTIME around /usr/bin/time (peak RSS from %M). GB/s = 10^9 bytes
-# a second. Results to stdout and $RESULTS.
+# a second: for e4time the whole journal (it scans every block of it), for
+# debugfs both the whole journal and the live part it walks. Results to
+# stdout and $RESULTS.
+#
+# Floor: bench/audit-floor.c (built here with cc -O2, x86-64) reads the
+# journal's own extents of the same image in the same loop, as a plain
+# pread() of 1 MiB at a time, and mapped (mmap, MAP_POPULATE) with a
+# CRC32C of every block: what any reader that checksums every journal
+# block pays on this machine, before it compares anything.
+#
+# Second image: when $BENCH_DIR/j128-live.img exists (a 128 MiB journal,
+# 20,000 files read 22 times under strictatime, copied while mounted; the
+# recipe is below), both tools are timed on it in the same loop too.
+#   truncate -s 1G j128.img && mkfs.ext4 -q -F -J size=128 j128.img
+#   mount -o loop,strictatime,commit=300 j128.img /mnt && mkdir /mnt/d
+#   (cd /mnt/d && seq 1 20000 | xargs -n 1000 touch) && sync
+#   for r in $(seq 1 22); do
+#       find /mnt/d -type f -print0 | xargs -0 cat >/dev/null; sync; done
+#   cp --sparse=always j128.img j128-live.img && umount /mnt
 #
 # Environment knobs (defaults in brackets):
 #   BENCH_DIR   image cache and outputs [/var/tmp/e4time-bench]
@@ -43,7 +61,7 @@
 #   ROUNDS      read rounds of the build [48]
 #   E4TIME      the binary to time; a copy taken at start is timed [$top/tools/e4time]
 #   REBUILD     1: rebuild the image even if cached [0]
-#   RESULTS     where the report goes [$BENCH_DIR/RESULTS-audit.md]
+#   RESULTS     where the report goes [bench/RESULTS-audit.md]
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -54,7 +72,7 @@ RUNS=${RUNS:-3}
 ROUNDS=${ROUNDS:-48}
 E4TIME=${E4TIME:-$top/tools/e4time}
 REBUILD=${REBUILD:-0}
-RESULTS=${RESULTS:-$BENCH_DIR/RESULTS-audit.md}
+RESULTS=${RESULTS:-$here/RESULTS-audit.md}
 NDIRS=100
 NPERDIR=1000
 
@@ -73,16 +91,18 @@ OUT=$BENCH_DIR/out
 IMG=$BENCH_DIR/audit-1g.img
 BUILD=$BENCH_DIR/audit-1g.build
 
-# Time a copy of e4time taken now (the tree may be rebuilt meanwhile); the
-# benchmark still runs the debugfs part when e4time or its audit command is
-# missing.
+# Time a copy of e4time taken now (the tree may be rebuilt meanwhile; a
+# name of its own: other work trees share $BENCH_DIR); the benchmark still
+# runs the debugfs part when e4time or its audit command is missing.
 E4_OK=0
 E4_NOTE=""
+TMPBIN=()
 if [ -x "$E4TIME" ]; then
     E4TIME_SRC=$E4TIME
-    E4TIME=$BENCH_DIR/bin/e4time-audit
-    cp "$E4TIME_SRC" "$E4TIME.tmp"
-    mv "$E4TIME.tmp" "$E4TIME"
+    E4TIME=$(mktemp "$BENCH_DIR/bin/e4time-audit.XXXXXX")
+    TMPBIN+=("$E4TIME")
+    cp "$E4TIME_SRC" "$E4TIME"
+    chmod 755 "$E4TIME"
     E4_SUM=$(sha256sum "$E4TIME" | cut -c1-12)
     E4_BUILT=$(date -u -r "$E4TIME_SRC" +%Y-%m-%dT%H:%M:%SZ)
     E4_COMMIT=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?')
@@ -102,6 +122,7 @@ cleanup() {
         rmdir "$mnt" 2>/dev/null
     fi
     [ -z "$loop" ] || losetup -d "$loop"
+    [ "${#TMPBIN[@]}" = 0 ] || rm -f "${TMPBIN[@]}"
 }
 trap cleanup EXIT
 
@@ -183,23 +204,46 @@ else
 fi
 LIVE_BYTES=$((LIVE_BLOCKS * J_BS))
 LOGGED=$(awk -v n="$(bval jbd2_transactions)" -v b="$(bval jbd2_logged_blocks_per_transaction)" 'BEGIN { print n * b }')
+# the journal's extents (leaf lines of the journal inode's extent tree)
+mapfile -t J_RUNS < <(debugfs -R "ex <8>" "$IMG" 2>/dev/null | awk '
+    $1 ~ /\/$/ && $1 + 0 == $2 + 0 && $6 == "-" && $9 == "-" { print $8 ":" $10 - $8 + 1 }')
+J_RUN_BLOCKS=0
+for r in "${J_RUNS[@]}"; do J_RUN_BLOCKS=$((J_RUN_BLOCKS + ${r#*:})); done
+FLOOR_OK=0
+FLOOR_NOTE="not measured"
+if [ "$J_RUN_BLOCKS" != "$J_BLOCKS" ]; then
+    FLOOR_NOTE="not measured: the journal's extents ($J_RUN_BLOCKS blocks) do not add up to $J_BLOCKS blocks"
+elif [ "$(uname -m)" != x86_64 ] || ! command -v cc >/dev/null; then
+    FLOOR_NOTE="not measured: needs cc on x86-64"
+else
+    FLOOR=$(mktemp "$BENCH_DIR/bin/audit-floor.XXXXXX")
+    TMPBIN+=("$FLOOR")
+    if cc -O2 -o "$FLOOR" "$here/audit-floor.c"; then
+        FLOOR_OK=1
+        FLOOR_NOTE="${#J_RUNS[@]} extents: ${J_RUNS[*]} (start:blocks)"
+    else
+        FLOOR_NOTE="not measured: bench/audit-floor.c does not build"
+    fi
+fi
 
 # ---------------------------------------------------------------- timing
-# timed_run OUTFILE CMD...: appends "WALL_SECONDS PEAK_RSS_KIB RC" to OUTFILE.
+# timed_run OUTFILE CMD...: appends "WALL_SECONDS PEAK_RSS_KIB RC CPU_SECONDS"
+# to OUTFILE (CPU: user + system, every thread; the machine is shared, and
+# wall time also counts the waits for a CPU).
 timed_run() {
     local out=$1; shift
     local tf rc t0 t1 last
     tf=$(mktemp)
     t0=$EPOCHREALTIME
     set +e
-    /usr/bin/time -f '%e %M' -o "$tf" "$@" >/dev/null 2>>"$out.stderr"
+    /usr/bin/time -f '%e %M %U %S' -o "$tf" "$@" >/dev/null 2>>"$out.stderr"
     rc=$?
     set -e
     t1=$EPOCHREALTIME
     last=$(tail -n 1 "$tf")
     rm -f "$tf"
     awk -v a="$t0" -v b="$t1" -v l="$last" -v rc="$rc" \
-        'BEGIN { split(l, f, " "); printf "%.3f %d %d\n", b - a, f[2], rc }' >>"$out"
+        'BEGIN { split(l, f, " "); printf "%.3f %d %d %.2f\n", b - a, f[2], rc, f[3] + f[4] }' >>"$out"
 }
 median() {
     awk -v c="$2" '{ print $c }' "$1" | sort -g |
@@ -236,7 +280,23 @@ rm -f "$OUT/audit.logdump-a"
 
 E4_RES=$OUT/audit.e4time.runs
 DF_RES=$OUT/audit.debugfs.runs
-: >"$E4_RES"; : >"$E4_RES.stderr"; : >"$DF_RES"; : >"$DF_RES.stderr"
+FR_RES=$OUT/audit.floor-read.runs
+FC_RES=$OUT/audit.floor-mapcrc.runs
+S_IMG=$BENCH_DIR/j128-live.img
+S_E4=$OUT/audit.j128.e4time.runs
+S_DF=$OUT/audit.j128.debugfs.runs
+S_OK=0
+if [ -f "$S_IMG" ] && [ "$E4_OK" = 1 ]; then
+    S_OK=1
+    cat "$S_IMG" >/dev/null
+    "$E4TIME" audit "$S_IMG" --format json >"$OUT/audit.j128.e4time.json" 2>/dev/null || true
+    debugfs -R "logdump -a" "$S_IMG" >/dev/null 2>&1 || true
+    S_BLOCKS=$(dumpe2fs -h "$S_IMG" 2>/dev/null | sed -n 's/^Total journal blocks: *//p')
+    S_BS=$(dumpe2fs -h "$S_IMG" 2>/dev/null | sed -n 's/^Block size: *//p')
+    S_BYTES=$((S_BLOCKS * S_BS))
+fi
+for f in "$E4_RES" "$DF_RES" "$FR_RES" "$FC_RES" "$S_E4" "$S_DF"; do : >"$f"; : >"$f.stderr"; done
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((i = 1; i <= RUNS; i++)); do
     if [ "$E4_OK" = 1 ]; then
         log "e4time audit run $i/$RUNS"
@@ -246,8 +306,19 @@ for ((i = 1; i <= RUNS; i++)); do
     log "debugfs logdump -a run $i/$RUNS"
     timed_run "$DF_RES" "${DF_CMD[@]}"
     tail -n 1 "$DF_RES" | sed 's/^/    wall s, peak KiB, rc: /' >&2
+    if [ "$FLOOR_OK" = 1 ]; then
+        log "floor: read, map+crc run $i/$RUNS"
+        timed_run "$FR_RES" "$FLOOR" read "$IMG" "$J_BS" "${J_RUNS[@]}"
+        timed_run "$FC_RES" "$FLOOR" map+crc "$IMG" "$J_BS" "${J_RUNS[@]}"
+    fi
+    if [ "$S_OK" = 1 ]; then
+        log "j128-live.img: e4time audit, debugfs logdump -a run $i/$RUNS"
+        timed_run "$S_E4" "$E4TIME" audit "$S_IMG" --format json
+        timed_run "$S_DF" debugfs -R "logdump -a" "$S_IMG"
+    fi
 done
 
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 gbps() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.3f", b / 1e9 / s; else print "nan" }'; }
 DF_MED=$(median "$DF_RES" 1)
 if [ "$E4_OK" = 1 ]; then
@@ -274,16 +345,39 @@ fi
     echo "- runs: $RUNS timed runs of each command after one untimed warm-up each (page cache warm), alternating"
     echo "- commands: \`e4time audit IMG --format json > /dev/null\`, \`debugfs -R \"logdump -a\" IMG > /dev/null\`"
     echo
-    echo "| command | runs | median s | min s | max s | peak RSS MiB | journal GB/s (whole log) | GB/s of the part walked |"
-    echo "|---|---|---|---|---|---|---|---|"
+    echo "- load average: $LOAD0 at the start of the timed runs, $LOAD1 at the end ($(nproc) CPUs)"
+    echo
+    echo "| command | runs | median s | min s | max s | median CPU s | peak RSS MiB | journal GB/s (whole log) | GB/s of the part walked |"
+    echo "|---|---|---|---|---|---|---|---|---|"
     if [ "$E4_OK" = 1 ]; then
-        echo "| e4time audit | $RUNS | $E4_MED | $(sort -g "$E4_RES" | head -n 1 | cut -d' ' -f1) | $(maxcol "$E4_RES" 1) | $(awk -v k="$(maxcol "$E4_RES" 2)" 'BEGIN { printf "%.1f", k / 1024 }') | $(gbps "$J_BYTES" "$E4_MED") | $(gbps "$J_BYTES" "$E4_MED") (whole log) |"
+        echo "| e4time audit | $RUNS | $E4_MED | $(sort -g "$E4_RES" | head -n 1 | cut -d' ' -f1) | $(maxcol "$E4_RES" 1) | $(median "$E4_RES" 4) | $(awk -v k="$(maxcol "$E4_RES" 2)" 'BEGIN { printf "%.1f", k / 1024 }') | $(gbps "$J_BYTES" "$E4_MED") | $(gbps "$J_BYTES" "$E4_MED") (whole log) |"
     else
-        echo "| e4time audit | 0 | - | - | - | - | - | - |"
+        echo "| e4time audit | 0 | - | - | - | - | - | - | - |"
     fi
-    echo "| debugfs logdump -a | $RUNS | $DF_MED | $(sort -g "$DF_RES" | head -n 1 | cut -d' ' -f1) | $(maxcol "$DF_RES" 1) | $(awk -v k="$(maxcol "$DF_RES" 2)" 'BEGIN { printf "%.1f", k / 1024 }') | $(gbps "$J_BYTES" "$DF_MED") | $(gbps "$LIVE_BYTES" "$DF_MED") (live log) |"
+    echo "| debugfs logdump -a | $RUNS | $DF_MED | $(sort -g "$DF_RES" | head -n 1 | cut -d' ' -f1) | $(maxcol "$DF_RES" 1) | $(median "$DF_RES" 4) | $(awk -v k="$(maxcol "$DF_RES" 2)" 'BEGIN { printf "%.1f", k / 1024 }') | $(gbps "$J_BYTES" "$DF_MED") | $(gbps "$LIVE_BYTES" "$DF_MED") (live log) |"
+    if [ "$FLOOR_OK" = 1 ]; then
+        echo "| floor: pread of the journal, 1 MiB at a time | $RUNS | $(median "$FR_RES" 1) | $(sort -g "$FR_RES" | head -n 1 | cut -d' ' -f1) | $(maxcol "$FR_RES" 1) | $(median "$FR_RES" 4) | - | $(gbps "$J_BYTES" "$(median "$FR_RES" 1)") | (whole log) |"
+        echo "| floor: mmap of the journal + CRC32C of every block | $RUNS | $(median "$FC_RES" 1) | $(sort -g "$FC_RES" | head -n 1 | cut -d' ' -f1) | $(maxcol "$FC_RES" 1) | $(median "$FC_RES" 4) | - | $(gbps "$J_BYTES" "$(median "$FC_RES" 1)") | (whole log) |"
+    fi
     echo
     echo "e4time / debugfs (median wall time): $RATIO"
+    echo
+    echo "e4time's peak RSS counts the journal it maps (page cache pages shared with the kernel, read in place, not memory it allocates)."
+    echo
+    echo "Floor (bench/audit-floor.c, same loop): $FLOOR_NOTE."
+    if [ "$S_OK" = 1 ]; then
+        S_E4M=$(median "$S_E4" 1)
+        S_DFM=$(median "$S_DF" 1)
+        echo
+        echo "Second image, same loop: $S_IMG, journal $S_BLOCKS blocks of $S_BS bytes = $S_BYTES bytes"
+        echo
+        echo "| command | runs | median s | min s | max s | median CPU s | journal GB/s (whole log) |"
+        echo "|---|---|---|---|---|---|---|"
+        echo "| e4time audit | $RUNS | $S_E4M | $(sort -g "$S_E4" | head -n 1 | cut -d' ' -f1) | $(maxcol "$S_E4" 1) | $(median "$S_E4" 4) | $(gbps "$S_BYTES" "$S_E4M") |"
+        echo "| debugfs logdump -a | $RUNS | $S_DFM | $(sort -g "$S_DF" | head -n 1 | cut -d' ' -f1) | $(maxcol "$S_DF" 1) | $(median "$S_DF" 4) | $(gbps "$S_BYTES" "$S_DFM") |"
+        echo
+        echo "e4time / debugfs on it (median wall time): $(awk -v a="$S_E4M" -v b="$S_DFM" 'BEGIN { printf "%.3f", a / b }')"
+    fi
     echo
     echo "Exit codes != 0: e4time $(awk '$3 != 0 { n++ } END { print n + 0 }' "$E4_RES"), debugfs $(awk '$3 != 0 { n++ } END { print n + 0 }' "$DF_RES")."
 } >"$RESULTS.tmp"

@@ -4,8 +4,10 @@
  * one class (atime only, data, metadata, created, deleted, crtime).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "e4time.h"
 #include "jbd2.h"
@@ -29,27 +31,45 @@ const char *e4t_igroup_name(enum e4t_igroup g)
 	return (unsigned)g < E4T_NIGROUPS ? igroup_names[g] : "?";
 }
 
-/* Byte ranges of the on-disk inode and the group each belongs to. */
-static const struct {
-	uint16_t off, len;
-	uint8_t group;
-} ranges[] = {
-	{ 0x00, 2, E4T_IG_MODE },    { 0x02, 2, E4T_IG_MODE },
-	{ 0x04, 4, E4T_IG_SIZE },    { 0x08, 4, E4T_IG_ATIME },
-	{ 0x0C, 4, E4T_IG_CTIME },   { 0x10, 4, E4T_IG_MTIME },
-	{ 0x14, 4, E4T_IG_DTIME },   { 0x18, 2, E4T_IG_MODE },
-	{ 0x1A, 2, E4T_IG_MODE },    { 0x1C, 4, E4T_IG_SIZE },
-	{ 0x20, 4, E4T_IG_MODE },    { 0x24, 4, E4T_IG_VERSION },
-	{ 0x28, 60, E4T_IG_BLOCKS }, { 0x64, 4, E4T_IG_GENERATION },
-	{ 0x68, 4, E4T_IG_MODE },    { 0x6C, 4, E4T_IG_SIZE },
-	{ 0x70, 4, E4T_IG_OTHER },   { 0x74, 2, E4T_IG_SIZE },
-	{ 0x76, 2, E4T_IG_MODE },    { 0x78, 2, E4T_IG_MODE },
-	{ 0x7A, 2, E4T_IG_MODE },    { 0x7C, 2, E4T_IG_CSUM },
-	{ 0x7E, 2, E4T_IG_OTHER },   { 0x80, 2, E4T_IG_OTHER },
-	{ 0x82, 2, E4T_IG_CSUM },    { 0x84, 4, E4T_IG_CTIME },
-	{ 0x88, 4, E4T_IG_MTIME },   { 0x8C, 4, E4T_IG_ATIME },
-	{ 0x90, 4, E4T_IG_CRTIME },  { 0x94, 4, E4T_IG_CRTIME },
-	{ 0x98, 4, E4T_IG_VERSION }, { 0x9C, 4, E4T_IG_MODE },
+/*
+ * The group of each byte of the on-disk inode up to 0xA0 (struct
+ * ext2_inode_large up to i_projid); past it no field is named.
+ */
+#define RANGES_END 0xA0
+#define G2(g)	   E4T_IG_##g, E4T_IG_##g
+#define G4(g)	   G2(g), G2(g)
+#define G20(g)	   G4(g), G4(g), G4(g), G4(g), G4(g)
+#define G60(g)	   G20(g), G20(g), G20(g)
+static const uint8_t byte_group[RANGES_END] = {
+	G4(MODE),	/* 0x00 i_mode, i_uid */
+	G4(SIZE),	/* 0x04 i_size_lo */
+	G4(ATIME),	/* 0x08 */
+	G4(CTIME),	/* 0x0C */
+	G4(MTIME),	/* 0x10 */
+	G4(DTIME),	/* 0x14 */
+	G4(MODE),	/* 0x18 i_gid, i_links_count */
+	G4(SIZE),	/* 0x1C i_blocks_lo */
+	G4(MODE),	/* 0x20 i_flags */
+	G4(VERSION),	/* 0x24 l_i_version */
+	G60(BLOCKS),	/* 0x28 i_block */
+	G4(GENERATION), /* 0x64 */
+	G4(MODE),	/* 0x68 i_file_acl_lo */
+	G4(SIZE),	/* 0x6C i_size_high */
+	G4(OTHER),	/* 0x70 i_faddr */
+	G2(SIZE),	/* 0x74 l_i_blocks_high */
+	G2(MODE),	/* 0x76 l_i_file_acl_high */
+	G4(MODE),	/* 0x78 l_i_uid_high, l_i_gid_high */
+	G2(CSUM),	/* 0x7C l_i_checksum_lo */
+	G2(OTHER),	/* 0x7E l_i_reserved */
+	G2(OTHER),	/* 0x80 i_extra_isize */
+	G2(CSUM),	/* 0x82 i_checksum_hi */
+	G4(CTIME),	/* 0x84 i_ctime_extra */
+	G4(MTIME),	/* 0x88 i_mtime_extra */
+	G4(ATIME),	/* 0x8C i_atime_extra */
+	G4(CRTIME),	/* 0x90 i_crtime */
+	G4(CRTIME),	/* 0x94 i_crtime_extra */
+	G4(VERSION),	/* 0x98 i_version_hi */
+	G4(MODE),	/* 0x9C i_projid */
 };
 
 void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
@@ -67,14 +87,105 @@ void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
 	e4t_inode_decode(&tmp, inode_size, ino, info);
 }
 
+/*
+ * The groups a difference in byte b puts in what: below 128 the range
+ * of the byte; above, the extra fields end at extra_end (from the new
+ * copy's i_extra_isize, 128 when that is unusable): i_extra_isize
+ * itself is "other", a range counts when it ends by extra_end, and what
+ * follows extra_end is in-inode xattr space.
+ */
+static inline uint32_t byte_what(unsigned b, unsigned extra_end)
+{
+	uint32_t m = 0;
+
+	if (b < 128)
+		return 1U << byte_group[b];
+	if (b < 0x82)
+		m |= 1U << E4T_IG_OTHER;
+	if (b < extra_end && b < RANGES_END)
+		m |= 1U << byte_group[b];
+	if (b >= extra_end)
+		m |= 1U << E4T_IG_XATTR;
+	return m;
+}
+
+/* The groups of the differing bytes (the non-zero bytes of x, the XOR
+ * of the two copies' words at byte off). */
+static inline uint32_t word_what(uint64_t x, unsigned off, unsigned extra_end)
+{
+	uint32_t what = 0;
+
+	while (x) {
+		unsigned k = (unsigned)__builtin_ctzll(x) / 8;
+
+		what |= byte_what(off + k, extra_end);
+		x &= ~(0xFFULL << (8 * k));
+	}
+	return what;
+}
+
+/* d[w] = word w of a XOR word w of b, over 256 bytes; non-zero when
+ * they differ. */
+static uint64_t xor256(const uint8_t *a, const uint8_t *b, uint64_t *d)
+{
+	uint64_t acc = 0;
+	unsigned w;
+
+	for (w = 0; w < 32; w++) {
+		uint64_t x, y;
+
+		memcpy(&x, a + (size_t)8 * w, 8);
+		memcpy(&y, b + (size_t)8 * w, 8);
+		d[w] = x ^ y;
+		acc |= d[w];
+	}
+	return acc;
+}
+
 void e4t_inode_compare(const uint8_t *old, const uint8_t *new,
 		       unsigned inode_size, struct e4t_icopy *c)
 {
 	uint32_t what = 0;
-	unsigned extra_end = 128, i;
+	unsigned extra_end = 128, off;
 	uint16_t old_links, new_links;
+	int same = 1;
 
-	if (memcmp(old, new, inode_size) == 0) {
+	if (inode_size > 128) {
+		unsigned ex = jbd2_le16(new + 0x80);
+
+		if (ex >= 4 && 128 + ex <= inode_size && !(ex & 3))
+			extra_end = 128 + ex;
+	}
+	/* 256 bytes at a time (a loop the compiler vectorizes), then each
+	 * differing byte of each differing word names its groups */
+	for (off = 0; off + 256 <= inode_size; off += 256) {
+		uint64_t d[32];
+		unsigned w;
+
+		if (!xor256(old + off, new + off, d))
+			continue;
+		same = 0;
+		for (w = 0; w < 32; w++)
+			if (d[w])
+				what |= word_what(d[w], off + 8 * w, extra_end);
+	}
+	for (; off + 8 <= inode_size; off += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, old + off, 8);
+		memcpy(&y, new + off, 8);
+		if (x != y) {
+			same = 0;
+			what |= word_what(x ^ y, off, extra_end);
+		}
+	}
+	for (; off < inode_size; off++) {
+		if (old[off] != new[off]) {
+			same = 0;
+			what |= byte_what(off, extra_end);
+		}
+	}
+	if (same) {
 		c->what = 0;
 		c->same = 1;
 		c->crtime_changed = 0;
@@ -82,36 +193,12 @@ void e4t_inode_compare(const uint8_t *old, const uint8_t *new,
 		return;
 	}
 
-	if (inode_size > 128) {
-		unsigned ex = jbd2_le16(new + 0x80);
-
-		if (ex >= 4 && 128 + ex <= inode_size && !(ex & 3))
-			extra_end = 128 + ex;
-		if (memcmp(old + 0x80, new + 0x80, 2) != 0)
-			what |= 1U << E4T_IG_OTHER;
-	}
-	for (i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
-		unsigned off = ranges[i].off, len = ranges[i].len;
-
-		if (off >= 128 && off + len > extra_end)
-			continue;
-		if (off >= inode_size)
-			continue;
-		if (memcmp(old + off, new + off, len) != 0)
-			what |= 1U << ranges[i].group;
-	}
-	if (extra_end < inode_size &&
-	    memcmp(old + extra_end, new + extra_end, inode_size - extra_end))
-		what |= 1U << E4T_IG_XATTR;
-
 	c->what = what;
-	c->same = memcmp(old, new, inode_size) == 0;
+	c->same = 0;
 	c->crtime_changed = !!(what & (1U << E4T_IG_CRTIME));
 	old_links = jbd2_le16(old + 0x1A);
 	new_links = jbd2_le16(new + 0x1A);
 	c->change = E4T_CH_OTHER;
-	if (c->same)
-		return;
 	if (old_links == 0 && new_links > 0 &&
 	    (jbd2_le16(old) == 0 || jbd2_le32(old + 0x14) != 0 ||
 	     memcmp(old + 0x64, new + 0x64, 4)))
@@ -221,14 +308,22 @@ static blk64_t geom_home(ext2_filsys fs, const struct geom *g, ext2_ino_t ino,
 /* Last copy of each inode-table block seen (open hash on fs block)    */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The copies are read where the journal lies in memory when it is mapped
+ * (e4t_journal_block); data and first then point there, and into own
+ * and first_own only when a copy had to be read or changed (an escaped
+ * block, an unmapped journal, a fast commit's inode).
+ */
 struct slot {
-	blk64_t block;	 /* 0: empty */
-	uint8_t *data;	 /* the last copy seen */
-	uint8_t *first;	 /* the first copy seen ... */
-	size_t first_ti; /* ... in this transaction */
-	uint8_t *disk;	 /* the home block on disk */
-	int live_seen;	 /* a copy is in the live log */
-	int disk_match;	 /* the home block equals some copy */
+	blk64_t block;	      /* 0: empty */
+	const uint8_t *data;  /* the last copy seen */
+	const uint8_t *first; /* the first copy seen ... */
+	size_t first_ti;      /* ... in this transaction */
+	uint8_t *disk;	      /* the home block on disk */
+	uint8_t *own;	      /* data when it is ours */
+	uint8_t *first_own;   /* first when it is ours */
+	int live_seen;	      /* a copy is in the live log */
+	int disk_match;	      /* the home block equals some copy */
 };
 
 struct copies {
@@ -284,11 +379,25 @@ static void copies_free(struct copies *c)
 	size_t i;
 
 	for (i = 0; i < c->cap; i++) {
-		free(c->s[i].data);
-		free(c->s[i].first);
+		free(c->s[i].own);
+		free(c->s[i].first_own);
 		free(c->s[i].disk);
 	}
 	free(c->s);
+}
+
+/* s->data made ours to change (a copy of what it was); NULL: ENOMEM. */
+static uint8_t *slot_own(struct slot *s, size_t bs)
+{
+	if (!s->own) {
+		s->own = malloc(bs ? bs : 1);
+		if (!s->own)
+			return NULL;
+	}
+	if (s->data && s->data != s->own)
+		memcpy(s->own, s->data, bs);
+	s->data = s->own;
+	return s->own;
 }
 
 static int usable(const struct e4t_jtrans *t)
@@ -309,22 +418,42 @@ struct audit_ctx {
 	void *priv;
 };
 
-/* Would relatime have written this atime update?  (touch_atime's
- * relatime_need_update: atime <= mtime or <= ctime, or a day old.) */
-static void raw_time(const uint8_t *raw, unsigned isize, unsigned base_off,
-		     unsigned extra_off, struct e4t_ts *ts)
+/*
+ * A time of a raw inode as seconds and nanoseconds, as e4t_ts_decode()
+ * gives them (the extra word when the inode has room for it; nanoseconds
+ * past a second carried into the seconds), inline: the audit asks for
+ * four of them for each of millions of atime updates.
+ */
+static inline void raw_time(const uint8_t *raw, unsigned isize,
+			    unsigned base_off, unsigned extra_off,
+			    struct e4t_ts *ts)
 {
-	uint32_t base = jbd2_le32(raw + base_off), extra;
+	int64_t sec = (int32_t)jbd2_le32(raw + base_off);
+	uint32_t nsec = 0;
 	unsigned ex = isize > 128 ? jbd2_le16(raw + 0x80) : 0;
 
 	if (ex >= extra_off + 4 - 128 && 128 + ex <= isize) {
-		extra = jbd2_le32(raw + extra_off);
-		e4t_ts_decode(base, &extra, ts);
-	} else {
-		e4t_ts_decode(base, NULL, ts);
+		uint32_t x = jbd2_le32(raw + extra_off);
+
+		sec += (int64_t)(x & 3) << 32;
+		nsec = x >> 2;
+		if (nsec >= E4T_NSEC_PER_SEC) {
+			sec += nsec / E4T_NSEC_PER_SEC;
+			nsec %= E4T_NSEC_PER_SEC;
+		}
 	}
+	ts->sec = sec;
+	ts->nsec = nsec;
+	ts->flags = 0;
 }
 
+static inline int ts_le(const struct e4t_ts *a, const struct e4t_ts *b)
+{
+	return a->sec < b->sec || (a->sec == b->sec && a->nsec <= b->nsec);
+}
+
+/* Would relatime have written this atime update?  (touch_atime's
+ * relatime_need_update: atime <= mtime or <= ctime, or a day old.) */
 static int relatime_needed(const uint8_t *old, const uint8_t *new,
 			   unsigned isize)
 {
@@ -333,9 +462,9 @@ static int relatime_needed(const uint8_t *old, const uint8_t *new,
 	raw_time(old, isize, 0x08, 0x8C, &oa);
 	raw_time(old, isize, 0x10, 0x88, &om);
 	raw_time(old, isize, 0x0C, 0x84, &oc);
-	raw_time(new, isize, 0x08, 0x8C, &na);
-	if (e4t_ts_cmp(&oa, &om) <= 0 || e4t_ts_cmp(&oa, &oc) <= 0)
+	if (ts_le(&oa, &om) || ts_le(&oa, &oc))
 		return 1;
+	raw_time(new, isize, 0x08, 0x8C, &na);
 	return na.sec - oa.sec >= (int64_t)24 * 3600;
 }
 
@@ -360,103 +489,119 @@ static int record(struct audit_ctx *ac, struct e4t_icopy *c, const uint8_t *old,
 	return 0;
 }
 
-errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
-			e4t_icopy_fn fn, void *priv, struct e4t_audit **ret)
-{
-	ext2_filsys fs = img->fs;
-	size_t nt = e4t_journal_count(j), ti, bi, k;
-	struct copies cp = { NULL, 0, 0 };
-	struct audit_ctx ac;
-	struct e4t_audit *a;
-	struct geom g;
-	uint8_t *buf = NULL, *tmp = NULL, *other = NULL;
+/*
+ * One share of an audit: the inode-table blocks of every other stripe
+ * of 16 blocks when there are two, all of them when one.  A share has
+ * its own copies, its own handle for home blocks and its own totals;
+ * the inodes of a block are only ever counted by its share.
+ */
+struct part {
+	ext2_filsys fs;
+	struct e4t_journal *j;
+	const struct geom *g;
+	unsigned nparts, idx;
+	struct copies cp;
+	struct audit_ctx ac; /* ac.a: this share's totals */
+	uint8_t *other;	     /* the first share: trans with other blocks */
+	uint8_t *buf, *tmp;
+	int stop;
 	errcode_t err;
-	int stop = 0;
+};
 
-	*ret = NULL;
-	if (e4t_journal_info(j)->blocksize != fs->blocksize)
-		return E4T_ERR_JOURNAL_SB;
-	err = geom_load(fs, &g);
-	if (err)
-		return err;
-	a = calloc(1, sizeof(*a));
-	memset(&ac, 0, sizeof(ac));
-	buf = malloc(fs->blocksize);
-	tmp = malloc(g.isize);
-	other = calloc(nt ? nt : 1, 1);
-	if (a) {
-		a->ntrans = nt;
-		a->trans = calloc(nt ? nt : 1, sizeof(*a->trans));
-	}
-	if (a && a->trans)
-		ac.per_ino = calloc(g.ninodes, sizeof(*ac.per_ino));
-	if (ac.per_ino)
-		ac.relatime_skip = calloc(g.ninodes, sizeof(uint32_t));
-	if (!a || !a->trans || !buf || !tmp || !other || !ac.relatime_skip) {
-		err = ENOMEM;
-		goto fail;
-	}
-	ac.a = a;
-	ac.ninodes = g.ninodes;
-	ac.fn = fn;
-	ac.priv = priv;
+static int mine(const struct part *p, blk64_t block)
+{
+	return p->nparts == 1 || (unsigned)((block >> 4) % p->nparts) == p->idx;
+}
 
-	for (ti = 0; ti < nt && !stop; ti++) {
+static void *audit_part(void *arg)
+{
+	struct part *p = arg;
+	struct e4t_journal *j = p->j;
+	struct e4t_audit *A = p->ac.a;
+	const struct geom *g = p->g;
+	size_t nt = e4t_journal_count(j), ti, bi, k;
+	errcode_t err = 0;
+
+	for (ti = 0; ti < nt && !p->stop; ti++) {
 		const struct e4t_jtrans *t = e4t_journal_trans(j, ti);
-		struct e4t_audit_trans *at = &a->trans[ti];
+		struct e4t_audit_trans *at = &A->trans[ti];
 		if (!usable(t))
 			continue;
-		a->journal_blocks += t->nr_jblocks;
-		for (bi = 0; bi < t->nblocks && !stop; bi++) {
+		if (p->other)
+			A->journal_blocks += t->nr_jblocks;
+		for (bi = 0; bi < t->nblocks && !p->stop; bi++) {
 			const struct e4t_jblock *b = &t->blocks[bi];
-			ext2_ino_t first = geom_first_ino(&g, b->fsblock);
+			ext2_ino_t first = geom_first_ino(g, b->fsblock);
+			const uint8_t *cur;
 			struct slot *s;
 			int baseline;
 
 			if (b->flags & E4T_JB_UNUSABLE) {
-				a->unusable_blocks++;
+				if (p->other) /* counted by the first share */
+					A->unusable_blocks++;
 				continue;
 			}
 			if (!first) {
-				other[ti] = 1;
+				if (p->other)
+					p->other[ti] = 1;
 				continue;
 			}
+			if (!mine(p, b->fsblock))
+				continue;
 			at->itable_blocks++;
-			err = e4t_journal_read_copy(j, b, buf);
-			if (err)
-				goto fail;
-			s = copies_find(&cp, b->fsblock, 1);
+			cur = e4t_journal_block(j, b->jblock);
+			if (!cur || (b->flags & E4T_JB_ESCAPED)) {
+				err = e4t_journal_read_copy(j, b, p->buf);
+				if (err)
+					goto out;
+				cur = p->buf;
+			}
+			s = copies_find(&p->cp, b->fsblock, 1);
 			if (!s) {
 				err = ENOMEM;
-				goto fail;
+				goto out;
 			}
 			baseline = s->data == NULL;
 			if (baseline) {
-				s->data = malloc(fs->blocksize);
-				s->first = malloc(fs->blocksize);
-				s->disk = malloc(fs->blocksize);
-				if (!s->data || !s->first || !s->disk) {
+				s->disk = malloc(p->fs->blocksize);
+				if (!s->disk) {
 					err = ENOMEM;
-					goto fail;
+					goto out;
 				}
-				memcpy(s->first, buf, fs->blocksize);
+				s->first = cur;
+				if (cur == p->buf) {
+					s->first_own = malloc(p->fs->blocksize);
+					if (!s->first_own) {
+						err = ENOMEM;
+						goto out;
+					}
+					memcpy(s->first_own, p->buf,
+					       p->fs->blocksize);
+					s->first = s->first_own;
+				}
 				s->first_ti = ti;
-				if (io_channel_read_blk64(fs->io, b->fsblock, 1,
-							  s->disk)) {
+				if (io_channel_read_blk64(p->fs->io, b->fsblock,
+							  1, s->disk)) {
 					free(s->disk);
 					s->disk = NULL;
 				}
-				a->baseline_blocks++;
+				A->baseline_blocks++;
 			}
 			if (t->flags & E4T_JT_LIVE)
 				s->live_seen = 1;
 			if (s->disk && !s->disk_match &&
-			    memcmp(s->disk, buf, fs->blocksize) == 0)
+			    memcmp(s->disk, cur, p->fs->blocksize) == 0)
 				s->disk_match = 1;
-			for (k = 0; k < g.ipb && !stop; k++) {
+			/* a block unchanged has no inode changed */
+			if (!baseline &&
+			    memcmp(s->data, cur, p->fs->blocksize) == 0)
+				k = g->ipb;
+			else
+				k = 0;
+			for (; k < g->ipb && !p->stop; k++) {
 				struct e4t_icopy c;
-				const uint8_t *old = s->data + k * g.isize;
-				const uint8_t *new = buf + k *g.isize;
+				const uint8_t *old = s->data + k * g->isize;
+				const uint8_t *new = cur + k * g->isize;
 
 				memset(&c, 0, sizeof(c));
 				c.ino = first + (ext2_ino_t)k;
@@ -464,50 +609,63 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 				c.trans = ti;
 				c.t = t;
 				c.raw = new;
-				c.len = g.isize;
+				c.len = g->isize;
 				c.baseline = baseline;
 				if (baseline)
 					c.same = 0;
 				else
-					e4t_inode_compare(old, new, g.isize,
+					e4t_inode_compare(old, new, g->isize,
 							  &c);
 				if (baseline || !c.same)
-					stop = record(&ac, &c, old, g.isize,
-						      at);
+					p->stop = record(&p->ac, &c, old,
+							 g->isize, at);
 			}
-			memcpy(s->data, buf, fs->blocksize);
+			if (cur == p->buf) {
+				uint8_t *o = slot_own(s, p->fs->blocksize);
+
+				if (!o) {
+					err = ENOMEM;
+					goto out;
+				}
+				memcpy(o, p->buf, p->fs->blocksize);
+			} else {
+				s->data = cur;
+			}
 		}
-		for (bi = 0; bi < t->nfc_inodes && !stop; bi++) {
+		for (bi = 0; bi < t->nfc_inodes && !p->stop; bi++) {
 			const struct e4t_fc_inode *fi = &t->fc_inodes[bi];
 			struct e4t_icopy c;
 			unsigned off;
 			blk64_t home;
 			struct slot *s;
 
-			if (fi->ino == 0 || fi->ino > g.ninodes)
+			if (fi->ino == 0 || fi->ino > g->ninodes)
 				continue;
-			home = geom_home(fs, &g, fi->ino, &off);
-			err = e4t_journal_read(j, fi->jblock, 1, buf);
+			home = geom_home(p->fs, g, fi->ino, &off);
+			if (!mine(p, home))
+				continue;
+			err = e4t_journal_read(j, fi->jblock, 1, p->buf);
 			if (err)
-				goto fail;
-			s = copies_find(&cp, home, 1);
+				goto out;
+			s = copies_find(&p->cp, home, 1);
 			if (!s) {
 				err = ENOMEM;
-				goto fail;
+				goto out;
 			}
 			if (!s->data) {
 				/* no full copy of its block yet: start from
 				 * the home block, this record is a baseline */
-				s->data = malloc(fs->blocksize);
-				if (!s->data) {
+				uint8_t *o = slot_own(s, p->fs->blocksize);
+
+				if (!o) {
 					err = ENOMEM;
-					goto fail;
+					goto out;
 				}
-				if (io_channel_read_blk64(fs->io, home, 1,
-							  s->data))
-					memset(s->data, 0, fs->blocksize);
-				memcpy(s->data + off, buf + fi->offset,
-				       fi->len < g.isize ? fi->len : g.isize);
+				if (io_channel_read_blk64(p->fs->io, home, 1,
+							  o))
+					memset(o, 0, p->fs->blocksize);
+				memcpy(o + off, p->buf + fi->offset,
+				       fi->len < g->isize ? fi->len : g->isize);
 				memset(&c, 0, sizeof(c));
 				c.ino = fi->ino;
 				c.src = E4T_SRC_FAST_COMMIT;
@@ -516,8 +674,8 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 				c.len = fi->len;
 				c.raw = s->data + off;
 				c.baseline = 1;
-				stop = record(&ac, &c, s->data + off, g.isize,
-					      at);
+				p->stop = record(&p->ac, &c, s->data + off,
+						 g->isize, at);
 				continue;
 			}
 			memset(&c, 0, sizeof(c));
@@ -527,26 +685,37 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 			c.t = t;
 			c.len = fi->len;
 			if (s && s->data)
-				memcpy(tmp, s->data + off, g.isize);
+				memcpy(p->tmp, s->data + off, g->isize);
 			else
-				memset(tmp, 0, g.isize);
+				memset(p->tmp, 0, g->isize);
 			{
-				uint8_t *nw = malloc(g.isize);
+				uint8_t *nw = malloc(g->isize);
 
 				if (!nw) {
 					err = ENOMEM;
-					goto fail;
+					goto out;
 				}
-				memcpy(nw, tmp, g.isize);
-				memcpy(nw, buf + fi->offset,
-				       fi->len < g.isize ? fi->len : g.isize);
+				memcpy(nw, p->tmp, g->isize);
+				memcpy(nw, p->buf + fi->offset,
+				       fi->len < g->isize ? fi->len : g->isize);
 				c.raw = nw;
 				c.baseline = !(s && s->data);
 				if (!c.baseline)
-					e4t_inode_compare(tmp, nw, g.isize, &c);
-				stop = record(&ac, &c, tmp, g.isize, at);
-				if (s && s->data)
-					memcpy(s->data + off, nw, g.isize);
+					e4t_inode_compare(p->tmp, nw, g->isize,
+							  &c);
+				p->stop = record(&p->ac, &c, p->tmp, g->isize,
+						 at);
+				if (s && s->data) {
+					uint8_t *o =
+						slot_own(s, p->fs->blocksize);
+
+					if (!o) {
+						free(nw);
+						err = ENOMEM;
+						goto out;
+					}
+					memcpy(o + off, nw, g->isize);
+				}
 				free(nw);
 			}
 		}
@@ -556,33 +725,157 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 	 * when some copy is live (not yet checkpointed), is older than all
 	 * of them: the first copy is then compared with it.
 	 */
-	for (bi = 0; bi < cp.cap && !stop; bi++) {
-		struct slot *s = &cp.s[bi];
+	for (bi = 0; bi < p->cp.cap && !p->stop; bi++) {
+		struct slot *s = &p->cp.s[bi];
 		ext2_ino_t first;
 
 		if (!s->block || !s->disk || !s->first || s->disk_match ||
 		    !s->live_seen)
 			continue;
-		first = geom_first_ino(&g, s->block);
-		a->disk_baselines++;
-		a->baseline_blocks--;
-		for (k = 0; k < g.ipb && !stop; k++) {
+		first = geom_first_ino(g, s->block);
+		A->disk_baselines++;
+		A->baseline_blocks--;
+		for (k = 0; k < g->ipb && !p->stop; k++) {
 			struct e4t_icopy c;
-			const uint8_t *old = s->disk + k * g.isize;
+			const uint8_t *old = s->disk + k * g->isize;
 
 			memset(&c, 0, sizeof(c));
 			c.ino = first + (ext2_ino_t)k;
 			c.src = E4T_SRC_JOURNAL;
 			c.trans = s->first_ti;
 			c.t = e4t_journal_trans(j, s->first_ti);
-			c.raw = s->first + k * g.isize;
-			c.len = g.isize;
-			e4t_inode_compare(old, c.raw, g.isize, &c);
+			c.raw = s->first + k * g->isize;
+			c.len = g->isize;
+			e4t_inode_compare(old, c.raw, g->isize, &c);
 			if (!c.same)
-				stop = record(&ac, &c, old, g.isize,
-					      &a->trans[s->first_ti]);
+				p->stop = record(&p->ac, &c, old, g->isize,
+						 &A->trans[s->first_ti]);
 		}
 	}
+out:
+	p->err = err;
+	return NULL;
+}
+
+/* A second share's totals into the first's. */
+static void merge(struct e4t_audit *a, const struct e4t_audit *b)
+{
+	size_t ti, k;
+
+	for (ti = 0; ti < a->ntrans; ti++) {
+		a->trans[ti].itable_blocks += b->trans[ti].itable_blocks;
+		for (k = 0; k < E4T_NCHANGES; k++)
+			a->trans[ti].changes[k] += b->trans[ti].changes[k];
+	}
+	for (k = 0; k < E4T_NCHANGES; k++)
+		a->changes[k] += b->changes[k];
+	a->inode_updates += b->inode_updates;
+	a->relatime_would_skip += b->relatime_would_skip;
+	a->baseline_blocks += b->baseline_blocks;
+	a->disk_baselines += b->disk_baselines;
+}
+
+static void part_free(struct part *p)
+{
+	copies_free(&p->cp);
+	free(p->buf);
+	free(p->tmp);
+}
+
+errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
+			e4t_icopy_fn fn, void *priv, struct e4t_audit **ret)
+{
+	ext2_filsys fs = img->fs;
+	const struct e4t_jinfo *in = e4t_journal_info(j);
+	size_t nt = e4t_journal_count(j), ti, k;
+	struct part parts[2];
+	struct audit_ctx ac;
+	struct e4t_audit *a, *a2 = NULL;
+	struct geom g;
+	uint8_t *other = NULL;
+	pthread_t worker;
+	int threaded = 0;
+	errcode_t err;
+
+	*ret = NULL;
+	if (in->blocksize != fs->blocksize)
+		return E4T_ERR_JOURNAL_SB;
+	err = geom_load(fs, &g);
+	if (err)
+		return err;
+	memset(parts, 0, sizeof(parts));
+	a = calloc(1, sizeof(*a));
+	memset(&ac, 0, sizeof(ac));
+	other = calloc(nt ? nt : 1, 1);
+	if (a) {
+		a->ntrans = nt;
+		a->trans = calloc(nt ? nt : 1, sizeof(*a->trans));
+	}
+	if (a && a->trans)
+		ac.per_ino = calloc(g.ninodes, sizeof(*ac.per_ino));
+	if (ac.per_ino)
+		ac.relatime_skip = calloc(g.ninodes, sizeof(uint32_t));
+	if (!a || !a->trans || !other || !ac.relatime_skip) {
+		err = ENOMEM;
+		goto fail;
+	}
+	ac.a = a;
+	ac.ninodes = g.ninodes;
+	ac.fn = fn;
+	ac.priv = priv;
+	for (k = 0; k < 2; k++) {
+		parts[k].j = j;
+		parts[k].g = &g;
+		parts[k].ac = ac;
+		parts[k].idx = (unsigned)k;
+		parts[k].nparts = 1;
+		parts[k].buf = malloc(fs->blocksize);
+		parts[k].tmp = malloc(g.isize);
+		if (!parts[k].buf || !parts[k].tmp) {
+			err = ENOMEM;
+			goto fail;
+		}
+	}
+	parts[0].fs = fs;
+	parts[0].other = other;
+
+	/*
+	 * Two shares on two threads when the journal is in memory (nothing
+	 * then reads through the journal's handle) and no callback wants
+	 * the copies in order; the second reads home blocks through a
+	 * handle of its own.
+	 */
+	if (!fn && e4t_journal_block(j, in->first) &&
+	    sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		a2 = calloc(1, sizeof(*a2));
+		if (a2) {
+			a2->ntrans = nt;
+			a2->trans = calloc(nt ? nt : 1, sizeof(*a2->trans));
+		}
+		if (!a2 || !a2->trans) {
+			err = ENOMEM;
+			goto fail;
+		}
+		parts[1].ac.a = a2;
+		if (!e4t_image_reopen(img, &parts[1].fs)) {
+			parts[0].nparts = parts[1].nparts = 2;
+			threaded = !pthread_create(&worker, NULL, audit_part,
+						   &parts[1]);
+			if (!threaded) {
+				ext2fs_close_free(&parts[1].fs);
+				parts[0].nparts = 1;
+			}
+		}
+	}
+	audit_part(&parts[0]);
+	if (threaded) {
+		pthread_join(worker, NULL);
+		ext2fs_close_free(&parts[1].fs);
+		merge(a, a2);
+	}
+	err = parts[0].err ? parts[0].err : parts[1].err;
+	if (err)
+		goto fail;
 	for (ti = 0; ti < nt; ti++) {
 		struct e4t_audit_trans *at = &a->trans[ti];
 
@@ -631,20 +924,20 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 	}
 	free(ac.per_ino);
 	free(ac.relatime_skip);
-	copies_free(&cp);
+	part_free(&parts[0]);
+	part_free(&parts[1]);
+	e4t_audit_free(a2);
 	free(g.t);
-	free(buf);
-	free(tmp);
 	free(other);
 	*ret = a;
 	return 0;
 fail:
 	free(ac.per_ino);
 	free(ac.relatime_skip);
-	copies_free(&cp);
+	part_free(&parts[0]);
+	part_free(&parts[1]);
+	e4t_audit_free(a2);
 	free(g.t);
-	free(buf);
-	free(tmp);
 	free(other);
 	e4t_audit_free(a);
 	return err;

@@ -14,7 +14,9 @@
 #include <sys/stat.h>
 
 #include "e4time.h"
+#include "csum.h"
 #include "jbd2.h"
+#include "jmap.h"
 
 #define EXT4_FEATURE_COMPAT_FAST_COMMIT	  0x0400
 #define EXT3_FEATURE_INCOMPAT_JOURNAL_DEV 0x0008
@@ -46,6 +48,8 @@ struct e4t_journal {
 	e4t_warn_fn warn;
 	void *priv;
 	int damaged;
+	/* the journal in memory, from load on */
+	struct e4t_jmap mm;
 };
 
 static void jwarn(struct e4t_journal *j, errcode_t err, uint32_t jblock,
@@ -94,6 +98,11 @@ errcode_t e4t_journal_read(struct e4t_journal *j, uint32_t jblock,
 		return 0;
 	if (jblock >= j->info.maxlen || count > j->info.maxlen - jblock)
 		return E4T_ERR_JOURNAL_MAP;
+	if (j->mm.mem) {
+		memcpy(out, j->mm.mem + (size_t)jblock * bs,
+		       (size_t)count * bs);
+		return 0;
+	}
 	if (j->fd >= 0) {
 		size_t len = (size_t)count * bs;
 		off_t off = (off_t)jblock * bs;
@@ -144,8 +153,26 @@ static uint32_t data_csum(struct e4t_journal *j, uint32_t tid,
 	be[1] = (uint8_t)(tid >> 16);
 	be[2] = (uint8_t)(tid >> 8);
 	be[3] = (uint8_t)tid;
-	c = ext2fs_crc32c_le(j->csum_seed, be, 4);
-	return ext2fs_crc32c_le(c, block, j->info.blocksize);
+	c = e4t_crc32c(j->csum_seed, be, 4);
+	return e4t_crc32c(c, block, j->info.blocksize);
+}
+
+const uint8_t *e4t_journal_block(const struct e4t_journal *j, uint32_t jblock)
+{
+	if (!j->mm.mem || jblock >= j->info.maxlen)
+		return NULL;
+	return j->mm.mem + (size_t)jblock * j->info.blocksize;
+}
+
+/* Journal block jblock in place, or read into buf; NULL when unreadable. */
+static const uint8_t *block_at(struct e4t_journal *j, uint32_t jblock,
+			       uint8_t *buf)
+{
+	const uint8_t *p = e4t_journal_block(j, jblock);
+
+	if (p)
+		return p;
+	return e4t_journal_read(j, jblock, 1, buf) ? NULL : buf;
 }
 
 errcode_t e4t_journal_read_copy(struct e4t_journal *j,
@@ -461,6 +488,7 @@ void e4t_journal_close(struct e4t_journal *j)
 	}
 	free(j->trans);
 	free(j->owner);
+	e4t_jmap_close(&j->mm);
 	free(j->map);
 	free(j->buf);
 	free(j->buf2);
@@ -649,13 +677,16 @@ static errcode_t walk_one(struct e4t_journal *j, uint32_t b, uint32_t tid,
 				if (jb->flags & E4T_JB_OVERWRITTEN) {
 					v1_partial = 1;
 				} else if (csum23 || v1) {
-					uint8_t *d = j->buf2;
+					const uint8_t *d =
+						block_at(j, db, j->buf2);
 
-					rerr = e4t_journal_read(j, db, 1, d);
-					if (rerr) {
+					if (!d) {
+						/* again, for the error */
+						rerr = e4t_journal_read(
+							j, db, 1, j->buf2);
 						jb->flags |= E4T_JB_CSUM_BAD |
 							     JB_UNREADABLE;
-						jwarn(j, rerr, db,
+						jwarn(j, rerr ? rerr : EIO, db,
 						      "journal block cannot be "
 						      "read");
 					} else if (v1) {
@@ -1059,9 +1090,10 @@ static errcode_t walk_stale(struct e4t_journal *j)
 	/* one pass over the log area for block headers */
 	for (i = in->first; i < in->log_end; i += chunk) {
 		uint32_t n = in->log_end - i < chunk ? in->log_end - i : chunk;
+		const uint8_t *scan = e4t_journal_block(j, i);
 		uint32_t k;
 
-		if (e4t_journal_read(j, i, n, cb)) {
+		if (!scan && e4t_journal_read(j, i, n, cb)) {
 			/* read block by block what can be read */
 			for (k = 0; k < n; k++) {
 				uint8_t *p = cb + (size_t)k * in->blocksize;
@@ -1070,8 +1102,10 @@ static errcode_t walk_stale(struct e4t_journal *j)
 					memset(p, 0, in->blocksize);
 			}
 		}
+		if (!scan)
+			scan = cb;
 		for (k = 0; k < n; k++) {
-			const uint8_t *p = cb + (size_t)k * in->blocksize;
+			const uint8_t *p = scan + (size_t)k * in->blocksize;
 			uint32_t ty = jbd2_be32(p + JBD2_H_BLOCKTYPE);
 
 			if (jbd2_be32(p) != JBD2_MAGIC)
@@ -1368,6 +1402,19 @@ errcode_t e4t_journal_load(struct e4t_journal *j, unsigned flags,
 		jwarn(j, E4T_ERR_JOURNAL_CSUM, j->sb_block,
 		      "journal superblock checksum does not verify: the "
 		      "kernel refuses the journal");
+	/* the journal in place (read-only images through unix_io only) */
+	if (j->fd >= 0)
+		err = e4t_jmap_open(&j->mm, NULL, 0, NULL, j->fd, in->maxlen,
+				    in->blocksize, (flags & E4T_J_STALE) != 0);
+	else if (!j->img->writable &&
+		 j->img->fs->io->manager == unix_io_manager)
+		err = e4t_jmap_open(&j->mm, j->img->name, j->img->offset,
+				    j->map, -1, in->maxlen, in->blocksize,
+				    (flags & E4T_J_STALE) != 0);
+	else
+		err = 0;
+	if (err)
+		return err;
 	if (in->live) {
 		err = walk_live(j);
 		if (err)

@@ -141,6 +141,9 @@ errcode_t e4t_journal_read(struct e4t_journal *j, uint32_t jblock,
 /* Read the copy b holds, escape undone (blocksize bytes). */
 errcode_t e4t_journal_read_copy(struct e4t_journal *j,
 				const struct e4t_jblock *b, void *buf);
+/* Journal block jblock where it lies in memory (mapped read-only: never
+ * write through it, escape not undone), or NULL: then read it. */
+const uint8_t *e4t_journal_block(const struct e4t_journal *j, uint32_t jblock);
 
 /* ------------------------------------------------------------------ */
 /* Inode history from the journal (audit.c)                            */

@@ -5,7 +5,7 @@
 
 c_sources() {
 	(cd "$TOP_SRCDIR" && ls lib/*.c lib/e4time.h tools/*.c tools/*.h \
-		tests/*.c tests/*.h lib/xsource.h lib/undo_io.h lib/csum.h \
+		tests/*.c tests/*.h lib/xsource.h lib/undo_io.h lib/csum.h lib/jmap.h \
 		tests/fuzz/*.c tests/fuzz/*.h) |
 		grep -v '^lib/e4time_err\.'
 }
