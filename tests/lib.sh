@@ -88,6 +88,7 @@ fi
 exit \$rc
 EOF
 	chmod +x "$TMP/bin/e4time" || return 1
+	E4TIME_BIN="$E4TIME" # the binary itself, without the wrapper
 	E4TIME="$TMP/bin/e4time"
 	return 0
 }
