@@ -178,7 +178,8 @@ static inline int dmg_areas(ext2_filsys fs, struct dmg_areas *s)
 		if (acl && acl < ext2fs_blocks_count(fs->super) &&
 		    dmg_add(s, DMG_XATTR, acl * bs, bs, acl, ino))
 			goto fail;
-		if (in->i_flags & EXT4_INLINE_DATA_FL)
+		if ((in->i_flags & EXT4_INLINE_DATA_FL) ||
+		    ino == EXT2_RESIZE_INO)
 			continue;
 		if (!LINUX_S_ISDIR(in->i_mode) && !LINUX_S_ISREG(in->i_mode))
 			continue;
