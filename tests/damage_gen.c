@@ -190,15 +190,113 @@ static int usage(void)
 	return 2;
 }
 
+/* A damaged or truncated copy of image into out (see the top). */
+static int copy(ext2_filsys fs, const struct dmg_areas *s, int trunc,
+		const char *image, uint64_t seed, uint64_t n, const char *out)
+{
+	const struct dmg_area *a;
+	uint64_t size, where = 0;
+	const char *op, *csum = "none";
+	uint8_t *buf;
+	int fd, k, csum_kind;
+
+	seed_rng(image, seed, n, trunc);
+	buf = slurp(image, &size);
+	if (!buf)
+		return 1;
+	a = pick_area(s, n);
+	if (trunc) {
+		/* at the area's start, or inside it */
+		where = a->off + (below(2) ? below(a->len) : 0);
+		if (where > size)
+			where = size;
+		fd = spit(out, buf, where);
+		free(buf);
+		if (fd < 0)
+			return 1;
+		printf("%s %s truncate none %llu\n", out,
+		       dmg_kind_names[a->kind], (unsigned long long)where);
+		close(fd);
+		return 0;
+	}
+	op = damage(buf, size, a, &where);
+	/* has this area a checksum to fix or to leave broken? */
+	csum_kind = a->kind != DMG_JOURNAL &&
+		    (ext2fs_has_feature_metadata_csum(fs->super) ||
+		     (a->kind == DMG_GDT &&
+		      ext2fs_has_feature_gdt_csum(fs->super)));
+	if (a->kind == DMG_EXTENT) {
+		/* a block map block has none */
+		struct ext3_extent_header eh;
+
+		memcpy(&eh, buf + a->off, sizeof(eh));
+		if (ext2fs_le16_to_cpu(eh.eh_magic) != EXT3_EXT_MAGIC)
+			csum_kind = 0;
+	}
+	fd = spit(out, buf, size);
+	free(buf);
+	if (fd < 0)
+		return 1;
+	if (csum_kind && n % 2 == 1) {
+		k = dmg_fix(fs, fd, out, a);
+		if (k < 0) {
+			fprintf(stderr, "damage_gen: %s: write error\n", out);
+			close(fd);
+			return 1;
+		}
+		csum = k ? "fixed" : "unfixable";
+	} else if (csum_kind) {
+		csum = "broken";
+	}
+	printf("%s %s %s %s %llu\n", out, dmg_kind_names[a->kind], op, csum,
+	       (unsigned long long)where);
+	close(fd);
+	return 0;
+}
+
+/* Checksums of every area but the journal's, in place. */
+static int fix_all(ext2_filsys fs, const struct dmg_areas *s, const char *image)
+{
+	int fd = open(image, O_RDWR);
+	size_t i;
+	int ret = 0;
+
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < s->n; i++)
+		if (s->a[i].kind != DMG_JOURNAL &&
+		    dmg_fix(fs, fd, image, &s->a[i]) < 0)
+			ret = 1;
+	close(fd);
+	return ret;
+}
+
+static int run(ext2_filsys fs, const struct dmg_areas *s, int argc, char **argv)
+{
+	int k;
+
+	if (!strcmp(argv[1], "areas") && argc == 3) {
+		for (k = 0; k < DMG_NKINDS; k++)
+			printf("%s%s %zu", k ? " " : "", dmg_kind_names[k],
+			       s->count[k]);
+		printf("\n");
+		return 0;
+	}
+	if (!strcmp(argv[1], "fix") && argc == 3)
+		return fix_all(fs, s, argv[2]);
+	if (argc != 6 ||
+	    (strcmp(argv[1], "truncate") && strcmp(argv[1], "damage")))
+		return usage();
+	return copy(fs, s, !strcmp(argv[1], "truncate"), argv[2],
+		    strtoull(argv[3], NULL, 0), strtoull(argv[4], NULL, 0),
+		    argv[5]);
+}
+
 int main(int argc, char **argv)
 {
 	struct dmg_areas s;
-	const struct dmg_area *a;
 	ext2_filsys fs;
-	uint64_t size, seed, n, where = 0;
-	uint8_t *buf;
-	const char *op, *csum = "none";
-	int fd, k, trunc;
+	int ret;
 
 	if (argc < 3)
 		return usage();
@@ -210,89 +308,12 @@ int main(int argc, char **argv)
 	if (dmg_areas(fs, &s) || s.n == 0) {
 		fprintf(stderr, "damage_gen: %s: cannot list its areas\n",
 			argv[2]);
+		dmg_areas_free(&s);
+		ext2fs_close_free(&fs);
 		return 1;
 	}
-	if (!strcmp(argv[1], "areas") && argc == 3) {
-		for (k = 0; k < DMG_NKINDS; k++)
-			printf("%s%s %zu", k ? " " : "", dmg_kind_names[k],
-			       s.count[k]);
-		printf("\n");
-		return 0;
-	}
-	if (!strcmp(argv[1], "fix") && argc == 3) {
-		size_t i;
-
-		fd = open(argv[2], O_RDWR);
-		if (fd < 0)
-			return 1;
-		for (i = 0; i < s.n; i++)
-			if (s.a[i].kind != DMG_JOURNAL &&
-			    dmg_fix(fs, fd, argv[2], &s.a[i]) < 0)
-				return 1;
-		close(fd);
-		return 0;
-	}
-	if (argc != 6)
-		return usage();
-	trunc = !strcmp(argv[1], "truncate");
-	if (!trunc && strcmp(argv[1], "damage"))
-		return usage();
-	seed = strtoull(argv[3], NULL, 0);
-	n = strtoull(argv[4], NULL, 0);
-	seed_rng(argv[2], seed, n, trunc);
-	buf = slurp(argv[2], &size);
-	if (!buf)
-		return 1;
-	a = pick_area(&s, n);
-	if (trunc) {
-		/* at the area's start, or inside it */
-		where = a->off + (below(2) ? below(a->len) : 0);
-		if (where > size)
-			where = size;
-		fd = spit(argv[5], buf, where);
-		if (fd < 0)
-			return 1;
-		printf("%s %s truncate none %llu\n", argv[5],
-		       dmg_kind_names[a->kind], (unsigned long long)where);
-		close(fd);
-		return 0;
-	}
-	op = damage(buf, size, a, &where);
-	fd = spit(argv[5], buf, size);
-	if (fd < 0)
-		return 1;
-	if (n % 2 == 1) {
-		k = dmg_fix(fs, fd, argv[5], a);
-		if (k < 0) {
-			fprintf(stderr, "damage_gen: %s: write error\n",
-				argv[5]);
-			return 1;
-		}
-		csum = k ? "fixed" : "unfixable";
-		if (!k && (a->kind == DMG_JOURNAL ||
-			   !(ext2fs_has_feature_metadata_csum(fs->super) ||
-			     (a->kind == DMG_GDT &&
-			      ext2fs_has_feature_gdt_csum(fs->super)))))
-			csum = "none";
-	} else if (a->kind != DMG_JOURNAL &&
-		   (ext2fs_has_feature_metadata_csum(fs->super) ||
-		    (a->kind == DMG_GDT &&
-		     ext2fs_has_feature_gdt_csum(fs->super)))) {
-		csum = "broken";
-	}
-	if (a->kind == DMG_EXTENT && !strcmp(csum, "unfixable")) {
-		/* a block map block has no checksum */
-		struct ext3_extent_header eh;
-
-		memcpy(&eh, buf + a->off, sizeof(eh));
-		if (ext2fs_le16_to_cpu(eh.eh_magic) != EXT3_EXT_MAGIC)
-			csum = "none";
-	}
-	printf("%s %s %s %s %llu\n", argv[5], dmg_kind_names[a->kind], op, csum,
-	       (unsigned long long)where);
-	close(fd);
-	free(buf);
+	ret = run(fs, &s, argc, argv);
 	dmg_areas_free(&s);
 	ext2fs_close_free(&fs);
-	return 0;
+	return ret;
 }

@@ -272,10 +272,17 @@ static inline int dmg_fix(ext2_filsys fs, int fd, const char *name,
 		ret = 1;
 		break;
 	case DMG_ITABLE:
-		for (k = 0; k + isize <= bs; k += isize)
-			ext2fs_inode_csum_set(
-				fs, a->ino + k / isize,
-				(struct ext2_inode_large *)(buf + k));
+		/* every inode but the unused (all zero) ones */
+		for (k = 0; k + isize <= bs; k += isize) {
+			unsigned z = 0;
+
+			while (z < isize && !buf[k + z])
+				z++;
+			if (z < isize)
+				ext2fs_inode_csum_set(
+					fs, a->ino + k / isize,
+					(struct ext2_inode_large *)(buf + k));
+		}
 		ret = 1;
 		break;
 	case DMG_DIR:

@@ -301,7 +301,7 @@ test_audit_top_files_parse_back() {
 # history's first line, "History of <INO> FILESPEC", writes the
 # filespec as given, unescaped (tools/cmd_history.c).
 test_history_names_parse_back() {
-	local ino=13 h p bad=""
+	local ino=13 h bad=""
 	for h in $NAMES_HEX; do
 		run_ro "$IMG" history "$IMG" "/d/$(hex2bytes "$h")"
 		echo "$ino 2f642f$h" >"$TMP/expected.one"
