@@ -126,12 +126,13 @@ static int spit(const char *out, const uint8_t *buf, uint64_t size)
  * every kind). */
 static const struct dmg_area *pick_area(const struct dmg_areas *s, uint64_t n)
 {
-	unsigned k, kind = (unsigned)((n + name_hash % 7919) % DMG_NKINDS);
+	unsigned kinds[DMG_NKINDS], nk = 0, k, kind;
 	size_t i, which;
 
-	for (k = 0; k < DMG_NKINDS; k++, kind = (kind + 1) % DMG_NKINDS)
-		if (s->count[kind])
-			break;
+	for (k = 0; k < DMG_NKINDS; k++)
+		if (s->count[k])
+			kinds[nk++] = k;
+	kind = kinds[(n + name_hash % 7919) % nk];
 	which = below(s->count[kind]);
 	for (i = 0; i < s->n; i++)
 		if (s->a[i].kind == kind && which-- == 0)
@@ -225,7 +226,7 @@ static int copy(ext2_filsys fs, const struct dmg_areas *s, int trunc,
 		    (ext2fs_has_feature_metadata_csum(fs->super) ||
 		     (a->kind == DMG_GDT &&
 		      ext2fs_has_feature_gdt_csum(fs->super)));
-	if (a->kind == DMG_EXTENT) {
+	if (a->kind == DMG_EXTENT && !a->inode_pos) {
 		/* a block map block has none */
 		struct ext3_extent_header eh;
 

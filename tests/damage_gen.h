@@ -14,9 +14,12 @@
  *					before the damage)
  *
  * Kinds: the superblock, the group descriptors, inode-table blocks that
- * hold an inode in use, directory blocks, extent-tree (or block-map)
- * blocks, xattr blocks, and the internal journal's first blocks.  The
- * journal's checksums are jbd2's and are not fixed.
+ * hold an inode in use, directory blocks, extent trees (the root in an
+ * inode's i_block, and extent-tree or block-map blocks), xattrs (the
+ * in-inode area after i_extra_isize when it holds some, and xattr
+ * blocks), and the internal journal's first blocks.  An area inside an
+ * inode is fixed through the inode's checksum.  The journal's checksums
+ * are jbd2's and are not fixed.
  */
 #ifndef E4TIME_DAMAGE_GEN_H
 #define E4TIME_DAMAGE_GEN_H
@@ -47,9 +50,10 @@ struct dmg_area {
 	enum dmg_kind kind;
 	uint64_t off;
 	uint32_t len;
-	blk64_t block;	/* its block (0 for the superblock) */
-	ext2_ino_t ino; /* the owner (dir, extent, xattr); first inode of
-			   an inode-table block */
+	blk64_t block;	    /* its block (0 for the superblock) */
+	ext2_ino_t ino;	    /* the owner (dir, extent, xattr); first inode of
+			       an inode-table block */
+	uint64_t inode_pos; /* inside inode ino at this byte offset; 0: not */
 };
 
 struct dmg_areas {
@@ -63,8 +67,9 @@ struct dmg_areas {
 /* Cap per inode, so that a big file does not crowd out the rest. */
 #define DMG_BLOCKS_PER_INODE 64
 
-static inline int dmg_add(struct dmg_areas *s, enum dmg_kind kind, uint64_t off,
-			  uint32_t len, blk64_t block, ext2_ino_t ino)
+static inline int dmg_add_in(struct dmg_areas *s, enum dmg_kind kind,
+			     uint64_t off, uint32_t len, blk64_t block,
+			     ext2_ino_t ino, uint64_t inode_pos)
 {
 	size_t i;
 
@@ -85,9 +90,16 @@ static inline int dmg_add(struct dmg_areas *s, enum dmg_kind kind, uint64_t off,
 	s->a[s->n].len = len;
 	s->a[s->n].block = block;
 	s->a[s->n].ino = ino;
+	s->a[s->n].inode_pos = inode_pos;
 	s->n++;
 	s->count[kind]++;
 	return 0;
+}
+
+static inline int dmg_add(struct dmg_areas *s, enum dmg_kind kind, uint64_t off,
+			  uint32_t len, blk64_t block, ext2_ino_t ino)
+{
+	return dmg_add_in(s, kind, off, len, block, ino, 0);
 }
 
 struct dmg_iter {
@@ -140,6 +152,7 @@ static inline int dmg_areas(ext2_filsys fs, struct dmg_areas *s)
 	struct ext2_inode_large *in;
 	ext2_inode_scan scan;
 	ext2_ino_t ino;
+	uint64_t ipos;
 	dgrp_t g;
 	blk64_t b;
 
@@ -173,6 +186,23 @@ static inline int dmg_areas(ext2_filsys fs, struct dmg_areas *s)
 		if (dmg_add(s, DMG_ITABLE, b * bs, bs, b,
 			    ino - ((ino - 1) % fs->super->s_inodes_per_group) %
 					    ipb))
+			goto fail;
+		ipos = b * bs +
+		       (uint64_t)(((ino - 1) % fs->super->s_inodes_per_group) %
+				  ipb) *
+			       isize;
+		/* the extent tree's root, in i_block */
+		if ((in->i_flags & EXT4_EXTENTS_FL) &&
+		    !(in->i_flags & EXT4_INLINE_DATA_FL) &&
+		    dmg_add_in(s, DMG_EXTENT, ipos + 40, 60, b, ino, ipos))
+			goto fail;
+		/* in-inode xattrs */
+		if (isize > 160 && in->i_extra_isize >= 4 &&
+		    128 + (unsigned)in->i_extra_isize + 8 <= isize &&
+		    *(uint32_t *)((uint8_t *)in + 128 + in->i_extra_isize) ==
+			    ext2fs_cpu_to_le32(EXT2_EXT_ATTR_MAGIC) &&
+		    dmg_add_in(s, DMG_XATTR, ipos + 128 + in->i_extra_isize,
+			       isize - 128 - in->i_extra_isize, b, ino, ipos))
 			goto fail;
 		acl = ext2fs_file_acl_block(fs, (struct ext2_inode *)in);
 		if (acl && acl < ext2fs_blocks_count(fs->super) &&
@@ -259,6 +289,21 @@ static inline int dmg_fix(ext2_filsys fs, int fd, const char *name,
 	}
 	if (!ext2fs_has_feature_metadata_csum(fs->super))
 		return 0;
+	if (a->inode_pos) {
+		/* an area of one inode: that inode's checksum */
+		buf = malloc(isize);
+		if (!buf)
+			return -1;
+		if (dmg_pread(fd, buf, isize, a->inode_pos)) {
+			free(buf);
+			return 0;
+		}
+		ext2fs_inode_csum_set(fs, a->ino,
+				      (struct ext2_inode_large *)buf);
+		ret = dmg_pwrite(fd, buf, isize, a->inode_pos) ? -1 : 1;
+		free(buf);
+		return ret;
+	}
 	buf = malloc(a->len);
 	if (!buf)
 		return -1;

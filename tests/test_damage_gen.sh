@@ -2,14 +2,16 @@
 # test_damage_gen.sh --- every read command on damaged copies of every
 # image in images/ (tests/damage_gen.c makes them): random byte and bit
 # flips, zeroed and random runs in the superblock, the group
-# descriptors, inode-table blocks, directory blocks, extent-tree blocks,
-# xattr blocks and the journal, checksums fixed after the damage (odd
+# descriptors, inode-table blocks, directory blocks, extent trees (root
+# in the inode, and tree blocks), xattrs (in the inode, and blocks) and
+# the journal, checksums fixed after the damage (odd
 # copies: the damage reaches the parsers) or left broken (even copies);
 # and copies truncated inside or at the start of such an area.
 #
 # On every copy: stat, timeline in every format (and --deleted), export,
 # journal (text with blocks, and jsonl with --stale), audit (text, json,
-# csv), history; each under timeout.  Each must end with a documented
+# csv), history, and backfill -n (a dry run opens the image read-only;
+# it reads the xattrs); each under timeout.  Each must end with a documented
 # exit status (0, 1, 2, 4, 8, 16: man/e4time.8), never hang, crash or
 # leave a sanitizer report, and the copy must not change by a byte.
 #
@@ -84,6 +86,8 @@ read_all() {
 		run_d "$img" audit "${j[@]}" -f "$f" "$img"
 	done
 	run_d "$img" history "${j[@]}" -a "$img" "<12>"
+	# a dry run opens the image read-only: the xattr decoders' turn
+	run_d "$img" backfill -n --from dosattrib -f jsonl "$img"
 }
 
 # damage_image NAME: its damaged and truncated copies, one at a time.
