@@ -24,8 +24,8 @@ static void fz_warn(errcode_t err, ext2_ino_t ino, const char *detail,
 		    void *priv)
 {
 	(void)ino;
+	(void)detail; /* NULL for some (tree.c) */
 	FUZZ_CHECK(err != 0, "a warning without an error");
-	FUZZ_CHECK(detail != NULL, "a warning without detail");
 	(*(unsigned long *)priv)++;
 }
 
