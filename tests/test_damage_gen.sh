@@ -49,6 +49,8 @@ suite_teardown() {
 		"$(grep -c '^run ' "$TMP/tally") runs, by exit status:" \
 		"$(grep '^run ' "$TMP/tally" | cut -d' ' -f2 | sort -n |
 			uniq -c | awk '{ printf "%s: %s, ", $2, $1 }')"
+	# the rare ones in full
+	grep -E '^run (2|8) ' "$TMP/tally" | head -n 20
 }
 
 # run_d IMAGE ARGS...: e4time ARGS under timeout; a hang, a crash, an
@@ -60,7 +62,7 @@ run_d() {
 	ERR="$TMP/stderr"
 	timeout -k 5 "$DAMAGE_TIMEOUT" "$E4TIME" "$@" >"$OUT" 2>"$ERR"
 	RC=$?
-	echo "run $RC" >>"$TMP/tally"
+	echo "run $RC $WHAT: e4time $*" >>"$TMP/tally"
 	case $RC in
 	0 | 1 | 2 | 4 | 8 | 16) ;;
 	124 | 137) fail "$WHAT: e4time $*: hung (killed after ${DAMAGE_TIMEOUT}s)" ;;
