@@ -231,7 +231,7 @@ EOF
 # Outputs known not to give every name back (see the tests that use
 # them): a test that finds one of these broken is skipped, loudly, as a
 # KNOWN FAILURE instead of failing; once fixed it passes.
-KNOWN_BROKEN=" backfill-jsonl audit-json history tty-history tty-csv tty-mactime "
+KNOWN_BROKEN=" "
 
 # known_or_fail KEY WHAT PROBLEMS: fail, or skip when KEY is known broken.
 known_or_fail() {
@@ -382,21 +382,19 @@ test_terminal_history_gets_no_raw_escapes() {
 	known_or_fail tty-history "history on a terminal: raw control bytes" "$TTY_BAD"
 }
 
-# csv and mactime write a name's bytes as they are (man/e4time.8: csv
-# quotes, mactime escapes only %, | and C0): ESC and C1 controls reach a
-# terminal raw.  Known, reported; the test says so instead of failing.
-test_terminal_csv_and_mactime_known_raw() {
+# csv and mactime keep a name's bytes when redirected (csv quotes,
+# mactime escapes only %, | and C0), but on a terminal every format's
+# controls, C1 controls and invalid bytes become \xHH (lb_flush()).
+test_terminal_csv_and_mactime() {
 	command -v script >/dev/null || { skip_test "script (util-linux) not installed"; return; }
 	tty_check timeline -f csv "$IMG"
-	local csv=$TTY_BAD
+	known_or_fail tty-csv "timeline -f csv on a terminal: raw control bytes" "$TTY_BAD"
 	tty_check timeline -f mactime "$IMG"
-	if [ -n "$csv" ] && [ -n "$TTY_BAD" ]; then
-		skip_test "KNOWN FAILURE: on a terminal, raw control bytes:" \
-			"timeline -f csv: $csv; timeline -f mactime: $TTY_BAD"
-	else
-		known_or_fail tty-csv "timeline -f csv on a terminal: raw control bytes" "$csv"
-		known_or_fail tty-mactime "timeline -f mactime on a terminal: raw control bytes" "$TTY_BAD"
-	fi
+	known_or_fail tty-mactime "timeline -f mactime on a terminal: raw control bytes" "$TTY_BAD"
+	tty_check timeline -f jsonl "$IMG"
+	known_or_fail tty-jsonl "timeline -f jsonl on a terminal: raw control bytes" "$TTY_BAD"
+	tty_check timeline -f bodyfile "$IMG"
+	known_or_fail tty-bodyfile "timeline -f bodyfile on a terminal: raw control bytes" "$TTY_BAD"
 }
 
 . shunit2

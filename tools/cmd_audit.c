@@ -80,6 +80,24 @@ static void json_str(const char *s)
 	free(b.p);
 }
 
+/* A path as timeline's jsonl gives it: not valid UTF-8, its bytes too. */
+static void json_path(const char *s)
+{
+	struct lbuf b = { NULL, 0, 0 };
+	size_t len = strlen(s);
+
+	lb_putc(&b, '"');
+	esc_json(&b, s, len);
+	lb_putc(&b, '"');
+	if (!utf8_valid(s, len)) {
+		lb_puts(&b, ",\"path_hex\":\"");
+		esc_hex(&b, s, len);
+		lb_puts(&b, "\",\"path_utf8\":false");
+	}
+	lb_flush(&b, stdout);
+	free(b.p);
+}
+
 static const char *advice(const struct e4t_audit *a)
 {
 	if (a->changes[E4T_CH_ATIME] == 0)
@@ -299,7 +317,7 @@ static int audit_main(int argc, char **argv)
 		for (i = 0; i < ntops; i++) {
 			printf("%s{\"path\":", i ? "," : "");
 			if (top[i].path)
-				json_str(top[i].path);
+				json_path(top[i].path);
 			else
 				printf("null");
 			printf(",\"ino\":%u,\"atime_only\":%u}", top[i].ino,

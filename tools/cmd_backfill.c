@@ -115,7 +115,14 @@ static void record(struct bf_job *j, const struct todo *row,
 	if (c->jsonl) {
 		lb_puts(b, "{\"path\":\"");
 		esc_json(b, path, row->path_len);
-		lb_printf(b, "\",\"ino\":%u,\"action\":\"%s\"", in->ino,
+		lb_putc(b, '"');
+		/* as timeline's jsonl: the bytes of a name not in UTF-8 */
+		if (!utf8_valid(path, row->path_len)) {
+			lb_puts(b, ",\"path_hex\":\"");
+			esc_hex(b, path, row->path_len);
+			lb_puts(b, "\",\"path_utf8\":false");
+		}
+		lb_printf(b, ",\"ino\":%u,\"action\":\"%s\"", in->ino,
 			  r == R_CHANGED
 				  ? (c->dry_run ? "would_change" : "changed")
 				  : "skipped");

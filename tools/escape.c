@@ -290,3 +290,27 @@ void esc_csv(struct lbuf *b, const char *s, size_t len)
 	}
 	lb_putc(b, '"');
 }
+
+void esc_terminal(struct lbuf *b, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t n = utf8_seq_len(p + i, len - i);
+
+		if (n == 1 && (p[i] >= 0x20 || p[i] == '\n' || p[i] == '\t') &&
+		    p[i] != 0x7f) {
+			lb_putc(b, (char)p[i]);
+		} else if (n > 1 && !is_c1(p + i, n)) {
+			lb_write(b, p + i, n);
+		} else {
+			size_t k, m = n ? n : 1;
+
+			for (k = 0; k < m; k++)
+				put_xhh(b, p[i + k]);
+			n = m;
+		}
+		i += n;
+	}
+}

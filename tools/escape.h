@@ -26,5 +26,10 @@ void esc_json(struct lbuf *b, const char *s, size_t len);
 void esc_hex(struct lbuf *b, const char *s, size_t len);
 /* One RFC 4180 field, quoted when it must be. */
 void esc_csv(struct lbuf *b, const char *s, size_t len);
+/* Output bound for a terminal: every byte as it is but controls other
+ * than newline and tab, DEL, C1 controls and invalid UTF-8, which become
+ * \xHH (the bytes of a C1 control each).  Applied by lb_flush() to
+ * whatever a format wrote when the stream is a terminal. */
+void esc_terminal(struct lbuf *b, const char *s, size_t len);
 
 #endif

@@ -5,8 +5,10 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cmd.h"
+#include "escape.h"
 #include "linebuf.h"
 
 void lb_grow(struct lbuf *b, size_t n)
@@ -98,11 +100,38 @@ void lb_printf(struct lbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+/*
+ * Standard output and error that are terminals get no raw control byte,
+ * whatever the format (see esc_terminal()): a name cannot send an escape
+ * sequence to the terminal.  Redirected output is written as it is.
+ */
+static int is_terminal(FILE *fp)
+{
+	static int state[3] = { -1, -1, -1 };
+	int fd = fileno(fp);
+
+	if (fd < 0 || fd > 2)
+		return 0;
+	if (state[fd] < 0)
+		state[fd] = isatty(fd);
+	return state[fd];
+}
+
 int lb_flush(struct lbuf *b, FILE *fp)
 {
 	size_t n = b->len;
 
 	b->len = 0;
+	if (n && is_terminal(fp)) {
+		struct lbuf t = { NULL, 0, 0 };
+		int rc = 0;
+
+		esc_terminal(&t, b->p, n);
+		if (fwrite(t.p, 1, t.len, fp) != t.len)
+			rc = -1;
+		free(t.p);
+		return rc;
+	}
 	if (n && fwrite(b->p, 1, n, fp) != n)
 		return -1;
 	return 0;
