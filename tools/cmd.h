@@ -111,6 +111,9 @@ int open_write_status(const char *image, const struct e4t_write_opts *wo,
  * Report a write that failed (naming the undo file when it was the undo
  * file that could not be written); EXIT_INTERNAL.
  */
+/* The filesystem's tree could not be indexed (e4t_tree_load): report it
+ * as timeline does; EXIT_IMAGE, or EXIT_INTERNAL when out of memory. */
+int index_error_status(const char *image, errcode_t err);
 int write_error_status(const struct e4t_image *img, const char *what,
 		       errcode_t err);
 /* Flush stdout; on a write error say so and return EXIT_INTERNAL. */

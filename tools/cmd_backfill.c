@@ -692,9 +692,15 @@ static int backfill_main(int argc, char **argv)
 	wc.quiet = co.quiet;
 	c.seen = calloc(c.img->fs->super->s_inodes_count / 8 + 1, 1);
 	err = c.seen ? e4t_image_resolve(c.img, spec, &start) : ENOMEM;
-	if (!err)
+	if (!err) {
 		err = e4t_tree_load(c.img, &topts, &tree);
-	progress_done();
+		progress_done();
+		if (err) {
+			status = index_error_status(c.img->name, err);
+			err = 0;
+			goto done;
+		}
+	}
 	if (!err) {
 		char *path = strdup(spec);
 		size_t n = path ? strlen(path) : 0;
@@ -727,6 +733,7 @@ static int backfill_main(int argc, char **argv)
 		if (wc.count || c.count[R_UNREADABLE])
 			status = EXIT_PARTIAL;
 	}
+done:
 	e4t_tree_free(tree);
 	free(c.seen);
 	e4t_source_free(c.src);

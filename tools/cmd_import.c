@@ -449,7 +449,7 @@ static int import_main(int argc, char **argv)
 	const char *mname = "-";
 	int opt, by_inode = 0, status;
 	FILE *fp = stdin;
-	errcode_t err = 0;
+	errcode_t err = 0, index_err;
 	size_t i;
 
 	while ((opt = getopt_long(argc, argv, COMMON_SHORTOPTS "m:p:f:nz:",
@@ -525,6 +525,7 @@ static int import_main(int argc, char **argv)
 	wc.quiet = co.quiet;
 	err = e4t_tree_load(c.img, &topts, &c.tree);
 	progress_done();
+	index_err = err;
 	if (!err && by_inode) {
 		for (i = 0; i < c.nentries && !err; i++) {
 			struct e4t_inode in;
@@ -549,7 +550,9 @@ static int import_main(int argc, char **argv)
 	if (lb_flush(&c.lb, stdout) && !err)
 		err = errno ? errno : EIO;
 	status = EXIT_OK;
-	if (err) {
+	if (index_err) {
+		status = index_error_status(c.img->name, index_err);
+	} else if (err) {
 		status = write_error_status(c.img, "importing", err);
 	} else {
 		if (!c.quiet)

@@ -193,6 +193,12 @@ int finish_write(struct e4t_image *img, int status)
 	return finish_stdout(status);
 }
 
+int index_error_status(const char *image, errcode_t err)
+{
+	report(image, "indexing the filesystem", err);
+	return err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE;
+}
+
 int write_error_status(const struct e4t_image *img, const char *what,
 		       errcode_t err)
 {
