@@ -697,7 +697,6 @@ static int backfill_main(int argc, char **argv)
 		progress_done();
 		if (err) {
 			status = index_error_status(c.img->name, err);
-			err = 0;
 			goto done;
 		}
 	}

@@ -4,12 +4,16 @@
  */
 #include "config.h"
 
+#include <unistd.h>
+
 #include "output.h"
 
 static void csv_begin(struct out *o)
 {
+	o->eol = isatty(fileno(o->fp)) ? "\n" : "\r\n";
 	lb_puts(&o->lb, "path,ino,type,mode,uid,gid,size,links,atime,mtime,"
-			"ctime,crtime,dtime,status\r\n");
+			"ctime,crtime,dtime,status");
+	lb_puts(&o->lb, o->eol);
 }
 
 static void csv_row(struct out *o, const struct e4t_row *row)
@@ -29,7 +33,7 @@ static void csv_row(struct out *o, const struct e4t_row *row)
 	}
 	lb_putc(b, ',');
 	lb_puts(b, status_name(row->status));
-	lb_write(b, "\r\n", 2);
+	lb_puts(b, o->eol);
 }
 
 static void csv_end(struct out *o)

@@ -16,6 +16,9 @@ struct out {
 	int quiet;
 	/* mactime: times it cannot show or sorts wrongly */
 	unsigned long neg_times, big_times;
+	/* csv: the line end, CR LF, or LF alone on a terminal (where every
+	 * CR, a name's included, is shown as \x0d: see esc_terminal()) */
+	const char *eol;
 };
 
 struct formatter {

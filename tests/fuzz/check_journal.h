@@ -44,8 +44,9 @@ static void check_journal_loaded(struct e4t_journal *j)
 		   "first %u log_end %u maxlen %u", in->first, in->log_end,
 		   in->maxlen);
 	if (in->fc_blocks)
-		FUZZ_CHECK(in->fc_first > in->log_end - 1 &&
-				   in->fc_first + in->fc_blocks == in->maxlen,
+		/* the kernel's j_last, j_fc_first = j_last + 1, j_fc_last */
+		FUZZ_CHECK(in->fc_first == in->log_end + 1 &&
+				   in->log_end + in->fc_blocks == in->maxlen,
 			   "fc area %u+%u, log_end %u, maxlen %u", in->fc_first,
 			   in->fc_blocks, in->log_end, in->maxlen);
 	FUZZ_CHECK(in->tag_bytes == 8 || in->tag_bytes == 10 ||
