@@ -600,7 +600,10 @@ static void *audit_part(void *arg)
 				k = 0;
 			for (; k < g->ipb && !p->stop; k++) {
 				struct e4t_icopy c;
-				const uint8_t *old = s->data + k * g->isize;
+				/* (a baseline has no copy before it) */
+				const uint8_t *old =
+					baseline ? NULL
+						 : s->data + k * g->isize;
 				const uint8_t *new = cur + k * g->isize;
 
 				memset(&c, 0, sizeof(c));

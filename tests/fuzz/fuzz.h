@@ -102,4 +102,34 @@ static inline const char *fuzz_file(const uint8_t *data, size_t size)
 	return path;
 }
 
+/*
+ * images/NAME.img.xz of the source tree ($TOP_SRCDIR), decompressed into
+ * an unlinked file: its fd, and in path a name that opens it
+ * (/proc/self/fd/N).  For harnesses that work on a kernel-written image.
+ */
+static inline int fuzz_unpack_image(const char *name, char *path, size_t len)
+{
+	const char *top = getenv("TOP_SRCDIR");
+	char tmpl[] = "/tmp/e4time-fuzz.XXXXXX", cmd[4096];
+	int fd;
+
+	if (!top) {
+		fprintf(stderr, "fuzz: TOP_SRCDIR must name the source tree\n");
+		abort();
+	}
+	fd = mkstemp(tmpl);
+	if (fd < 0)
+		abort();
+	snprintf(cmd, sizeof(cmd), "xz -dc '%s/images/%s.img.xz' > '%s'", top,
+		 name, tmpl);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "fuzz: cannot unpack %s\n", name);
+		abort();
+	}
+	if (unlink(tmpl))
+		abort();
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
 #endif

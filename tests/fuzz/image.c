@@ -60,39 +60,13 @@ struct range {
 static struct range *patched;
 static size_t npatched, patched_cap;
 
-static int unpack(const char *name, char *path, size_t len)
-{
-	const char *top = getenv("TOP_SRCDIR");
-	char tmpl[] = "/tmp/e4time-fuzz-image.XXXXXX", cmd[4096];
-	int fd;
-
-	if (!top) {
-		fprintf(stderr,
-			"image: TOP_SRCDIR must name the source tree\n");
-		abort();
-	}
-	fd = mkstemp(tmpl);
-	if (fd < 0)
-		abort();
-	snprintf(cmd, sizeof(cmd), "xz -dc '%s/images/%s.img.xz' > '%s'", top,
-		 name, tmpl);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "image: cannot unpack %s\n", name);
-		abort();
-	}
-	if (unlink(tmpl))
-		abort();
-	snprintf(path, len, "/proc/self/fd/%d", fd);
-	return fd;
-}
-
 static void base_init(struct ibase *b)
 {
 	struct stat st;
 
-	b->fd = unpack(b->name, b->path, sizeof(b->path));
-	b->pristine =
-		unpack(b->name, b->pristine_path, sizeof(b->pristine_path));
+	b->fd = fuzz_unpack_image(b->name, b->path, sizeof(b->path));
+	b->pristine = fuzz_unpack_image(b->name, b->pristine_path,
+					sizeof(b->pristine_path));
 	if (fstat(b->fd, &st))
 		abort();
 	b->size = (uint64_t)st.st_size;

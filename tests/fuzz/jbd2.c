@@ -62,32 +62,6 @@ static uint32_t *touched;
 static size_t ntouched, touched_cap;
 static uint8_t *zero;
 
-/* images/NAME.img.xz, decompressed into an unlinked file; its fd. */
-static int unpack(const char *name, char *path, size_t len)
-{
-	const char *top = getenv("TOP_SRCDIR");
-	char tmpl[] = "/tmp/e4time-fuzz-jbd2.XXXXXX", cmd[4096];
-	int fd;
-
-	if (!top) {
-		fprintf(stderr, "jbd2: TOP_SRCDIR must name the source tree\n");
-		abort();
-	}
-	fd = mkstemp(tmpl);
-	if (fd < 0)
-		abort();
-	snprintf(cmd, sizeof(cmd), "xz -dc '%s/images/%s.img.xz' > '%s'", top,
-		 name, tmpl);
-	if (system(cmd) != 0) {
-		fprintf(stderr, "jbd2: cannot unpack %s\n", name);
-		abort();
-	}
-	if (unlink(tmpl))
-		abort();
-	snprintf(path, len, "/proc/self/fd/%d", fd);
-	return fd;
-}
-
 static int map_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 		  blk64_t ref, int ref_off, void *priv)
 {
@@ -106,7 +80,7 @@ static void base_init(struct jbase *b)
 	struct ext2_inode inode;
 	uint32_t i;
 
-	b->fd = unpack(b->image, b->path, sizeof(b->path));
+	b->fd = fuzz_unpack_image(b->image, b->path, sizeof(b->path));
 	b->jfd = -1;
 	if (ext2fs_open2(b->path, NULL, EXT2_FLAG_64BITS, 0, 0, unix_io_manager,
 			 &fs))
@@ -115,7 +89,7 @@ static void base_init(struct jbase *b)
 	if (b->jdev) {
 		struct stat st;
 
-		b->jfd = unpack(b->jdev, b->jpath, sizeof(b->jpath));
+		b->jfd = fuzz_unpack_image(b->jdev, b->jpath, sizeof(b->jpath));
 		if (fstat(b->jfd, &st))
 			abort();
 		b->nblocks = (uint32_t)(st.st_size / b->bs);
