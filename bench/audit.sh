@@ -66,6 +66,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 
 BENCH_DIR=${BENCH_DIR:-/var/tmp/e4time-bench}
 RUNS=${RUNS:-3}
@@ -228,29 +230,11 @@ fi
 
 # ---------------------------------------------------------------- timing
 # timed_run OUTFILE CMD...: appends "WALL_SECONDS PEAK_RSS_KIB RC CPU_SECONDS"
-# to OUTFILE (CPU: user + system, every thread; the machine is shared, and
-# wall time also counts the waits for a CPU).
+# to OUTFILE (bench/lib.sh), the command's stderr to OUTFILE.stderr.
 timed_run() {
     local out=$1; shift
-    local tf rc t0 t1 last
-    tf=$(mktemp)
-    t0=$EPOCHREALTIME
-    set +e
-    /usr/bin/time -f '%e %M %U %S' -o "$tf" "$@" >/dev/null 2>>"$out.stderr"
-    rc=$?
-    set -e
-    t1=$EPOCHREALTIME
-    last=$(tail -n 1 "$tf")
-    rm -f "$tf"
-    awk -v a="$t0" -v b="$t1" -v l="$last" -v rc="$rc" \
-        'BEGIN { split(l, f, " "); printf "%.3f %d %d %.2f\n", b - a, f[2], rc, f[3] + f[4] }' >>"$out"
+    time_cmd "$out.stderr" "$@" >> "$out"
 }
-median() {
-    awk -v c="$2" '{ print $c }' "$1" | sort -g |
-        awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
-             if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-maxcol() { awk -v c="$2" 'BEGIN { m = 0 } $c > m { m = $c } END { print m }' "$1"; }
 
 log "warming the page cache"
 cat "$IMG" >/dev/null

@@ -20,6 +20,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 
 BENCH_DIR=${BENCH_DIR:-/var/tmp/e4time-bench}
 RUNS=${RUNS:-3}
@@ -141,38 +143,18 @@ fresh_copy() {
 
 # ---------------------------------------------------------------- timing
 # timed_run OUTFILE ERRFILE CMD...: appends "WALL_SECONDS PEAK_RSS_KIB RC"
-# to OUTFILE; the command's stderr goes to ERRFILE. Wall time is bash's
-# EPOCHREALTIME around /usr/bin/time (microseconds; %e has 10 ms steps);
-# peak RSS is time(1)'s %M.
+# (no newline: the caller adds columns) to OUTFILE; the command's stderr
+# goes to ERRFILE (bench/lib.sh).
 timed_run() {
     local out=$1 err=$2; shift 2
-    local tf rc t0 t1 last
-    tf=$(mktemp)
-    t0=$EPOCHREALTIME
-    set +e
-    /usr/bin/time -f '%e %M' -o "$tf" "$@" > /dev/null 2> "$err"
-    rc=$?
-    set -e
-    t1=$EPOCHREALTIME
-    last=$(tail -n 1 "$tf")
-    rm -f "$tf"
-    awk -v a="$t0" -v b="$t1" -v l="$last" -v rc="$rc" \
-        'BEGIN { split(l, f, " "); printf "%.3f %d %d", b - a, f[2], rc }' >> "$out"
+    : > "$err"
+    printf '%s' "$(time_cmd "$err" "$@" | cut -d' ' -f1-3)" >> "$out"
 }
 
 # "backfill from dosattrib: N files scanned, M changed" -> "N M"
 summary_counts() {
     sed -n 's/.*backfill from dosattrib: \([0-9]*\) files scanned, \([0-9]*\) changed.*/\1 \2/p' "$1" | tail -n 1
 }
-
-# median FILE COLUMN
-median() {
-    awk -v c="$2" '{ print $c }' "$1" | sort -g |
-        awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
-             if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-maxcol() { awk -v c="$2" 'BEGIN { m = 0 } $c > m { m = $c } END { print m }' "$1"; }
-mincol() { awk -v c="$2" 'NR == 1 || $c < m { m = $c } END { print m }' "$1"; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 mib_b() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1048576 }'; }
 

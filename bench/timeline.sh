@@ -22,6 +22,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 
 BENCH_DIR=${BENCH_DIR:-/var/tmp/e4time-bench}
 RUNS=${RUNS:-5}
@@ -117,33 +119,12 @@ for name in $IMAGES; do
 done
 
 # ---------------------------------------------------------------- timing
-# timed_run OUTFILE CMD...: appends "WALL_SECONDS PEAK_RSS_KIB RC" to OUTFILE.
-# Wall time is bash's EPOCHREALTIME around /usr/bin/time (microseconds; the
-# %e of time(1) has only 10 ms steps); peak RSS is time(1)'s %M.
+# timed_run OUTFILE CMD...: appends "WALL_SECONDS PEAK_RSS_KIB RC" to
+# OUTFILE (bench/lib.sh), the command's stderr to OUTFILE.stderr.
 timed_run() {
     local out=$1; shift
-    local tf rc t0 t1 last
-    tf=$(mktemp)
-    t0=$EPOCHREALTIME
-    set +e
-    /usr/bin/time -f '%e %M' -o "$tf" "$@" > /dev/null 2>> "$out.stderr"
-    rc=$?
-    set -e
-    t1=$EPOCHREALTIME
-    last=$(tail -n 1 "$tf")
-    rm -f "$tf"
-    awk -v a="$t0" -v b="$t1" -v l="$last" -v rc="$rc" \
-        'BEGIN { split(l, f, " "); printf "%.3f %d %d\n", b - a, f[2], rc }' >> "$out"
+    time_cmd "$out.stderr" "$@" | cut -d' ' -f1-3 >> "$out"
 }
-
-# median FILE COLUMN
-median() {
-    awk -v c="$2" '{ print $c }' "$1" | sort -g |
-        awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
-             if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-maxcol() { awk -v c="$2" 'BEGIN { m = 0 } $c > m { m = $c } END { print m }' "$1"; }
-mincol() { awk -v c="$2" 'NR == 1 || $c < m { m = $c } END { print m }' "$1"; }
 
 inodes_used() {
     tune2fs -l "$1" | awk -F: '/^Inode count/ { n = $2 } /^Free inodes/ { f = $2 }

@@ -925,15 +925,9 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 			ai->relatime_would_skip = ac.relatime_skip[i];
 		}
 	}
-	free(ac.per_ino);
-	free(ac.relatime_skip);
-	part_free(&parts[0]);
-	part_free(&parts[1]);
-	e4t_audit_free(a2);
-	free(g.t);
-	free(other);
 	*ret = a;
-	return 0;
+	a = NULL; /* the caller's now */
+	err = 0;
 fail:
 	free(ac.per_ino);
 	free(ac.relatime_skip);

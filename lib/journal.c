@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,31 +57,11 @@ static void jwarn(struct e4t_journal *j, errcode_t err, uint32_t jblock,
 		  const char *what)
 {
 	char detail[160];
-	size_t n = 0;
-	const char *p = "journal block ";
-	char num[16];
-	int k = 0;
-	uint32_t v = jblock;
 
 	j->damaged = 1;
 	if (!j->warn)
 		return;
-	/* "journal block J: what" without stdio (lib/ never prints) */
-	while (*p && n < sizeof(detail) - 1)
-		detail[n++] = *p++;
-	do {
-		num[k++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (k && n < sizeof(detail) - 1)
-		detail[n++] = num[--k];
-	p = ": ";
-	while (*p && n < sizeof(detail) - 1)
-		detail[n++] = *p++;
-	p = what;
-	while (*p && n < sizeof(detail) - 1)
-		detail[n++] = *p++;
-	detail[n] = 0;
+	snprintf(detail, sizeof(detail), "journal block %u: %s", jblock, what);
 	j->warn(err, 0, detail, j->priv);
 }
 
@@ -1199,7 +1180,9 @@ out:
  * (-EFSBADCRC).  Recovery replays them when the HEAD's tid is the
  * transaction after the last full one replayed (end_transaction).
  */
-static errcode_t walk_fast_commits(struct e4t_journal *j)
+/* The fast commits; stale ones (of a clean journal, or of an older tid)
+ * only with stale set. */
+static errcode_t walk_fast_commits(struct e4t_journal *j, int stale)
 {
 	const struct e4t_jinfo *in = &j->info;
 	uint32_t bs = in->blocksize, b, crc = 0, head_tid = 0;
@@ -1302,10 +1285,15 @@ static errcode_t walk_fast_commits(struct e4t_journal *j)
 				cur.flags |= (in->live && tid == live_tid)
 						     ? E4T_JT_LIVE
 						     : E4T_JT_STALE;
-				err = add_trans(j, &cur);
-				if (err) {
+				if ((cur.flags & E4T_JT_STALE) && !stale) {
+					/* not what recovery would replay */
 					free(cur.fc_inodes);
-					return err;
+				} else {
+					err = add_trans(j, &cur);
+					if (err) {
+						free(cur.fc_inodes);
+						return err;
+					}
 				}
 				if (cur.flags & E4T_JT_CSUM_BAD)
 					return 0;
@@ -1343,27 +1331,6 @@ done:
 }
 
 /* ------------------------------------------------------------------ */
-
-/* Without E4T_J_STALE, the fast commits that recovery would not replay
- * (those of a clean journal, or of an older tid) are left out too. */
-static void drop_stale_fast_commits(struct e4t_journal *j)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < j->ntrans; i++) {
-		struct e4t_jtrans *t = &j->trans[i];
-
-		if ((t->flags & E4T_JT_FAST_COMMIT) &&
-		    !(t->flags & E4T_JT_LIVE)) {
-			free(t->blocks);
-			free(t->revoked);
-			free(t->fc_inodes);
-			continue;
-		}
-		j->trans[n++] = *t;
-	}
-	j->ntrans = n;
-}
 
 static uint32_t sort_ref;
 
@@ -1425,11 +1392,9 @@ errcode_t e4t_journal_load(struct e4t_journal *j, unsigned flags,
 		if (err)
 			return err;
 	}
-	err = walk_fast_commits(j);
+	err = walk_fast_commits(j, (flags & E4T_J_STALE) != 0);
 	if (err)
 		return err;
-	if (!(flags & E4T_J_STALE))
-		drop_stale_fast_commits(j);
 	apply_revokes(j);
 	check_replay(j);
 	sort_ref = in->sequence;

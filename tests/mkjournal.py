@@ -1776,11 +1776,9 @@ def damage_base(ctx, csum=3, feats=""):
     return fs, j, fs.free_blocks(16)
 
 
-@scenario("bad_commit_csum", "csum_v3: the second transaction's commit "
-          "checksum is wrong (its commit time newer): the kernel replays "
-          "the first only and records the second as failed")
-def sc_bad_commit_csum(ctx):
-    fs, j, B = damage_base(ctx)
+def bad_second_commit(ctx, csum):
+    """Three transactions; the second's commit checksum is wrong."""
+    fs, j, B = damage_base(ctx, csum=csum)
     j.cur = 10
     t = j.begin(1)
     j.desc(t, [Tag(B[0]), Tag(B[1])])
@@ -1795,26 +1793,19 @@ def sc_bad_commit_csum(ctx):
     j.warn = [[cjb]]
     j.finish(1, 10)
     return j
+
+
+@scenario("bad_commit_csum", "csum_v3: the second transaction's commit "
+          "checksum is wrong (its commit time newer): the kernel replays "
+          "the first only and records the second as failed")
+def sc_bad_commit_csum(ctx):
+    return bad_second_commit(ctx, csum=3)
 
 
 @scenario("bad_commit_csum_v1", "COMPAT_CHECKSUM: the second "
           "transaction's crc32_be is wrong")
 def sc_bad_commit_csum_v1(ctx):
-    fs, j, B = damage_base(ctx, csum=1)
-    j.cur = 10
-    t = j.begin(1)
-    j.desc(t, [Tag(B[0]), Tag(B[1])])
-    j.commit(t, *t_time(1))
-    t = j.begin(2, role="end")
-    j.desc(t, [Tag(B[2])])
-    cjb = j.commit(t, *t_time(2), bad_csum=True)
-    t = j.begin(3, role="after")
-    j.desc(t, [Tag(B[3])])
-    j.commit(t, *t_time(3))
-    j.exit = [1]
-    j.warn = [[cjb]]
-    j.finish(1, 10)
-    return j
+    return bad_second_commit(ctx, csum=1)
 
 
 @scenario("bad_commit_csum_old", "csum_v3: a bad commit checksum with a "

@@ -80,24 +80,6 @@ static void json_str(const char *s)
 	free(b.p);
 }
 
-/* A path as timeline's jsonl gives it: not valid UTF-8, its bytes too. */
-static void json_path(const char *s)
-{
-	struct lbuf b = { NULL, 0, 0 };
-	size_t len = strlen(s);
-
-	lb_putc(&b, '"');
-	esc_json(&b, s, len);
-	lb_putc(&b, '"');
-	if (!utf8_valid(s, len)) {
-		lb_puts(&b, ",\"path_hex\":\"");
-		esc_hex(&b, s, len);
-		lb_puts(&b, "\",\"path_utf8\":false");
-	}
-	lb_flush(&b, stdout);
-	free(b.p);
-}
-
 static const char *advice(const struct e4t_audit *a)
 {
 	if (a->changes[E4T_CH_ATIME] == 0)
@@ -315,11 +297,17 @@ static int audit_main(int argc, char **argv)
 			       a->changes[k]);
 		printf("}},\"top\":[");
 		for (i = 0; i < ntops; i++) {
-			printf("%s{\"path\":", i ? "," : "");
-			if (top[i].path)
-				json_path(top[i].path);
-			else
-				printf("null");
+			printf("%s{", i ? "," : "");
+			if (top[i].path) {
+				struct lbuf b = { NULL, 0, 0 };
+
+				esc_json_path(&b, top[i].path,
+					      strlen(top[i].path));
+				lb_flush(&b, stdout);
+				free(b.p);
+			} else {
+				printf("\"path\":null");
+			}
 			printf(",\"ino\":%u,\"atime_only\":%u}", top[i].ino,
 			       top[i].atime_only);
 		}

@@ -113,15 +113,8 @@ static void record(struct bf_job *j, const struct todo *row,
 
 	j->count[r]++;
 	if (c->jsonl) {
-		lb_puts(b, "{\"path\":\"");
-		esc_json(b, path, row->path_len);
-		lb_putc(b, '"');
-		/* as timeline's jsonl: the bytes of a name not in UTF-8 */
-		if (!utf8_valid(path, row->path_len)) {
-			lb_puts(b, ",\"path_hex\":\"");
-			esc_hex(b, path, row->path_len);
-			lb_puts(b, "\",\"path_utf8\":false");
-		}
+		lb_putc(b, '{');
+		esc_json_path(b, path, row->path_len);
 		lb_printf(b, ",\"ino\":%u,\"action\":\"%s\"", in->ino,
 			  r == R_CHANGED
 				  ? (c->dry_run ? "would_change" : "changed")

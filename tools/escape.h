@@ -24,6 +24,9 @@ void esc_percent(struct lbuf *b, const char *s, size_t len);
 /* JSON string body (no quotes); invalid UTF-8 becomes U+FFFD. */
 void esc_json(struct lbuf *b, const char *s, size_t len);
 void esc_hex(struct lbuf *b, const char *s, size_t len);
+/* The JSON members "path":"..." of a name, and, when it is not valid
+ * UTF-8, "path_hex":"..." (its bytes) and "path_utf8":false. */
+void esc_json_path(struct lbuf *b, const char *s, size_t len);
 /* One RFC 4180 field, quoted when it must be. */
 void esc_csv(struct lbuf *b, const char *s, size_t len);
 /* Output bound for a terminal: every byte as it is but controls other

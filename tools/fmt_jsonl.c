@@ -47,14 +47,8 @@ static void json_row(struct out *o, const struct e4t_row *row)
 	struct lbuf *b = &o->lb;
 	int f;
 
-	lb_puts(b, "{\"path\":\"");
-	esc_json(b, row->path, row->path_len);
-	lb_putc(b, '"');
-	if (!utf8_valid(row->path, row->path_len)) {
-		lb_puts(b, ",\"path_hex\":\"");
-		esc_hex(b, row->path, row->path_len);
-		lb_puts(b, "\",\"path_utf8\":false");
-	}
+	lb_putc(b, '{');
+	esc_json_path(b, row->path, row->path_len);
 	lb_printf(b,
 		  ",\"ino\":%u,\"type\":\"%s\",\"mode\":\"%04o\",\"uid\":%u,"
 		  "\"gid\":%u,\"size\":%llu,\"links\":%u,\"status\":\"%s\"",
