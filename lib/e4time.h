@@ -147,6 +147,15 @@ const char *e4t_mode_type_name(uint16_t mode);
 #define E4T_IMG_ERRORS_FLAGGED 0x0008
 #define E4T_IMG_TRUNCATED      0x0010
 
+/* Exclusive claims and the backing file's name, held while writing (see
+ * e4t_check_in_use()). */
+#define E4T_IN_USE_MAX_FDS 16
+struct e4t_in_use {
+	int fds[E4T_IN_USE_MAX_FDS];
+	int nfds;
+	char backing[4096];
+};
+
 struct e4t_image {
 	ext2_filsys fs;
 	char *name;
@@ -155,10 +164,13 @@ struct e4t_image {
 	unsigned inode_size;
 	/* writing (write.c) */
 	int writable;
-	int lock_fd;	       /* flock()ed against a second writer, or -1 */
-	char *undo_path;       /* the e2undo file, or NULL with --no-undo */
-	char *undo_new;	       /* written as this, renamed at close */
-	unsigned long written; /* inodes written */
+	int lock_fd;		  /* flock()ed against a second writer, or -1 */
+	int backing_fd;		  /* the same, on a loop device's file, or -1 */
+	int undo_fd;		  /* undo_new, flock()ed while written, or -1 */
+	struct e4t_in_use in_use; /* claims held while writing */
+	char *undo_path;	  /* the e2undo file, or NULL with --no-undo */
+	char *undo_new;		  /* written as this, renamed at close */
+	unsigned long written;	  /* inodes written */
 	pthread_mutex_t write_lock; /* held by batches writing through fs */
 };
 
@@ -207,11 +219,24 @@ void e4t_manifest_entry_free(struct e4t_manifest_entry *e);
 /* Writing (write.c)                                                   */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Why a write was refused, for the message: what was refused ("undo
+ * file PATH", "/dev/loop0p1 is mounted on /mnt"), and the system's error
+ * behind it (an errno), or 0.  what is "" when there is nothing to add.
+ */
+struct e4t_refusal {
+	char what[4096 + 160];
+	errcode_t cause;
+};
+
 struct e4t_write_opts {
-	const char
-		*undo_path; /* NULL: e4time-BASENAME.e2undo in the undo dir */
-	int no_undo;	    /* write no undo file */
-	int dry_run;	    /* check everything, open read-only */
+	const char *undo_path; /* NULL: the default (e4t_undo_default_path) */
+	int no_undo;	       /* write no undo file */
+	int dry_run;	       /* check everything, open read-only */
+	/* Files the command reads besides the image (a manifest):
+	 * never the undo file.  NULL-terminated, or NULL. */
+	const char *const *inputs;
+	struct e4t_refusal *why; /* filled in on a refusal, or NULL */
 };
 
 /*
@@ -234,8 +259,51 @@ errcode_t e4t_image_close_write(struct e4t_image *img);
  * the previous run stays).
  */
 errcode_t e4t_image_finish_write(struct e4t_image *img, char **undo_kept);
-/* $E2FSPROGS_UNDO_DIR (or /var/lib/e2fsprogs)/e4time-BASENAME.e2undo */
-errcode_t e4t_undo_default_path(const char *image, char **path);
+/*
+ * Undo files (undo_path.c).  The default one is
+ * $E2FSPROGS_UNDO_DIR (or /var/lib/e2fsprogs)/e4time-BASENAME-HASH.e2undo,
+ * HASH eight hex digits of the image's full name and offset; refused
+ * (E4T_ERR_UNDO_DIR) when that directory is not a writable directory.
+ */
+errcode_t e4t_undo_default_path(const char *image, uint64_t offset, char **path,
+				struct e4t_refusal *why);
+/*
+ * May an undo file be written at path?  Its directory must exist, be
+ * writable and have 1.1 MiB free; the path must be new, an empty file or
+ * an e2undo file, and neither the image nor any of inputs (NULL-ended).
+ */
+errcode_t e4t_undo_check_path(const char *path, const char *const *inputs,
+			      struct e4t_refusal *why);
+/*
+ * Create path (PATH.new) and hold it with flock(2) in *fd: refused when
+ * another run holds it (E4T_ERR_UNDO_BUSY) or it holds an interrupted
+ * run's undo data (E4T_ERR_UNDO_LEFTOVER); an empty one is taken over.
+ */
+errcode_t e4t_undo_claim_new(const char *path, int *fd,
+			     struct e4t_refusal *why);
+/* Would an undo file replace what is at path (nothing, an empty file or
+ * an undo file)? */
+int e4t_undo_replaceable(const char *path);
+
+/*
+ * Are the bytes [offset, offset + length) of name (an image file or a
+ * block device) in use (inuse.c)?  Every block device is traced to the
+ * bytes it holds (loop devices to their backing file and offset,
+ * partitions to their disk); one that overlaps and is mounted
+ * (E4T_ERR_MOUNTED), swap, held by another device or claimed
+ * exclusively (E4T_ERR_BUSY) refuses the write, why->what naming it.
+ * With hold, the exclusive claims of the loop devices over an image file
+ * are kept there (so that none is mounted while the image is written;
+ * e4t_in_use_release() lets them go), and hold->backing names the file
+ * that holds the bytes (the image file, or a loop device's backing
+ * file), which writers lock.
+ */
+errcode_t e4t_check_in_use(const char *name, uint64_t offset, uint64_t length,
+			   struct e4t_in_use *hold, struct e4t_refusal *why);
+void e4t_in_use_release(struct e4t_in_use *hold);
+/* With the mmp feature: refuse (E4T_ERR_MMP) unless the MMP block says
+ * clean. */
+errcode_t e4t_check_mmp(ext2_filsys fs, struct e4t_refusal *why);
 /*
  * Could these times (fields: bit 1 << E4T_ATIME ...) be written to this
  * inode?  0, or why not: bad checksum, not in use, no room for crtime,

@@ -103,6 +103,8 @@ errcode_t e4t_image_open(const char *name, uint64_t offset,
 	}
 	img->offset = offset;
 	img->lock_fd = -1;
+	img->backing_fd = -1;
+	img->undo_fd = -1;
 	pthread_mutex_init(&img->write_lock, NULL);
 	err = open_fs(name, offset, READ_FLAGS, unix_io_manager, &img->fs);
 	if (err) {

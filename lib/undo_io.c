@@ -113,7 +113,17 @@ struct undo_data {
 };
 
 static char *next_undo_path;
+static int next_undo_fd = -1;
 static unsigned next_region = E2UNDO_MAX_BLOCK_SIZE;
+
+errcode_t e4t_undo_io_setup_fd(int fd, unsigned region_size)
+{
+	errcode_t err = e4t_undo_io_setup(NULL, region_size);
+
+	if (!err)
+		next_undo_fd = fd;
+	return err;
+}
 
 errcode_t e4t_undo_io_setup(const char *undo_path, unsigned region_size)
 {
@@ -122,6 +132,7 @@ errcode_t e4t_undo_io_setup(const char *undo_path, unsigned region_size)
 	    (region_size & (region_size - 1)))
 		return EXT2_ET_INVALID_ARGUMENT;
 	free(next_undo_path);
+	next_undo_fd = -1;
 	next_undo_path = undo_path ? strdup(undo_path) : NULL;
 	if (undo_path && !next_undo_path)
 		return ENOMEM;
@@ -491,18 +502,22 @@ static errcode_t undo_open(const char *name, int flags, io_channel *ret)
 	if (!fstat(d->fd, &st) && S_ISBLK(st.st_mode))
 		ch->flags |= CHANNEL_FLAGS_BLOCK_DEVICE;
 	/* The undo file set up for this open, if it writes. */
-	if ((flags & IO_FLAG_RW) && next_undo_path) {
+	if ((flags & IO_FLAG_RW) && (next_undo_path || next_undo_fd >= 0)) {
 		d->region = next_region;
 		d->keys_per_block = d->region / sizeof(struct undo_key) - 1;
 		d->key_blk = UNDO_FIRST_KEY_BLK;
 		d->next_blk = UNDO_FIRST_KEY_BLK + 1;
 		d->keyb = calloc(1, d->region);
 		d->buf = malloc(d->region);
-		d->undo_fd =
-			open(next_undo_path,
-			     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (next_undo_fd >= 0)
+			d->undo_fd = fcntl(next_undo_fd, F_DUPFD_CLOEXEC, 0);
+		else
+			d->undo_fd = open(
+				next_undo_path,
+				O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		free(next_undo_path);
 		next_undo_path = NULL;
+		next_undo_fd = -1;
 		hook_setup(d);
 		if (!d->keyb || !d->buf || d->undo_fd < 0) {
 			errcode_t err = d->undo_fd < 0 ? errno : ENOMEM;

@@ -22,5 +22,8 @@ extern io_manager e4t_undo_io_manager;
  * a power of two from 1 KiB to 1 MiB.
  */
 errcode_t e4t_undo_io_setup(const char *undo_path, unsigned region_size);
+/* The same with an undo file the caller has created, open read-write and
+ * empty: the channel writes through a duplicate of fd. */
+errcode_t e4t_undo_io_setup_fd(int fd, unsigned region_size);
 
 #endif

@@ -10,8 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
-#include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -25,125 +23,36 @@
 #include "csum.h"
 #include "undo_io.h"
 
-#define UNDO_DEFAULT_DIR "/var/lib/e2fsprogs"
-#define UNDO_REGION	 (1U << 20)
+#define UNDO_REGION (1U << 20)
 
 /*
- * Is the image file attached to a loop device that is mounted?
- * ext2fs_check_if_mounted() knows devices; a regular file is only seen
- * through the loop devices that hold it.
+ * Is anything else using the filesystem's bytes?  Mounted or busy under
+ * any name (inuse.c; libext2fs' own check for a device named), or, with
+ * multiple-mount protection, in use by another node.
  */
-static errcode_t check_loop_mounted(const struct stat *img_st)
+static errcode_t check_unused(struct e4t_image *img,
+			      const struct e4t_write_opts *opts)
 {
-	glob_t g;
-	size_t i;
-	errcode_t err = 0;
-
-	if (glob("/sys/block/loop*/loop/backing_file", 0, NULL, &g))
-		return 0;
-	for (i = 0; i < g.gl_pathc && !err; i++) {
-		char backing[PATH_MAX], dev[64];
-		const char *loop = g.gl_pathv[i] + strlen("/sys/block/");
-		size_t n = strcspn(loop, "/");
-		struct stat st;
-		int flags = 0;
-		FILE *f = fopen(g.gl_pathv[i], "r");
-
-		if (!f)
-			continue;
-		if (!fgets(backing, sizeof(backing), f)) {
-			fclose(f);
-			continue;
-		}
-		fclose(f);
-		backing[strcspn(backing, "\n")] = '\0';
-		if (stat(backing, &st) || st.st_dev != img_st->st_dev ||
-		    st.st_ino != img_st->st_ino)
-			continue;
-		snprintf(dev, sizeof(dev), "/dev/%.*s", (int)n, loop);
-		if (!ext2fs_check_if_mounted(dev, &flags) &&
-		    (flags & EXT2_MF_MOUNTED))
-			err = E4T_ERR_MOUNTED;
-	}
-	globfree(&g);
-	return err;
-}
-
-static errcode_t check_not_mounted(const char *name)
-{
+	uint64_t len = ext2fs_blocks_count(img->fs->super) *
+		       (uint64_t)img->fs->blocksize;
 	struct stat st;
-	int flags = 0;
 	errcode_t err;
+	int flags = 0;
 
-	err = ext2fs_check_if_mounted(name, &flags);
-	if (err)
-		return err;
-	if (flags & EXT2_MF_MOUNTED)
-		return E4T_ERR_MOUNTED;
-	if (flags & EXT2_MF_BUSY)
-		return E4T_ERR_BUSY;
-	if (stat(name, &st))
+	if (stat(img->name, &st))
 		return errno;
-	if (S_ISREG(st.st_mode))
-		return check_loop_mounted(&st);
-	return 0;
-}
-
-errcode_t e4t_undo_default_path(const char *image, char **path)
-{
-	const char *dir = getenv("E2FSPROGS_UNDO_DIR");
-	char *copy, *base;
-	size_t len;
-
-	*path = NULL;
-	if (!dir)
-		dir = UNDO_DEFAULT_DIR;
-	/* e2fsprogs silently skips the undo file here; e4time refuses. */
-	if (!*dir || !strcmp(dir, "none"))
-		return E4T_ERR_UNDO_DIR;
-	if (!strcmp(dir, UNDO_DEFAULT_DIR))
-		mkdir(dir, 0755); /* Debian does not always ship it */
-	if (access(dir, W_OK))
-		return E4T_ERR_UNDO_DIR;
-	copy = strdup(image);
-	if (!copy)
-		return ENOMEM;
-	base = basename(copy);
-	len = strlen(dir) + strlen(base) + 32;
-	*path = malloc(len);
-	if (*path)
-		snprintf(*path, len, "%s/e4time-%s.e2undo", dir, base);
-	free(copy);
-	return *path ? 0 : ENOMEM;
-}
-
-static errcode_t undo_new_path(const char *path, char **out)
-{
-	size_t len = strlen(path) + 5;
-
-	*out = malloc(len);
-	if (!*out)
-		return ENOMEM;
-	snprintf(*out, len, "%s.new", path);
-	return 0;
-}
-
-/*
- * PATH.new is there while a run writes; it stays when the run was killed
- * and then holds the only way back to the image as it was.  We hold the
- * image's lock, so no e4time is writing it: refuse to replace it, unless
- * it is empty (the run was killed before it saved anything, so before it
- * wrote anything).
- */
-static errcode_t check_leftover(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st))
-		return errno == ENOENT ? 0 : errno;
-	if (S_ISREG(st.st_mode) && st.st_size == 0)
-		return unlink(path) ? errno : 0;
-	return E4T_ERR_UNDO_LEFTOVER;
+	err = e4t_check_in_use(img->name, img->offset, len,
+			       opts->dry_run ? NULL : &img->in_use, opts->why);
+	if (!err && !S_ISREG(st.st_mode)) {
+		err = ext2fs_check_if_mounted(img->name, &flags);
+		if (!err && (flags & EXT2_MF_MOUNTED))
+			err = E4T_ERR_MOUNTED;
+		else if (!err && (flags & EXT2_MF_BUSY))
+			err = E4T_ERR_BUSY;
+	}
+	if (!err)
+		err = e4t_check_mmp(img->fs, opts->why);
+	return err;
 }
 
 static errcode_t check_writable_state(struct e4t_image *img)
@@ -161,23 +70,121 @@ static errcode_t check_writable_state(struct e4t_image *img)
 	return 0;
 }
 
+/* One writer at a time: an advisory lock on path that a second e4time
+ * sees. */
+static errcode_t lock_file(const char *path, int *fd)
+{
+	errcode_t err;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return errno;
+	if (!flock(*fd, LOCK_EX | LOCK_NB))
+		return 0;
+	err = errno == EWOULDBLOCK ? E4T_ERR_LOCKED : errno;
+	close(*fd);
+	*fd = -1;
+	return err;
+}
+
+#define MAX_INPUTS 16
+
+/*
+ * The undo file: its name, checked (see undo_path.c), and PATH.new
+ * created and held; the undo I/O manager then writes into it.
+ */
+static errcode_t prepare_undo(struct e4t_image *img,
+			      const struct e4t_write_opts *opts)
+{
+	const char *inputs[MAX_INPUTS + 3];
+	size_t n = 0, i, len;
+	struct stat a, b;
+	errcode_t err = 0;
+
+	inputs[n++] = img->name;
+	if (img->in_use.backing[0])
+		inputs[n++] = img->in_use.backing;
+	for (i = 0; opts->inputs && opts->inputs[i] && i < MAX_INPUTS; i++)
+		inputs[n++] = opts->inputs[i];
+	inputs[n] = NULL;
+	if (opts->undo_path)
+		img->undo_path = strdup(opts->undo_path);
+	else
+		err = e4t_undo_default_path(img->name, img->offset,
+					    &img->undo_path, opts->why);
+	if (!err && !img->undo_path)
+		err = ENOMEM;
+	if (!err)
+		err = e4t_undo_check_path(img->undo_path, inputs, opts->why);
+	if (err)
+		return err;
+	len = strlen(img->undo_path) + 5;
+	img->undo_new = malloc(len);
+	if (!img->undo_new)
+		return ENOMEM;
+	snprintf(img->undo_new, len, "%s.new", img->undo_path);
+	/* PATH.new must not be one of them either. */
+	for (i = 0; i < n; i++)
+		if (!lstat(img->undo_new, &a) && !stat(inputs[i], &b) &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+			if (opts->why) {
+				snprintf(opts->why->what,
+					 sizeof(opts->why->what),
+					 "undo file %s", img->undo_new);
+				opts->why->cause = 0;
+			}
+			return E4T_ERR_UNDO_IS_INPUT;
+		}
+	err = e4t_undo_claim_new(img->undo_new, &img->undo_fd, opts->why);
+	/*
+	 * Save 1 MiB regions rather than single blocks: timestamps are
+	 * rewritten across whole inode tables, and a million undo records
+	 * of one block each cost more than the writes themselves.  e2undo
+	 * reads the region size from the file.
+	 */
+	if (!err)
+		err = e4t_undo_io_setup_fd(img->undo_fd, UNDO_REGION);
+	return err;
+}
+
+/* Let go of what open_write took: claims, locks, the undo file. */
+static void release_write(struct e4t_image *img, int remove_undo)
+{
+	if (img->undo_fd >= 0) {
+		/* Ours (we hold it): empty, or to be kept. */
+		if (remove_undo && img->undo_new)
+			unlink(img->undo_new);
+		close(img->undo_fd);
+		img->undo_fd = -1;
+	}
+	if (img->lock_fd >= 0)
+		close(img->lock_fd);
+	if (img->backing_fd >= 0)
+		close(img->backing_fd);
+	img->lock_fd = img->backing_fd = -1;
+	e4t_in_use_release(&img->in_use);
+}
+
 errcode_t e4t_image_open_write(const char *name, uint64_t offset,
 			       const struct e4t_write_opts *opts,
 			       struct e4t_image **ret)
 {
 	struct e4t_image *img = NULL;
+	struct stat st;
 	errcode_t err;
-	int fd = -1;
 
 	*ret = NULL;
-	err = check_not_mounted(name);
-	if (err)
-		return err;
+	if (opts->why) {
+		opts->why->what[0] = '\0';
+		opts->why->cause = 0;
+	}
 	/* First a read-only look: refuse before anything is opened RW. */
 	err = e4t_image_open(name, offset, &img);
 	if (err)
 		return err;
-	err = check_writable_state(img);
+	err = check_unused(img, opts);
+	if (!err)
+		err = check_writable_state(img);
 	if (err || opts->dry_run) {
 		if (err)
 			e4t_image_close(img);
@@ -185,52 +192,28 @@ errcode_t e4t_image_open_write(const char *name, uint64_t offset,
 			*ret = img;
 		return err;
 	}
-	/* One writer at a time: an advisory lock that a second e4time sees. */
-	fd = open(name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB)) {
-		err = errno == EWOULDBLOCK ? E4T_ERR_LOCKED : errno;
-		if (fd >= 0)
-			close(fd);
-		e4t_image_close(img);
-		return err;
-	}
+	/*
+	 * Lock what holds the bytes: the image file, and for a loop device
+	 * its backing file too, so that a writer through the file and one
+	 * through the device see each other.
+	 */
+	err = lock_file(name, &img->lock_fd);
+	if (!err && img->in_use.backing[0] && !stat(name, &st) &&
+	    !S_ISREG(st.st_mode))
+		err = lock_file(img->in_use.backing, &img->backing_fd);
 	ext2fs_close_free(&img->fs);
-
-	if (!opts->no_undo) {
-		if (opts->undo_path)
-			img->undo_path = strdup(opts->undo_path);
-		else
-			err = e4t_undo_default_path(name, &img->undo_path);
-		if (!err && !img->undo_path)
-			err = ENOMEM;
-		/*
-		 * Undo into PATH.new; close renames it over PATH only when an
-		 * inode was written, so a run that writes nothing (refused,
-		 * nothing to change) leaves the previous undo file alone.
-		 */
-		if (!err)
-			err = undo_new_path(img->undo_path, &img->undo_new);
-		if (!err)
-			err = check_leftover(img->undo_new);
-		/*
-		 * Save 1 MiB regions rather than single blocks: timestamps
-		 * are rewritten across whole inode tables, and a million undo
-		 * records of one block each cost more than the writes
-		 * themselves.  e2undo reads the region size from the file.
-		 */
-		if (!err)
-			err = e4t_undo_io_setup(img->undo_new, UNDO_REGION);
-	}
+	if (!err && !opts->no_undo)
+		err = prepare_undo(img, opts);
 	if (!err)
 		err = e4t_image_reopen_rw(img, opts->no_undo
 						       ? unix_io_manager
 						       : e4t_undo_io_manager);
 	if (err) {
-		close(fd);
+		e4t_undo_io_setup(NULL, UNDO_REGION);
+		release_write(img, 1);
 		e4t_image_close(img);
 		return err;
 	}
-	img->lock_fd = fd;
 	img->writable = 1;
 	*ret = img;
 	return 0;
@@ -639,19 +622,23 @@ errcode_t e4t_image_finish_write(struct e4t_image *img, char **undo_kept)
 		err = ext2fs_close_free(&img->fs);
 		img->fs = NULL;
 	}
-	if (img->undo_new) {
-		if (wrote) {
-			if (rename(img->undo_new, img->undo_path) && !err)
+	if (img->undo_new && img->undo_fd >= 0 && wrote) {
+		/* What is at PATH now may have changed since it was checked. */
+		if (!e4t_undo_replaceable(img->undo_path)) {
+			if (!err)
+				err = E4T_ERR_UNDO_NOT_UNDO;
+			if (undo_kept)
+				*undo_kept = strdup(img->undo_new);
+		} else if (rename(img->undo_new, img->undo_path)) {
+			if (!err)
 				err = errno;
-			else if (undo_kept)
-				*undo_kept = strdup(img->undo_path);
-		} else {
-			unlink(img->undo_new);
+			if (undo_kept)
+				*undo_kept = strdup(img->undo_new);
+		} else if (undo_kept) {
+			*undo_kept = strdup(img->undo_path);
 		}
 	}
-	if (img->lock_fd >= 0)
-		close(img->lock_fd);
-	img->lock_fd = -1;
+	release_write(img, !wrote);
 	e4t_image_close(img);
 	return err;
 }

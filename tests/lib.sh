@@ -216,3 +216,18 @@ can_mount() {
 		mkdir -p "$mnt" && mount -o loop,ro "$probe" "$mnt" 2>/dev/null &&
 		umount "$mnt"
 }
+
+# default_undo IMAGE [OFFSET]: the undo file a writing command makes for
+# IMAGE when no -z is given: $E2FSPROGS_UNDO_DIR/e4time-BASE-HASH.e2undo,
+# HASH the 32-bit FNV-1a of the image's full name and then the offset's
+# 8 bytes, little-endian (lib/undo_path.c).
+default_undo() {
+	python3 - "$1" "${2:-0}" "$E2FSPROGS_UNDO_DIR" <<'PYEOF'
+import os, sys
+name, off, d = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+h = 2166136261
+for c in os.fsencode(os.path.realpath(name)) + off.to_bytes(8, "little"):
+    h = ((h ^ c) * 16777619) & 0xFFFFFFFF
+print("%s/e4time-%s-%08x.e2undo" % (d, os.path.basename(name), h))
+PYEOF
+}

@@ -56,7 +56,7 @@ test_samba_create_times_become_crtime() {
 	else
 		skip_test "cannot loop-mount here"
 	fi
-	e2undo "$E2FSPROGS_UNDO_DIR/e4time-smb.img.e2undo" "$SMB" >/dev/null 2>&1
+	e2undo "$(default_undo "$SMB")" "$SMB" >/dev/null 2>&1
 	assertEquals "e2undo restores byte-identical" "$before" "$(sha256sum <"$SMB")"
 }
 
@@ -161,7 +161,7 @@ test_damaged_values_are_skipped() {
 	assertContains "$(cat "$ERR")" "/hello.txt <12>: user.DOSATTRIB:"
 	local after
 	after=$(sha256sum <"$img")
-	e2undo "$E2FSPROGS_UNDO_DIR/e4time-bad.img.e2undo" "$img" >/dev/null 2>&1
+	e2undo "$(default_undo "$img")" "$img" >/dev/null 2>&1
 	assertEquals "only the undo bookkeeping: image as before" "$before" "$(sha256sum <"$img")"
 	: "$after"
 }
@@ -192,7 +192,7 @@ test_bad_checksum_in_a_written_block() {
 	done
 	assertEquals "bad inode untouched" "$dump_before" \
 		"$(debugfs -R "inode_dump /big-htree/f0003" "$img" 2>/dev/null)"
-	e2undo "$E2FSPROGS_UNDO_DIR/e4time-blk.img.e2undo" "$img" >/dev/null 2>&1
+	e2undo "$(default_undo "$img")" "$img" >/dev/null 2>&1
 	assertEquals "e2undo restores byte-identical" "$before" "$(sha256sum <"$img")"
 }
 

@@ -67,7 +67,7 @@ EOF
 
 test_setup() {
 	fresh_undo_dir
-	UNDO="$E2FSPROGS_UNDO_DIR/e4time-crash.img.e2undo"
+	UNDO=$(default_undo "$TMP/crash.img")
 }
 
 need_image() {
@@ -282,7 +282,7 @@ full_undo_dir() {
 	mkdir -p "$TMP/small"
 	mount -t tmpfs -o "size=$1" tmpfs "$TMP/small" || return 1
 	export E2FSPROGS_UNDO_DIR="$TMP/small"
-	UNDO="$E2FSPROGS_UNDO_DIR/e4time-crash.img.e2undo"
+	UNDO=$(default_undo "$TMP/crash.img")
 }
 
 # The undo file's filesystem is full after a few regions: the command
@@ -312,21 +312,22 @@ test_undo_disk_full_midway() {
 	done
 }
 
-# Full before the first region is saved: nothing reached the image, which
-# is the original; the undo file is removed and the previous one stays.
+# No room for even the first region: refused before anything is written
+# (16, one line naming the undo file); the previous undo file stays.
 test_undo_disk_full_at_once() {
 	need_image || return
 	full_undo_dir 64k || { fail "tmpfs"; return; }
 	fresh_image
-	echo previous >"$UNDO"
+	printf 'E2UNDO02previous' >"$UNDO"
 	run_writer "${BACKFILL[@]}"
-	assertEquals "status: $(cat "$ERR")" 8 "$RC"
+	assertEquals "status: $(cat "$ERR")" 16 "$RC"
 	assertEquals "one line: $(cat "$ERR")" 1 "$(wc -l <"$ERR")"
 	assertContains "$(cat "$ERR")" \
-		"$UNDO.new: No space left for the undo file"
+		"refusing to write: undo file $UNDO: Less than 1.1 MiB free"
 	assertEquals "the image is the original" "$BASE_SUM" \
 		"$(sha256sum <"$IMG")"
-	assertEquals "the previous undo file stays" previous "$(cat "$UNDO")"
+	assertEquals "the previous undo file stays" E2UNDO02previous \
+		"$(cat "$UNDO")"
 	assertFalse "no NAME.new left" "[ -e '$UNDO.new' ]"
 	umount "$TMP/small"
 }

@@ -72,7 +72,7 @@ test_migration_restores_every_crtime() {
 			"$(stat -c %.9W "$MNT/hello.txt")"
 		umount "$MNT"
 	fi
-	e2undo "$E2FSPROGS_UNDO_DIR/e4time-new.img.e2undo" "$NEW" >/dev/null 2>&1
+	e2undo "$(default_undo "$NEW")" "$NEW" >/dev/null 2>&1
 	assertEquals "e2undo restores byte-identical" "$before" "$(sha256sum <"$NEW")"
 }
 

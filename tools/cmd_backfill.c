@@ -620,7 +620,8 @@ static int backfill_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common_opts co = { 0 };
-	struct e4t_write_opts wo = { 0 };
+	struct e4t_refusal why = { "", 0 };
+	struct e4t_write_opts wo = { .why = &why };
 	struct bf_ctx c = { .policy = POLICY_EARLIER };
 	struct warn_ctx wc = { 0 };
 	struct e4t_tree_opts topts = {

@@ -438,7 +438,8 @@ static int import_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common_opts co = { 0 };
-	struct e4t_write_opts wo = { 0 };
+	struct e4t_refusal why = { "", 0 };
+	struct e4t_write_opts wo = { .why = &why };
 	struct im_ctx c = { .fields = 1U << E4T_CRTIME };
 	struct warn_ctx wc = { 0 };
 	struct e4t_tree_opts topts = {
@@ -446,7 +447,7 @@ static int import_main(int argc, char **argv)
 		.progress = progress_cb,
 		.priv = &wc,
 	};
-	const char *mname = "-";
+	const char *mname = "-", *inputs[2] = { NULL, NULL };
 	int opt, by_inode = 0, status;
 	FILE *fp = stdin;
 	errcode_t err = 0, index_err;
@@ -508,6 +509,8 @@ static int import_main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	inputs[0] = strcmp(mname, "-") ? mname : NULL;
+	wo.inputs = inputs;
 	status = read_manifest(&c, mname, fp);
 	if (fp != stdin)
 		fclose(fp);

@@ -132,7 +132,8 @@ static int set_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common_opts co = { 0 };
-	struct e4t_write_opts wo = { 0 };
+	struct e4t_refusal why = { "", 0 };
+	struct e4t_write_opts wo = { .why = &why };
 	struct e4t_ts ts[E4T_NFIELDS];
 	unsigned given = 0, ref_fields = (1U << E4T_CRTIME) |
 					 (1U << E4T_ATIME) | (1U << E4T_MTIME);

@@ -213,34 +213,34 @@ int write_error_status(const struct e4t_image *img, const char *what,
 int open_write_status(const char *image, const struct e4t_write_opts *wo,
 		      errcode_t err)
 {
-	if (err == E4T_ERR_UNDO_LEFTOVER) {
-		char *path = NULL, *what = NULL;
-		size_t len;
+	const struct e4t_refusal *why = wo->why;
 
-		if (wo->undo_path)
-			path = strdup(wo->undo_path);
-		else
-			e4t_undo_default_path(image, &path);
-		len = path ? strlen(path) + 64 : 0;
-		what = len ? malloc(len) : NULL;
-		if (what)
-			snprintf(what, len, "refusing to write: %s.new", path);
-		report(image, what ? what : "refusing to write", err);
-		free(what);
-		free(path);
-		return EXIT_REFUSED;
-	}
-	report(image, "refusing to write", err);
+	progress_done();
+	fprintf(stderr, "%s: %s: refusing to write: ", progname, image);
+	if (why && why->what[0])
+		fprintf(stderr, "%s: ", why->what);
+	fputs(error_message(err), stderr);
+	if (why && why->cause)
+		fprintf(stderr, ": %s", error_message(why->cause));
+	fputc('\n', stderr);
 	switch (err) {
 	case E4T_ERR_MOUNTED:
 	case E4T_ERR_BUSY:
+	case E4T_ERR_MMP:
 	case E4T_ERR_NEEDS_RECOVERY:
 	case E4T_ERR_FS_ERRORS:
 	case E4T_ERR_SB_CSUM:
 	case E4T_ERR_GD_CSUM:
 	case E4T_ERR_TRUNCATED:
 	case E4T_ERR_LOCKED:
-	case E4T_ERR_UNDO_DIR: return EXIT_REFUSED;
+	case E4T_ERR_UNDO_DIR:
+	case E4T_ERR_UNDO_LEFTOVER:
+	case E4T_ERR_UNDO_PATH:
+	case E4T_ERR_UNDO_NOT_REG:
+	case E4T_ERR_UNDO_NOT_UNDO:
+	case E4T_ERR_UNDO_IS_INPUT:
+	case E4T_ERR_UNDO_BUSY:
+	case E4T_ERR_UNDO_NO_SPACE: return EXIT_REFUSED;
 	case ENOMEM: return EXIT_INTERNAL;
 	default: /* missing, unreadable, not ext2/3/4: as reading would */
 		return EXIT_IMAGE;

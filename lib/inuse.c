@@ -1,0 +1,449 @@
+/*
+ * inuse.c --- are the bytes a writer is about to change in use by anyone
+ * else?
+ *
+ * A filesystem is bytes: a range of a regular file, or of a disk.  Every
+ * block device the system has (/sys/class/block: disks, partitions, loop
+ * devices and their partitions) is traced down to those bytes: a loop
+ * device to its backing file (or to the disk behind it) from its offset,
+ * a partition to its disk from its start.  A device whose bytes overlap
+ * the range to be written is in use when it is mounted (this mount
+ * namespace's /proc/self/mountinfo), swap, held by another device (device
+ * mapper, md: its holders/ directory), or claimed exclusively (an open
+ * with O_EXCL fails with EBUSY: a mount in any namespace, mkfs, e2fsck, a
+ * writing e4time).  ext2fs_check_if_mounted() sees only the device named
+ * and the loop devices that hold a file from byte 0; this sees the same
+ * bytes under every name.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "e4time.h"
+
+#define SYS_CLASS_BLOCK "/sys/class/block"
+#define SECTOR		512ULL
+#define MAX_DEPTH	4 /* loop on loop on ... */
+
+/* Where a device's (or the target's) bytes are. */
+struct bytes {
+	int is_file;	/* a regular file (dev, ino), else a disk (dev) */
+	dev_t dev;	/* the file's st_dev, or the whole disk's number */
+	ino_t ino;	/* the file's st_ino */
+	uint64_t start; /* bytes */
+	uint64_t len;
+	char file[PATH_MAX]; /* the backing file's name (loop devices) */
+};
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int read_u64(const char *dir, const char *file, uint64_t *v)
+{
+	char path[PATH_MAX], buf[64], *end;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >=
+		    sizeof(path) ||
+	    read_line(path, buf, sizeof(buf)))
+		return -1;
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	return errno || end == buf ? -1 : 0;
+}
+
+static int read_devnum(const char *dir, dev_t *dev)
+{
+	char path[PATH_MAX], buf[64];
+	unsigned maj, min;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/dev", dir) >=
+		    sizeof(path) ||
+	    read_line(path, buf, sizeof(buf)) ||
+	    sscanf(buf, "%u:%u", &maj, &min) != 2)
+		return -1;
+	*dev = makedev(maj, min);
+	return 0;
+}
+
+static int is_file(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	return (size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) <
+		       sizeof(path) &&
+	       !stat(path, &st);
+}
+
+static int trace_disk(dev_t dev, struct bytes *b, int depth);
+
+/*
+ * The bytes of the block device whose sysfs directory is dir: its own
+ * range of its whole disk, and for a loop device, of what backs it.
+ */
+static int trace_sysdir(const char *dir, struct bytes *b, int depth)
+{
+	char whole[PATH_MAX], path[PATH_MAX], backing[PATH_MAX];
+	uint64_t start = 0, size, loop_off = 0;
+	struct stat st;
+	dev_t dev;
+
+	if (depth > MAX_DEPTH || read_u64(dir, "size", &size))
+		return -1;
+	if (is_file(dir, "partition")) {
+		if (read_u64(dir, "start", &start) ||
+		    (size_t)snprintf(path, sizeof(path), "%s/..", dir) >=
+			    sizeof(path) ||
+		    !realpath(path, whole))
+			return -1;
+	} else if (!realpath(dir, whole)) {
+		return -1;
+	}
+	if (read_devnum(whole, &dev))
+		return -1;
+	start *= SECTOR;
+	b->len = size * SECTOR;
+	b->file[0] = '\0';
+	if ((size_t)snprintf(path, sizeof(path), "%s/loop/backing_file",
+			     whole) < sizeof(path) &&
+	    !read_line(path, backing, sizeof(backing))) {
+		if (read_u64(whole, "loop/offset", &loop_off))
+			loop_off = 0;
+		if (!stat(backing, &st) && S_ISREG(st.st_mode)) {
+			b->is_file = 1;
+			b->dev = st.st_dev;
+			b->ino = st.st_ino;
+			b->start = loop_off + start;
+			snprintf(b->file, sizeof(b->file), "%s", backing);
+			return 0;
+		}
+		if (!stat(backing, &st) && S_ISBLK(st.st_mode)) {
+			uint64_t len = b->len;
+
+			if (trace_disk(st.st_rdev, b, depth + 1))
+				return -1;
+			b->start += loop_off + start;
+			b->len = len;
+			return 0;
+		}
+		/* A deleted backing file is no file of ours: the disk. */
+	}
+	b->is_file = 0;
+	b->dev = dev;
+	b->ino = 0;
+	b->start = start;
+	return 0;
+}
+
+static int trace_disk(dev_t dev, struct bytes *b, int depth)
+{
+	char dir[64];
+
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(dev),
+		 minor(dev));
+	return trace_sysdir(dir, b, depth);
+}
+
+static int overlap(const struct bytes *a, const struct bytes *b)
+{
+	if (a->is_file != b->is_file || a->dev != b->dev ||
+	    (a->is_file && a->ino != b->ino))
+		return 0;
+	return a->start < b->start + b->len && b->start < a->start + a->len;
+}
+
+/* Is dev mounted here?  Its mount point into mnt. */
+static int mounted_at(dev_t dev, char *mnt, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4 * PATH_MAX];
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		char point[PATH_MAX];
+
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... */
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min,
+			   point) == 3 &&
+		    makedev(maj, min) == dev) {
+			snprintf(mnt, len, "%s", point);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int swap_on(dev_t dev)
+{
+	FILE *f = fopen("/proc/swaps", "re");
+	char line[PATH_MAX + 128], name[PATH_MAX];
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		struct stat st;
+
+		if (sscanf(line, "%4095s", name) == 1 && !stat(name, &st) &&
+		    S_ISBLK(st.st_mode) && st.st_rdev == dev)
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The first entry of dir/holders, into holder; 0 when there is none. */
+static int held_by(const char *dir, char *holder, size_t len)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int found = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/holders", dir) >=
+	    sizeof(path))
+		return 0;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(holder, len, "%s", de->d_name);
+		found = 1;
+	}
+	closedir(d);
+	return found;
+}
+
+/* /dev/NAME when it is the node of dev, else "". */
+static void dev_node(const char *name, dev_t dev, char *node, size_t len)
+{
+	struct stat st;
+
+	snprintf(node, len, "/dev/%s", name);
+	if (stat(node, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != dev)
+		node[0] = '\0';
+}
+
+/*
+ * Is the device claimed exclusively?  Opened with O_EXCL to see; on
+ * success the descriptor is handed to keep (when not NULL), which then
+ * holds the claim: nobody mounts it while the caller writes.
+ */
+static int claimed(const char *node, int *keep)
+{
+	int fd;
+
+	if (!*node)
+		return 0;
+	fd = open(node, O_RDONLY | O_EXCL | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == EBUSY;
+	if (keep)
+		*keep = fd;
+	else
+		close(fd);
+	return 0;
+}
+
+static errcode_t target_bytes(const char *name, uint64_t offset,
+			      uint64_t length, struct bytes *t)
+{
+	struct stat st;
+
+	memset(t, 0, sizeof(*t));
+	if (stat(name, &st))
+		return errno;
+	if (S_ISREG(st.st_mode)) {
+		t->is_file = 1;
+		t->dev = st.st_dev;
+		t->ino = st.st_ino;
+		t->start = offset;
+		t->len = length;
+		snprintf(t->file, sizeof(t->file), "%s", name);
+		return 0;
+	}
+	if (!S_ISBLK(st.st_mode) || trace_disk(st.st_rdev, t, 0))
+		return -1; /* nothing to compare: the open says what it is */
+	t->start += offset;
+	t->len = length;
+	return 0;
+}
+
+static void note(struct e4t_refusal *why, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note(struct e4t_refusal *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why->what, sizeof(why->what), fmt, ap);
+	va_end(ap);
+}
+
+errcode_t e4t_check_in_use(const char *name, uint64_t offset, uint64_t length,
+			   struct e4t_in_use *hold, struct e4t_refusal *why)
+{
+	struct bytes t;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	errcode_t err = 0;
+	int pass, keep_claims;
+
+	if (hold) {
+		hold->nfds = 0;
+		hold->backing[0] = '\0';
+	}
+	err = target_bytes(name, offset, length, &t);
+	if (err)
+		return err == (errcode_t)-1 ? 0 : err;
+	if (hold && t.is_file)
+		snprintf(hold->backing, sizeof(hold->backing), "%s", t.file);
+	/* A device named is claimed by the write's own exclusive open. */
+	keep_claims = hold && !stat(name, &st) && S_ISREG(st.st_mode);
+	/* Mounts and swap first: they say the most. */
+	for (pass = 0; pass < 2 && !err; pass++) {
+		d = opendir(SYS_CLASS_BLOCK);
+		if (!d)
+			return 0;
+		while (!err && (de = readdir(d))) {
+			char dir[PATH_MAX], info[PATH_MAX], node[PATH_MAX];
+			struct bytes b;
+			dev_t dev;
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(dir, sizeof(dir), "%s/%s", SYS_CLASS_BLOCK,
+				 de->d_name);
+			if (read_devnum(dir, &dev) ||
+			    trace_sysdir(dir, &b, 0) || !overlap(&t, &b))
+				continue;
+			dev_node(de->d_name, dev, node, sizeof(node));
+			if (pass == 0 && mounted_at(dev, info, sizeof(info))) {
+				note(why, "%s is mounted on %s",
+				     *node ? node : de->d_name, info);
+				err = E4T_ERR_MOUNTED;
+			} else if (pass == 0 && swap_on(dev)) {
+				note(why, "%s is in use as swap",
+				     *node ? node : de->d_name);
+				err = E4T_ERR_BUSY;
+			} else if (pass == 1 &&
+				   held_by(dir, info, sizeof(info))) {
+				note(why, "%s is held by %s",
+				     *node ? node : de->d_name, info);
+				err = E4T_ERR_BUSY;
+			} else if (pass == 1) {
+				int fd = -1;
+
+				/* Keep the claims of the devices over an
+				 * image file (see e4time.h). */
+				if (claimed(node,
+					    keep_claims && hold->nfds <
+								    E4T_IN_USE_MAX_FDS
+						    ? &fd
+						    : NULL)) {
+					note(why,
+					     "%s is in exclusive use (mounted, "
+					     "or opened by mkfs, e2fsck or "
+					     "another e4time)",
+					     node);
+					err = E4T_ERR_BUSY;
+				} else if (fd >= 0) {
+					hold->fds[hold->nfds++] = fd;
+				}
+			}
+		}
+		closedir(d);
+	}
+	if (err && hold)
+		e4t_in_use_release(hold);
+	return err;
+}
+
+void e4t_in_use_release(struct e4t_in_use *hold)
+{
+	int i;
+
+	if (!hold)
+		return;
+	for (i = 0; i < hold->nfds; i++)
+		close(hold->fds[i]);
+	hold->nfds = 0;
+}
+
+errcode_t e4t_check_mmp(ext2_filsys fs, struct e4t_refusal *why)
+{
+	struct mmp_struct *mmp;
+	errcode_t err;
+	blk64_t blk;
+
+	if (!ext2fs_has_feature_mmp(fs->super))
+		return 0;
+	blk = fs->super->s_mmp_block;
+	if (blk < fs->super->s_first_data_block ||
+	    blk >= ext2fs_blocks_count(fs->super))
+		return E4T_ERR_MMP;
+	mmp = malloc(fs->blocksize);
+	if (!mmp)
+		return ENOMEM;
+	err = io_channel_read_blk64(fs->io, blk, 1, mmp);
+	if (err) {
+		free(mmp);
+		return err;
+	}
+	if (mmp->mmp_magic != EXT4_MMP_MAGIC ||
+	    !ext2fs_mmp_csum_verify(fs, mmp)) {
+		note(why, "MMP block %llu is damaged", (unsigned long long)blk);
+		err = E4T_ERR_MMP;
+	} else if (mmp->mmp_seq != EXT4_MMP_SEQ_CLEAN) {
+		char node[sizeof(mmp->mmp_nodename) + 1];
+		char bdev[sizeof(mmp->mmp_bdevname) + 1];
+
+		memcpy(node, mmp->mmp_nodename, sizeof(mmp->mmp_nodename));
+		node[sizeof(node) - 1] = '\0';
+		memcpy(bdev, mmp->mmp_bdevname, sizeof(mmp->mmp_bdevname));
+		bdev[sizeof(bdev) - 1] = '\0';
+		if (mmp->mmp_seq == EXT4_MMP_SEQ_FSCK)
+			note(why,
+			     "MMP: being checked (e2fsck) on node '%s', "
+			     "device '%s'",
+			     node, bdev);
+		else
+			note(why, "MMP: in use on node '%s', device '%s'", node,
+			     bdev);
+		err = E4T_ERR_MMP;
+	}
+	free(mmp);
+	return err;
+}
