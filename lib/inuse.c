@@ -311,6 +311,63 @@ static void note(struct e4t_refusal *why, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Pass 0: is the block device name, when it holds bytes of t, mounted or
+ * swap?  Pass 1: held by another device, or claimed?  Pass 2: claim it
+ * (a whole device) into hold.
+ */
+static errcode_t check_dev(const char *name, const struct bytes *t, int pass,
+			   struct e4t_in_use *hold, struct e4t_refusal *why)
+{
+	char dir[PATH_MAX], info[PATH_MAX], node[PATH_MAX];
+	const char *label;
+	struct bytes b;
+	dev_t dev;
+	int fd = -1;
+
+	if (name[0] == '.')
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/%s", SYS_CLASS_BLOCK, name);
+	if (read_devnum(dir, &dev) || trace_sysdir(dir, &b, 0) ||
+	    !overlap(t, &b))
+		return 0;
+	dev_node(name, dev, node, sizeof(node));
+	label = *node ? node : name;
+	switch (pass) {
+	case 0:
+		if (mounted_at(dev, info, sizeof(info))) {
+			note(why, "%s is mounted on %s", label, info);
+			return E4T_ERR_MOUNTED;
+		}
+		if (swap_on(dev)) {
+			note(why, "%s is in use as swap", label);
+			return E4T_ERR_BUSY;
+		}
+		return 0;
+	case 1:
+		if (held_by(dir, info, sizeof(info))) {
+			note(why, "%s is held by %s", label, info);
+			return E4T_ERR_BUSY;
+		}
+		break;
+	default:
+		if (is_file(dir, "partition") ||
+		    hold->nfds >= E4T_IN_USE_MAX_FDS)
+			return 0;
+		break;
+	}
+	if (claimed(node, pass == 2 ? &fd : NULL)) {
+		note(why,
+		     "%s is in exclusive use (mounted, or opened by mkfs, "
+		     "e2fsck or another e4time)",
+		     label);
+		return E4T_ERR_BUSY;
+	}
+	if (fd >= 0)
+		hold->fds[hold->nfds++] = fd;
+	return 0;
+}
+
 errcode_t e4t_check_in_use(const char *name, uint64_t offset, uint64_t length,
 			   struct e4t_in_use *hold, struct e4t_refusal *why)
 {
@@ -333,57 +390,18 @@ errcode_t e4t_check_in_use(const char *name, uint64_t offset, uint64_t length,
 	/* A device named is claimed by the write's own exclusive open. */
 	keep_claims = hold && !stat(name, &st) && S_ISREG(st.st_mode);
 	/* Mounts and swap first: they say the most. */
-	for (pass = 0; pass < 2 && !err; pass++) {
+	/*
+	 * Mounts and swap first: they say the most.  Then holders and
+	 * claims.  Last, over an image file, the whole devices are claimed
+	 * and kept (a claim of a whole device refuses one of its partitions,
+	 * and the other way round: so only those, and after every probe).
+	 */
+	for (pass = 0; pass < (keep_claims ? 3 : 2) && !err; pass++) {
 		d = opendir(SYS_CLASS_BLOCK);
 		if (!d)
 			return 0;
-		while (!err && (de = readdir(d))) {
-			char dir[PATH_MAX], info[PATH_MAX], node[PATH_MAX];
-			struct bytes b;
-			dev_t dev;
-
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(dir, sizeof(dir), "%s/%s", SYS_CLASS_BLOCK,
-				 de->d_name);
-			if (read_devnum(dir, &dev) ||
-			    trace_sysdir(dir, &b, 0) || !overlap(&t, &b))
-				continue;
-			dev_node(de->d_name, dev, node, sizeof(node));
-			if (pass == 0 && mounted_at(dev, info, sizeof(info))) {
-				note(why, "%s is mounted on %s",
-				     *node ? node : de->d_name, info);
-				err = E4T_ERR_MOUNTED;
-			} else if (pass == 0 && swap_on(dev)) {
-				note(why, "%s is in use as swap",
-				     *node ? node : de->d_name);
-				err = E4T_ERR_BUSY;
-			} else if (pass == 1 &&
-				   held_by(dir, info, sizeof(info))) {
-				note(why, "%s is held by %s",
-				     *node ? node : de->d_name, info);
-				err = E4T_ERR_BUSY;
-			} else if (pass == 1) {
-				int fd = -1;
-
-				/* Keep the claims of the devices over an
-				 * image file (see e4time.h). */
-				if (claimed(node,
-					    keep_claims && hold->nfds <
-								    E4T_IN_USE_MAX_FDS
-						    ? &fd
-						    : NULL)) {
-					note(why,
-					     "%s is in exclusive use (mounted, "
-					     "or opened by mkfs, e2fsck or "
-					     "another e4time)",
-					     node);
-					err = E4T_ERR_BUSY;
-				} else if (fd >= 0) {
-					hold->fds[hold->nfds++] = fd;
-				}
-			}
-		}
+		while (!err && (de = readdir(d)))
+			err = check_dev(de->d_name, &t, pass, hold, why);
 		closedir(d);
 	}
 	if (err && hold)

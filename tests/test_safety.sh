@@ -1,0 +1,382 @@
+#!/bin/bash
+# test_safety.sh --- the write path refuses what would lose data or write
+# where e4time promises not to (issue 17): an undo path that names the
+# image, an input, a device or a directory; bytes in use through a
+# partition of a loop device or a second loop device on the same file;
+# two writers through a file and a loop device; two images of the same
+# base name; multiple-mount protection.  Every refusal is exit 16, one
+# line naming what was refused, the image byte-identical, no undo file.
+. "$TOP_SRCDIR/tests/lib.sh"
+
+suite_setup() {
+	require_tools e2undo debugfs flock losetup python3 || return 1
+	unpack ext4-4k >/dev/null || return 1
+	BASE_SUM=$(sha256sum <"$TMP/ext4-4k.img")
+	probe_mount
+	LOOPS=()
+}
+
+suite_teardown() {
+	local l
+	grep -q " $TMP/" /proc/self/mounts 2>/dev/null &&
+		grep " $TMP/" /proc/self/mounts | awk '{print $2}' |
+		sort -r | xargs -r -n1 umount 2>/dev/null
+	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
+}
+
+# fresh: a new copy of the image in $IMG, an empty undo directory.
+fresh() {
+	fresh_undo_dir
+	IMG="$TMP/w.img"
+	cp "$TMP/ext4-4k.img" "$IMG"
+}
+
+# refused WHAT TEXT: the last run was refused (16) with one line holding
+# TEXT, wrote no undo file, and left $IMG as it was.
+refused() {
+	assertEquals "$1: status: $(cat "$ERR")" 16 "$RC"
+	assertEquals "$1: one line: $(cat "$ERR")" 1 "$(wc -l <"$ERR")"
+	assertContains "$1" "$(cat "$ERR")" "$2"
+	assertEquals "$1: no undo file" "" "$(ls "$E2FSPROGS_UNDO_DIR")"
+}
+
+unchanged() {
+	assertEquals "$1: the image is unchanged" "$BASE_SUM" \
+		"$(sha256sum <"${2:-$IMG}")"
+}
+
+# loop ARGS...: losetup -f --show ARGS, remembered for the tear-down.
+loop() {
+	local l
+	l=$(losetup -f --show "$@") || return 1
+	LOOPS+=("$l")
+	echo "$l"
+}
+
+unloop() {
+	losetup -d "$1"
+}
+
+need_loops() {
+	[ "$CAN_MOUNT" = 1 ] && return 0
+	skip_test "cannot loop-mount here"
+	return 1
+}
+
+# --- 1: -z never replaces what is not an undo file -----------------------
+
+test_undo_file_is_the_image() {
+	fresh
+	run set "$IMG" /hello.txt --crtime 2000-01-01 -z "$IMG"
+	refused "-z IMAGE" "$IMG: refusing to write: undo file $IMG: Is the image"
+	unchanged "-z IMAGE"
+	ln "$IMG" "$TMP/hardlink.img"
+	run set "$IMG" /hello.txt --crtime 2000-01-01 -z "$TMP/hardlink.img"
+	refused "-z a hard link of the image" "Is the image"
+	unchanged "-z a hard link"
+	rm -f "$TMP/hardlink.img"
+}
+
+test_undo_file_is_the_manifest() {
+	fresh
+	printf '{"e4time_manifest":1}\n{"path":"/hello.txt","crtime":{"sec":86400,"nsec":0}}\n' \
+		>"$TMP/m.manifest"
+	cp "$TMP/m.manifest" "$TMP/m.copy"
+	run import "$IMG" "$TMP/m.manifest" -z "$TMP/m.manifest"
+	refused "-z MANIFEST" "undo file $TMP/m.manifest: Is the image, or a file this command reads"
+	unchanged "-z MANIFEST"
+	assertTrue "the manifest is intact" "cmp -s '$TMP/m.manifest' '$TMP/m.copy'"
+}
+
+test_undo_file_is_another_file() {
+	fresh
+	echo "my notes" >"$TMP/notes.txt"
+	run set "$IMG" /hello.txt --crtime 2000-01-01 -z "$TMP/notes.txt"
+	refused "-z a text file" "undo file $TMP/notes.txt: Exists and is not an e2undo file"
+	assertEquals "the file is intact" "my notes" "$(cat "$TMP/notes.txt")"
+	unchanged "-z a text file"
+}
+
+test_undo_file_is_a_device() {
+	fresh
+	mknod "$TMP/null" c 1 3 || { fail "mknod"; return; }
+	run set "$IMG" /hello.txt --crtime 2000-01-01 -z "$TMP/null"
+	refused "-z CHARDEV" "undo file $TMP/null: Not a regular file"
+	assertTrue "still a character device" "[ -c '$TMP/null' ]"
+	unchanged "-z CHARDEV"
+	run set "$IMG" /hello.txt --crtime 2000-01-01 -z /dev/null
+	refused "-z /dev/null" "undo file /dev/null: Not a regular file"
+	assertTrue "/dev/null is still a character device" "[ -c /dev/null ]"
+	unchanged "-z /dev/null"
+}
+
+# An undo file of an earlier run is replaced, as e2fsprogs does.
+test_undo_file_replaces_an_undo_file() {
+	fresh
+	run set "$IMG" /hello.txt --crtime 2000-01-01 -z "$TMP/u"
+	assertEquals "first: $(cat "$ERR")" 0 "$RC"
+	run set "$IMG" /hello.txt --crtime 2001-01-01 -z "$TMP/u"
+	assertEquals "second: $(cat "$ERR")" 0 "$RC"
+	e2undo "$TMP/u" "$IMG" >/dev/null 2>&1
+	run stat "$IMG" /hello.txt
+	assertContains "the second run's undo file" "$(cat "$OUT")" \
+		"crtime: 2000-01-01T00:00:00.000000000Z"
+	rm -f "$TMP/u"
+}
+
+# --- 6: every undo path is checked before the first write ----------------
+
+test_undo_file_is_a_directory() {
+	fresh
+	mkdir -p "$TMP/somedir"
+	run set "$IMG" /hello.txt --crtime 2000-01-01 -z "$TMP/somedir"
+	refused "-z DIR" "undo file $TMP/somedir: Cannot create the undo file there: Is a directory"
+	unchanged "-z DIR"
+	assertEquals "the directory is empty" "" "$(ls "$TMP/somedir")"
+}
+
+test_undo_file_in_a_missing_directory() {
+	fresh
+	run set "$IMG" /hello.txt --crtime 2000-01-01 -z /nonexistent/u
+	refused "-z /nonexistent/u" "undo file /nonexistent/u: Cannot create the undo file there: No such file or directory"
+	unchanged "-z /nonexistent/u"
+}
+
+test_undo_dir_is_a_file() {
+	fresh
+	: >"$TMP/plainfile"
+	E2FSPROGS_UNDO_DIR="$TMP/plainfile" run set "$IMG" /hello.txt \
+		--crtime 2000-01-01
+	refused "E2FSPROGS_UNDO_DIR=FILE" "undo directory $TMP/plainfile: No writable undo directory"
+	assertContains "$(cat "$ERR")" ": Not a directory"
+	unchanged "E2FSPROGS_UNDO_DIR=FILE"
+}
+
+test_undo_dir_read_only() {
+	fresh
+	mkdir -p "$TMP/ro"
+	mount -t tmpfs -o ro,size=4m tmpfs "$TMP/ro" 2>/dev/null || {
+		skip_test "cannot mount a tmpfs here"
+		return
+	}
+	run set "$IMG" /hello.txt --crtime 2000-01-01 -z "$TMP/ro/u"
+	umount "$TMP/ro"
+	refused "-z on a read-only filesystem" "undo file $TMP/ro/u: Cannot create the undo file there: Read-only file system"
+	unchanged "-z read-only"
+}
+
+# --- 3: two images of one base name never share an undo file ------------
+
+test_same_base_name_at_once() {
+	fresh
+	mkdir -p "$TMP/a" "$TMP/b"
+	cp "$IMG" "$TMP/a/w.img"
+	cp "$IMG" "$TMP/b/w.img"
+	"$E4TIME" set "$TMP/a/w.img" /hello.txt --crtime 2000-01-01 \
+		>"$TMP/a.out" 2>"$TMP/a.err" &
+	local pa=$!
+	"$E4TIME" set "$TMP/b/w.img" /hello.txt --crtime 2001-01-01 \
+		>"$TMP/b.out" 2>"$TMP/b.err"
+	local rb=$?
+	wait $pa
+	local ra=$?
+	check_reports "two runs at once"
+	assertEquals "a: $(cat "$TMP/a.err")" 0 $ra
+	assertEquals "b: $(cat "$TMP/b.err")" 0 $rb
+	assertEquals "two undo files" 2 "$(ls "$E2FSPROGS_UNDO_DIR" | wc -l)"
+	assertNotEquals "named apart" "$(default_undo "$TMP/a/w.img")" \
+		"$(default_undo "$TMP/b/w.img")"
+	e2undo "$(default_undo "$TMP/a/w.img")" "$TMP/a/w.img" >/dev/null 2>&1
+	assertEquals "a restored" 0 $?
+	e2undo "$(default_undo "$TMP/b/w.img")" "$TMP/b/w.img" >/dev/null 2>&1
+	assertEquals "b restored" 0 $?
+	unchanged "a" "$TMP/a/w.img"
+	unchanged "b" "$TMP/b/w.img"
+	rm -rf "$TMP/a" "$TMP/b"
+}
+
+# A NAME.new that a live process holds is never removed.
+test_held_undo_new_is_left_alone() {
+	fresh
+	: >"$TMP/u.new"
+	flock -o "$TMP/u.new" sleep 30 &
+	local holder=$!
+	sleep 0.3
+	run set "$IMG" /hello.txt --crtime 2000-01-01 -z "$TMP/u"
+	kill $holder 2>/dev/null
+	wait $holder 2>/dev/null
+	refused "held NAME.new" "undo file $TMP/u.new: Another e4time is writing this undo file"
+	assertTrue "NAME.new is still there" "[ -e '$TMP/u.new' ]"
+	unchanged "held NAME.new"
+	# Let go, and the empty NAME.new is taken over.
+	run set "$IMG" /hello.txt --crtime 2000-01-01 -z "$TMP/u"
+	assertEquals "after: $(cat "$ERR")" 0 "$RC"
+	assertFalse "NAME.new renamed" "[ -e '$TMP/u.new' ]"
+	rm -f "$TMP/u"
+}
+
+# --- 2: the same bytes mounted under another name -----------------------
+
+# A GPT disk image, the filesystem in partition 1 (sector 2048).
+make_disk() {
+	DISK="$TMP/disk.img"
+	truncate -s 40M "$DISK"
+	printf 'label: gpt\nstart=2048, size=65536\n' |
+		sfdisk -q "$DISK" >/dev/null 2>&1 || return 1
+	dd if="$TMP/ext4-4k.img" of="$DISK" bs=512 seek=2048 conv=notrunc \
+		status=none
+}
+
+# part_node LOOP: a node for LOOP's first partition (made here: no udev).
+part_node() {
+	local n=${1#/dev/} i
+	for i in $(seq 1 25); do
+		[ -e "/sys/block/$n/${n}p1/dev" ] && break
+		partx -u "$1" >/dev/null 2>&1
+		sleep 0.2
+	done
+	[ -e "/sys/block/$n/${n}p1/dev" ] || return 1
+	rm -f "$TMP/${n}p1"
+	mknod "$TMP/${n}p1" b $(tr : ' ' <"/sys/block/$n/${n}p1/dev") &&
+		echo "$TMP/${n}p1"
+}
+
+test_partition_of_a_loop_device_mounted() {
+	need_loops || return
+	command -v sfdisk >/dev/null && command -v partx >/dev/null || {
+		skip_test "sfdisk or partx missing"
+		return
+	}
+	fresh_undo_dir
+	make_disk || { fail "sfdisk"; return; }
+	local sum l p
+	sum=$(sha256sum <"$DISK")
+	l=$(loop -P "$DISK") || { fail "losetup -P"; return; }
+	p=$(part_node "$l") || { fail "no partition on $l"; unloop "$l"; return; }
+	# ro,noload: the kernel writes nothing, so the bytes must not move.
+	mount -o ro,noload "$p" "$MNT" || { fail "mount $p"; unloop "$l"; return; }
+	run set -o 2048 "$DISK" /hello.txt --crtime 2000-01-01
+	refused "the disk image at -o 2048" "is mounted on $MNT: Filesystem is mounted"
+	run set "$l" -o 2048 /hello.txt --crtime 2000-01-01
+	refused "the loop device at -o 2048" "is mounted on $MNT"
+	run set "$p" /hello.txt --crtime 2000-01-01
+	refused "the partition" "refusing to write: "
+	assertContains "$(cat "$ERR")" "Filesystem is mounted"
+	umount "$MNT"
+	assertEquals "the disk image is unchanged" "$sum" "$(sha256sum <"$DISK")"
+	# Mounted read-write, the same.
+	mount "$p" "$MNT" || { fail "mount rw"; unloop "$l"; return; }
+	run set -o 2048 "$DISK" /hello.txt --crtime 2000-01-01
+	refused "rw: the disk image" "is mounted on $MNT"
+	umount "$MNT"
+	# Unmounted: written, and e2undo gives the image back.
+	sum=$(sha256sum <"$DISK")
+	run set -o 2048 "$DISK" /hello.txt --crtime 2000-01-01 -z "$TMP/du"
+	assertEquals "unmounted: $(cat "$ERR")" 0 "$RC"
+	unloop "$l"
+	e2undo -o 1048576 "$TMP/du" "$DISK" >/dev/null 2>&1
+	assertEquals "restored" "$sum" "$(sha256sum <"$DISK")"
+	rm -f "$DISK" "$TMP/du" "$p"
+}
+
+# Writing partition 1 while partition 2 (other bytes) is mounted is fine.
+test_other_partition_mounted() {
+	need_loops || return
+	command -v sfdisk >/dev/null && command -v partx >/dev/null || {
+		skip_test "sfdisk or partx missing"
+		return
+	}
+	fresh_undo_dir
+	DISK="$TMP/disk2.img"
+	truncate -s 80M "$DISK"
+	printf 'label: gpt\nstart=2048, size=65536\nstart=67584, size=65536\n' |
+		sfdisk -q "$DISK" >/dev/null 2>&1 || { fail "sfdisk"; return; }
+	dd if="$TMP/ext4-4k.img" of="$DISK" bs=512 seek=2048 conv=notrunc status=none
+	dd if="$TMP/ext4-4k.img" of="$DISK" bs=512 seek=67584 conv=notrunc status=none
+	local l
+	l=$(loop -o $((67584 * 512)) --sizelimit $((65536 * 512)) "$DISK") ||
+		{ fail "losetup"; return; }
+	mount -o ro,noload "$l" "$MNT" || { fail "mount"; unloop "$l"; return; }
+	run set -o 2048 "$DISK" /hello.txt --crtime 2000-01-01 -z "$TMP/du"
+	assertEquals "partition 1 is written: $(cat "$ERR")" 0 "$RC"
+	run set -o 67584 "$DISK" /hello.txt --crtime 2000-01-01 -z "$TMP/du2"
+	refused "partition 2" "$l is mounted on $MNT"
+	umount "$MNT"
+	unloop "$l"
+	rm -f "$DISK" "$TMP/du" "$TMP/du2"
+}
+
+test_second_loop_device_on_the_same_file() {
+	need_loops || return
+	fresh
+	local l1 l2
+	l1=$(loop "$IMG") || { fail "losetup"; return; }
+	mount -o ro,noload "$l1" "$MNT" || { fail "mount"; unloop "$l1"; return; }
+	l2=$(loop "$IMG") || { fail "losetup 2"; umount "$MNT"; unloop "$l1"; return; }
+	run set "$l2" /hello.txt --crtime 2000-01-01
+	refused "the second loop device" "$l2: refusing to write: $l1 is mounted on $MNT"
+	run set "$IMG" /hello.txt --crtime 2000-01-01
+	refused "the file" "$l1 is mounted on $MNT"
+	umount "$MNT"
+	unloop "$l2"
+	unloop "$l1"
+	unchanged "second loop device"
+}
+
+# --- 7: one writer at a time, whatever name the bytes are reached by ----
+
+test_lock_through_a_loop_device() {
+	need_loops || return
+	fresh
+	local l holder
+	l=$(loop "$IMG") || { fail "losetup"; return; }
+	# A writer through the file holds the file's lock...
+	flock -o "$IMG" sleep 30 &
+	holder=$!
+	sleep 0.3
+	run set "$l" /hello.txt --crtime 2000-01-01
+	kill $holder 2>/dev/null
+	wait $holder 2>/dev/null
+	refused "the loop device while the file is locked" \
+		"$l: refusing to write: Another e4time is writing to this image"
+	# ...and a writer through the device holds it exclusively.
+	python3 -c 'import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
+print("held", flush=True)
+time.sleep(30)' "$l" >"$TMP/held" &
+	holder=$!
+	for _ in $(seq 1 50); do grep -q held "$TMP/held" && break; sleep 0.1; done
+	run set "$IMG" /hello.txt --crtime 2000-01-01
+	kill $holder 2>/dev/null
+	wait $holder 2>/dev/null
+	refused "the file while the device is claimed" \
+		"$l is in exclusive use"
+	unloop "$l"
+	unchanged "lock through a loop device"
+}
+
+# --- multiple-mount protection ------------------------------------------
+
+test_mmp_in_use() {
+	need_loops || return
+	fresh_undo_dir
+	local img="$TMP/mmp.img"
+	rm -f "$img"
+	mkfs.ext4 -q -F -O mmp "$img" 16M >/dev/null 2>&1 || { fail "mkfs"; return; }
+	mount -o loop "$img" "$MNT" || { fail "mount"; return; }
+	# A copy taken while mounted: its MMP block says in use.
+	cp "$img" "$TMP/mmp-copy.img"
+	umount "$MNT"
+	local sum
+	sum=$(sha256sum <"$TMP/mmp-copy.img")
+	run set "$TMP/mmp-copy.img" '<2>' --crtime 2000-01-01
+	refused "MMP in use" "refusing to write: MMP: in use on node '$(uname -n)'"
+	assertContains "$(cat "$ERR")" "Multiple-mount protection says the filesystem is in use"
+	assertEquals "unchanged" "$sum" "$(sha256sum <"$TMP/mmp-copy.img")"
+	# Cleanly unmounted: written.
+	run set "$img" '<2>' --crtime 2000-01-01 -z "$TMP/mu"
+	assertEquals "clean MMP: $(cat "$ERR")" 0 "$RC"
+	rm -f "$img" "$TMP/mmp-copy.img" "$TMP/mu"
+}
+
+. shunit2
