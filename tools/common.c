@@ -25,14 +25,23 @@ static unsigned long long parse_count(const char *arg, const char *what,
 	char *end;
 	unsigned long long v;
 
-	errno = 0;
-	if (!arg || *arg < '0' || *arg > '9')
-		usage_error(cmd, "%s: not a number: '%s'", what, arg);
+	const char *digits = arg;
+	int base = 10;
+
 	/* Decimal even with leading zeros (mmls pads them); 0x for hex. */
-	if (arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X'))
-		v = strtoull(arg + 2, &end, 16);
-	else
-		v = strtoull(arg, &end, 10);
+	if (arg && arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X')) {
+		digits = arg + 2;
+		base = 16;
+	}
+	/* Digits only: strtoull() would take "", blanks, a sign or a
+	 * second 0x. */
+	if (!arg || !*digits ||
+	    strspn(digits, base == 16 ? "0123456789abcdefABCDEF"
+				      : "0123456789") != strlen(digits))
+		usage_error(cmd, "%s: not a number: '%s'", what,
+			    arg ? arg : "");
+	errno = 0;
+	v = strtoull(digits, &end, base);
 	if (errno || *end)
 		usage_error(cmd, "%s: not a number: '%s'", what, arg);
 	return v;
