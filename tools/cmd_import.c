@@ -461,7 +461,7 @@ static int import_main(int argc, char **argv)
 	const char *mname = "-";
 	int opt, by_inode = 0, status;
 	FILE *fp = stdin;
-	errcode_t err = 0, index_err;
+	errcode_t err = 0, index_err, root_err = 0;
 	size_t i;
 
 	while ((opt = getopt_long(argc, argv, COMMON_SHORTOPTS "m:p:f:nz:",
@@ -553,6 +553,10 @@ static int import_main(int argc, char **argv)
 		if (!err)
 			err = e4t_tree_walk(c.tree, EXT2_ROOT_INO, "/", on_row,
 					    &c);
+		/* no root directory (damage): no path can match, as for
+		 * timeline and backfill */
+		if (err == E4T_ERR_NOT_IN_USE)
+			root_err = err;
 	}
 	if (!err) {
 		apply_all(&c);
@@ -564,6 +568,9 @@ static int import_main(int argc, char **argv)
 	status = EXIT_OK;
 	if (index_err) {
 		status = index_error_status(c.img->name, index_err);
+	} else if (root_err) {
+		report(c.img->name, "/", root_err);
+		status = EXIT_PARTIAL;
 	} else if (err) {
 		status = write_error_status(c.img, "importing", err);
 	} else {
