@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "escape.h"
 
 #define SECTOR_SIZE 512ULL
 
@@ -262,6 +263,21 @@ int image_damage_status(const struct e4t_image *img)
 		(E4T_IMG_SB_CSUM_BAD | E4T_IMG_GD_CSUM_BAD | E4T_IMG_TRUNCATED))
 		       ? EXIT_PARTIAL
 		       : EXIT_OK;
+}
+
+char *spec_label(const char *spec, ext2_ino_t ino)
+{
+	char *name = escape_text(spec, strlen(spec));
+	size_t len = (name ? strlen(name) : 1) + 32;
+	char *label = malloc(len);
+
+	/* "<12>" names itself; a path gets its inode number added */
+	if (label && spec[0] == '<')
+		snprintf(label, len, "%s", name ? name : "?");
+	else if (label)
+		snprintf(label, len, "%s <%u>", name ? name : "?", ino);
+	free(name);
+	return label;
 }
 
 void report(const char *image, const char *what, errcode_t err)
