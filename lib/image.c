@@ -170,8 +170,11 @@ struct lookup {
 	ext2_ino_t ino;
 };
 
+/* libext2fs' callback type: buf cannot be const */
+/* NOLINTBEGIN(readability-non-const-parameter) */
 static int lookup_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
 		     int offset, int blocksize, char *buf, void *priv)
+/* NOLINTEND(readability-non-const-parameter) */
 {
 	struct lookup *l = priv;
 	size_t n = (size_t)ext2fs_dirent_name_len(de);

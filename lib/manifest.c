@@ -216,7 +216,7 @@ static int literal(struct jp *j, const char *word)
 
 static int skip(struct jp *j, int depth);
 
-static size_t digits(struct jp *j)
+static size_t count_digits(struct jp *j)
 {
 	const char *s = j->p;
 
@@ -233,18 +233,18 @@ static int skip_number(struct jp *j)
 	if (j->p < j->end && *j->p == '-')
 		j->p++;
 	s = j->p;
-	if (!digits(j) || (*s == '0' && j->p - s > 1))
+	if (!count_digits(j) || (*s == '0' && j->p - s > 1))
 		return -1;
 	if (j->p < j->end && *j->p == '.') {
 		j->p++;
-		if (!digits(j))
+		if (!count_digits(j))
 			return -1;
 	}
 	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
 		j->p++;
 		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
 			j->p++;
-		if (!digits(j))
+		if (!count_digits(j))
 			return -1;
 	}
 	return 0;
@@ -381,8 +381,7 @@ static int skip(struct jp *j, int depth)
 /* A time: null, or {"sec":S,"nsec":N,...} */
 static int time_value(struct jp *j, struct e4t_ts *ts, int *have)
 {
-	struct keyset ks = { 0 };
-	int got_sec = 0, got_nsec = 0, r = 0;
+	int got_sec = 0, got_nsec = 0;
 	int64_t v;
 
 	ws(j);
@@ -393,6 +392,9 @@ static int time_value(struct jp *j, struct e4t_ts *ts, int *have)
 	if (!eat(j, '{'))
 		return -1;
 	if (!eat(j, '}')) {
+		struct keyset ks = { 0 };
+		int r = 0;
+
 		do {
 			const char *k;
 
