@@ -210,9 +210,22 @@ struct e4t_manifest_entry {
 	struct e4t_ts ts[E4T_NFIELDS];
 };
 
-/* Parse one line; E4T_ERR_MANIFEST when it is malformed. */
+/* Why a line was refused, for the caller's message. */
+struct e4t_manifest_why {
+	int dup_key;	    /* a key came twice in one object: */
+	char key[64];	    /* that key, decoded (cut at 63 bytes) */
+	size_t key_len;	    /* its whole length, bytes */
+	size_t dup_key_off; /* its second one in the line, as written */
+};
+
+/*
+ * Parse one line; E4T_ERR_MANIFEST when it is malformed,
+ * E4T_ERR_MANIFEST_DUP when an object holds a key twice (why, when not
+ * NULL, then says where).
+ */
 errcode_t e4t_manifest_parse_line(const char *line, size_t len,
-				  struct e4t_manifest_entry *e);
+				  struct e4t_manifest_entry *e,
+				  struct e4t_manifest_why *why);
 void e4t_manifest_entry_free(struct e4t_manifest_entry *e);
 
 /* ------------------------------------------------------------------ */

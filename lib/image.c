@@ -154,23 +154,225 @@ static errcode_t parse_ino(struct e4t_image *img, const char *spec,
 	return 0;
 }
 
+/*
+ * Path lookup as the kernel does it (ext2fs_namei() compares names byte
+ * for byte and takes "/file/" for the file): a name in a directory with
+ * EXT4_CASEFOLD_FL, on a filesystem with the casefold feature, matches as
+ * the kernel matches it (the encoding's casefold, or the exact bytes when
+ * one of the names is not valid in the encoding); every component but
+ * the last must be a directory, after following a symbolic link, and so
+ * must the last when a slash follows it.
+ */
+#define MAX_LINKS 40 /* the kernel's MAXSYMLINKS */
+
+struct lookup {
+	const char *name;
+	size_t len;
+	const struct ext2fs_nls_table *fold; /* NULL: exact bytes */
+	ext2_ino_t ino;
+};
+
+/* libext2fs' callback type: buf cannot be const */
+/* NOLINTBEGIN(readability-non-const-parameter) */
+static int lookup_cb(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
+		     int offset, int blocksize, char *buf, void *priv)
+/* NOLINTEND(readability-non-const-parameter) */
+{
+	struct lookup *l = priv;
+	size_t n = (size_t)ext2fs_dirent_name_len(de);
+
+	(void)dir;
+	(void)entry;
+	(void)offset;
+	(void)blocksize;
+	(void)buf;
+	if (!de->inode)
+		return 0;
+	if ((n != l->len || memcmp(de->name, l->name, n)) &&
+	    (!l->fold ||
+	     ext2fs_casefold_cmp(l->fold, (const unsigned char *)l->name,
+				 l->len, (const unsigned char *)de->name, n)))
+		return 0;
+	l->ino = de->inode;
+	return DIRENT_ABORT;
+}
+
+/* The entry name[len] of directory dir (read into *dinode). */
+static errcode_t lookup(ext2_filsys fs, ext2_ino_t dir,
+			const struct ext2_inode *dinode, const char *name,
+			size_t len, ext2_ino_t *ino)
+{
+	struct lookup l = { name, len, NULL, 0 };
+	errcode_t err;
+
+	if (fs->encoding && ext2fs_has_feature_casefold(fs->super) &&
+	    (dinode->i_flags & EXT4_CASEFOLD_FL))
+		l.fold = fs->encoding;
+	err = ext2fs_dir_iterate2(fs, dir, 0, NULL, lookup_cb, &l);
+	if (err == EXT2_ET_NO_DIRECTORY)
+		return E4T_ERR_NOT_DIR;
+	if (err)
+		return err;
+	if (!l.ino)
+		return E4T_ERR_NOT_FOUND;
+	*ino = l.ino;
+	return 0;
+}
+
+/* The target of symbolic link ino (*target malloc'd, *len bytes). */
+static errcode_t link_target(ext2_filsys fs, ext2_ino_t ino,
+			     struct ext2_inode *inode, char **target,
+			     size_t *len)
+{
+	size_t size = EXT2_I_SIZE(inode);
+	ext2_file_t file;
+	unsigned got = 0;
+	char *buf;
+	errcode_t err;
+
+	if (!size || size >= fs->blocksize || size >= PATH_MAX)
+		return E4T_ERR_NOT_FOUND;
+	if (inode->i_flags & EXT4_ENCRYPT_FL)
+		return E4T_ERR_NOT_FOUND; /* the name is ciphertext */
+	buf = malloc(fs->blocksize + 1);
+	if (!buf)
+		return ENOMEM;
+	if (ext2fs_is_fast_symlink(inode)) {
+		if (size > sizeof(inode->i_block)) {
+			free(buf);
+			return E4T_ERR_NOT_FOUND;
+		}
+		memcpy(buf, inode->i_block, size);
+	} else {
+		/* data blocks or inline data, as libext2fs reads a file */
+		err = ext2fs_file_open2(fs, ino, inode, 0, &file);
+		if (!err) {
+			err = ext2fs_file_read(file, buf, (unsigned)size, &got);
+			ext2fs_file_close(file);
+		}
+		if (!err && got != size)
+			err = E4T_ERR_NOT_FOUND;
+		if (err) {
+			free(buf);
+			return err;
+		}
+	}
+	buf[size] = '\0';
+	*target = buf;
+	*len = size;
+	return 0;
+}
+
+static errcode_t walk_path(ext2_filsys fs, ext2_ino_t dir, const char *path,
+			   size_t len, int follow_last, int *links,
+			   ext2_ino_t *res);
+
+/* ino, found in dir; a symbolic link is followed. */
+/* NOLINTNEXTLINE(misc-no-recursion) */
+static errcode_t follow(ext2_filsys fs, ext2_ino_t dir, ext2_ino_t ino,
+			int *links, ext2_ino_t *res)
+{
+	struct ext2_inode inode;
+	char *target;
+	size_t len;
+	errcode_t err;
+
+	err = ext2fs_read_inode(fs, ino, &inode);
+	if (err)
+		return err;
+	if (!LINUX_S_ISLNK(inode.i_mode)) {
+		*res = ino;
+		return 0;
+	}
+	if (++*links > MAX_LINKS)
+		return EXT2_ET_SYMLINK_LOOP;
+	err = link_target(fs, ino, &inode, &target, &len);
+	if (err)
+		return err;
+	if (memchr(target, '\0', len))
+		err = E4T_ERR_NOT_FOUND;
+	else
+		err = walk_path(fs, target[0] == '/' ? EXT2_ROOT_INO : dir,
+				target, len, 1, links, res);
+	free(target);
+	return err;
+}
+
+/* Inode ino, which the path goes through, read into *inode. */
+static errcode_t read_dir(ext2_filsys fs, ext2_ino_t ino,
+			  struct ext2_inode *inode)
+{
+	errcode_t err = ext2fs_read_inode(fs, ino, inode);
+
+	if (err)
+		return err;
+	if (!inode->i_mode || !inode->i_links_count)
+		return E4T_ERR_NOT_IN_USE;
+	return LINUX_S_ISDIR(inode->i_mode) ? 0 : E4T_ERR_NOT_DIR;
+}
+
+/* NOLINTNEXTLINE(misc-no-recursion) */
+static errcode_t walk_path(ext2_filsys fs, ext2_ino_t dir, const char *path,
+			   size_t len, int follow_last, int *links,
+			   ext2_ino_t *res)
+{
+	const char *p = path, *end = path + len;
+	struct ext2_inode dinode;
+	int have_dinode = 0;
+	errcode_t err;
+
+	if (p == end)
+		return E4T_ERR_NOT_FOUND; /* an empty link target */
+	for (;;) {
+		const char *name;
+		ext2_ino_t ino;
+
+		while (p < end && *p == '/')
+			p++;
+		if (p == end) {
+			*res = dir;
+			return 0;
+		}
+		if (!have_dinode) {
+			err = read_dir(fs, dir, &dinode);
+			if (err)
+				return err;
+		}
+		name = p;
+		while (p < end && *p != '/')
+			p++;
+		err = lookup(fs, dir, &dinode, name, (size_t)(p - name), &ino);
+		if (err)
+			return err;
+		if (p < end || follow_last) {
+			err = follow(fs, dir, ino, links, &ino);
+			if (err)
+				return err;
+		}
+		if (p == end) {
+			*res = ino;
+			return 0;
+		}
+		/* a slash follows, even a last one: a directory */
+		err = read_dir(fs, ino, &dinode);
+		if (err)
+			return err;
+		have_dinode = 1;
+		dir = ino;
+	}
+}
+
 errcode_t e4t_image_resolve(struct e4t_image *img, const char *spec,
 			    ext2_ino_t *ino)
 {
-	errcode_t err;
+	int links = 0;
 
 	if (spec[0] == '<')
 		return parse_ino(img, spec, ino);
 	if (spec[0] != '/')
 		return E4T_ERR_FILESPEC;
-	if (strspn(spec, "/") == strlen(spec)) {
-		*ino = EXT2_ROOT_INO;
-		return 0;
-	}
-	err = ext2fs_namei(img->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, spec, ino);
-	if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_NO_DIRECTORY)
-		return E4T_ERR_NOT_FOUND;
-	return err;
+	return walk_path(img->fs, EXT2_ROOT_INO, spec, strlen(spec), 0, &links,
+			 ino);
 }
 
 static int cmp_ino(const void *a, const void *b)

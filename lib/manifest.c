@@ -2,8 +2,10 @@
  * manifest.c --- reading one line of an e4time manifest (JSON lines, as
  * `e4time export` writes them).  A small strict JSON reader: it takes
  * what it needs (path or path_hex, ino, and the times' sec and nsec),
- * skips every other key, and refuses anything malformed.  It never reads
- * past the line and never recurses deeper than MAX_DEPTH.
+ * skips every other key, and refuses anything malformed: numbers as RFC
+ * 8259 writes them (no leading zeros, no '+', digits on both sides of a
+ * '.'), and no key twice in one object.  It never reads past the line and
+ * never recurses deeper than MAX_DEPTH.
  */
 #include "config.h"
 
@@ -18,6 +20,19 @@
 
 struct jp {
 	const char *p, *end;
+	const char *start;	      /* the line */
+	struct e4t_manifest_why *why; /* a duplicate key found, or NULL */
+};
+
+/* The keys of one object, decoded, with where each is in the line. */
+struct key {
+	char *s;
+	size_t len, off;
+};
+
+struct keyset {
+	struct key *v;
+	size_t n, cap;
 };
 
 static void ws(struct jp *j)
@@ -172,6 +187,10 @@ static int integer(struct jp *j, int64_t *v)
 		neg = 1;
 		j->p++;
 	}
+	/* RFC 8259: "0" or no leading zero ("-0" too, "-01" not) */
+	if (j->end - j->p >= 2 && j->p[0] == '0' && j->p[1] >= '0' &&
+	    j->p[1] <= '9')
+		return -1;
 	while (j->p < j->end && *j->p >= '0' && *j->p <= '9') {
 		if (++digits > 18)
 			return -1;
@@ -197,14 +216,120 @@ static int literal(struct jp *j, const char *word)
 
 static int skip(struct jp *j, int depth);
 
-static int skip_number(struct jp *j)
+static size_t count_digits(struct jp *j)
 {
 	const char *s = j->p;
 
-	/* (strchr() would also match a NUL byte: the string's end) */
-	while (j->p < j->end && *j->p && strchr("+-0123456789.eE", *j->p))
+	while (j->p < j->end && *j->p >= '0' && *j->p <= '9')
 		j->p++;
-	return j->p > s ? 0 : -1;
+	return (size_t)(j->p - s);
+}
+
+/* RFC 8259: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int skip_number(struct jp *j)
+{
+	const char *s;
+
+	if (j->p < j->end && *j->p == '-')
+		j->p++;
+	s = j->p;
+	if (!count_digits(j) || (*s == '0' && j->p - s > 1))
+		return -1;
+	if (j->p < j->end && *j->p == '.') {
+		j->p++;
+		if (!count_digits(j))
+			return -1;
+	}
+	if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
+		j->p++;
+		if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
+			j->p++;
+		if (!count_digits(j))
+			return -1;
+	}
+	return 0;
+}
+
+static void keys_free(struct keyset *ks)
+{
+	size_t i;
+
+	for (i = 0; i < ks->n; i++)
+		free(ks->v[i].s);
+	free(ks->v);
+	ks->v = NULL;
+	ks->n = ks->cap = 0;
+}
+
+/* A key of the object and its ':' (the key is kept in ks). */
+static int key_of(struct jp *j, struct keyset *ks, const char **out)
+{
+	struct key *k;
+	const char *raw;
+
+	if (ks->n == ks->cap) {
+		size_t cap = ks->cap ? ks->cap * 2 : 16;
+		void *p = realloc(ks->v, cap * sizeof(*ks->v));
+
+		if (!p)
+			return -1;
+		ks->v = p;
+		ks->cap = cap;
+	}
+	k = &ks->v[ks->n];
+	ws(j);
+	raw = j->p + 1; /* after the quote */
+	if (string(j, &k->s, &k->len))
+		return -1;
+	k->off = (size_t)(raw - j->start);
+	ks->n++;
+	*out = k->s;
+	return eat(j, ':') ? 0 : -1;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct key *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int r = memcmp(x->s, y->s, n);
+
+	if (r)
+		return r;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* At the end of an object: -1 when a key came twice (the first such
+ * second one, as written, goes to j->why). */
+static int keys_unique(struct jp *j, struct keyset *ks)
+{
+	const struct key *dup = NULL;
+	size_t i;
+
+	if (ks->n > 1)
+		qsort(ks->v, ks->n, sizeof(*ks->v), cmp_key);
+	for (i = 1; i < ks->n; i++) {
+		const struct key *a = &ks->v[i - 1], *b = &ks->v[i];
+
+		if (a->len == b->len && !memcmp(a->s, b->s, a->len) &&
+		    (!dup || b->off < dup->off))
+			dup = b;
+	}
+	if (!dup)
+		return 0;
+	if (j->why && !j->why->dup_key) {
+		struct e4t_manifest_why *w = j->why;
+		size_t n = dup->len < sizeof(w->key) - 1 ? dup->len
+							 : sizeof(w->key) - 1;
+
+		w->dup_key = 1;
+		memcpy(w->key, dup->s, n);
+		w->key[n] = '\0';
+		w->key_len = dup->len;
+		w->dup_key_off = dup->off;
+	}
+	return -1;
 }
 
 /* Recursive on nested values, at most MAX_DEPTH deep. */
@@ -221,16 +346,25 @@ static int skip(struct jp *j, int depth)
 	case 'n': return literal(j, "null");
 	case 't': return literal(j, "true");
 	case 'f': return literal(j, "false");
-	case '{':
+	case '{': {
+		struct keyset ks = { 0 };
+		const char *k;
+		int r = 0;
+
 		j->p++;
 		if (eat(j, '}'))
 			return 0;
 		do {
-			if (string(j, NULL, NULL) || !eat(j, ':') ||
-			    skip(j, depth + 1))
-				return -1;
+			if (key_of(j, &ks, &k) || skip(j, depth + 1)) {
+				r = -1;
+				break;
+			}
 		} while (eat(j, ','));
-		return eat(j, '}') ? 0 : -1;
+		if (!r && (!eat(j, '}') || keys_unique(j, &ks)))
+			r = -1;
+		keys_free(&ks);
+		return r;
+	}
 	case '[':
 		j->p++;
 		if (eat(j, ']'))
@@ -258,23 +392,20 @@ static int time_value(struct jp *j, struct e4t_ts *ts, int *have)
 	if (!eat(j, '{'))
 		return -1;
 	if (!eat(j, '}')) {
-		do {
-			char *key;
-			size_t klen;
-			int r;
+		struct keyset ks = { 0 };
+		int r = 0;
 
-			if (string(j, &key, &klen))
-				return -1;
-			if (!eat(j, ':')) {
-				free(key);
-				return -1;
-			}
-			if (!strcmp(key, "sec")) {
+		do {
+			const char *k;
+
+			if (key_of(j, &ks, &k)) {
+				r = -1;
+			} else if (!strcmp(k, "sec")) {
 				r = integer(j, &v);
 				if (!r)
 					ts->sec = v;
 				got_sec = !r;
-			} else if (!strcmp(key, "nsec")) {
+			} else if (!strcmp(k, "nsec")) {
 				r = integer(j, &v);
 				if (!r && (v < 0 || v >= E4T_NSEC_PER_SEC))
 					r = -1;
@@ -284,11 +415,11 @@ static int time_value(struct jp *j, struct e4t_ts *ts, int *have)
 			} else {
 				r = skip(j, 1);
 			}
-			free(key);
-			if (r)
-				return -1;
-		} while (eat(j, ','));
-		if (!eat(j, '}'))
+		} while (!r && eat(j, ','));
+		if (!r && (!eat(j, '}') || keys_unique(j, &ks)))
+			r = -1;
+		keys_free(&ks);
+		if (r)
 			return -1;
 	}
 	if (!got_sec || !got_nsec)
@@ -333,33 +464,33 @@ void e4t_manifest_entry_free(struct e4t_manifest_entry *e)
 }
 
 errcode_t e4t_manifest_parse_line(const char *line, size_t len,
-				  struct e4t_manifest_entry *e)
+				  struct e4t_manifest_entry *e,
+				  struct e4t_manifest_why *why)
 {
-	struct jp j = { line, line + len };
+	struct jp j = { line, line + len, line, why };
+	struct keyset ks = { 0 };
 	char *path = NULL, *hex = NULL;
 	size_t path_len = 0, hex_len = 0;
 	int64_t v;
 	int ok = 1;
 
 	memset(e, 0, sizeof(*e));
+	if (why)
+		memset(why, 0, sizeof(*why));
 	if (!eat(&j, '{'))
 		return E4T_ERR_MANIFEST;
 	if (!eat(&j, '}')) {
 		do {
-			char *key;
-			size_t klen;
+			const char *key;
 			int f, r = 0;
 
-			if (string(&j, &key, &klen)) {
-				ok = 0;
-				break;
-			}
-			if (!eat(&j, ':')) {
-				free(key);
+			if (key_of(&j, &ks, &key)) {
 				ok = 0;
 				break;
 			}
 			f = e4t_field_parse(key);
+			/* a second path or path_hex: skipped, then refused
+			 * as a duplicate key */
 			if (!strcmp(key, "path") && !path)
 				r = string(&j, &path, &path_len);
 			else if (!strcmp(key, "path_hex") && !hex)
@@ -382,14 +513,14 @@ errcode_t e4t_manifest_parse_line(const char *line, size_t len,
 			} else {
 				r = skip(&j, 1);
 			}
-			free(key);
 			if (r) {
 				ok = 0;
 				break;
 			}
 		} while (eat(&j, ','));
-		if (ok && !eat(&j, '}'))
+		if (ok && (!eat(&j, '}') || keys_unique(&j, &ks)))
 			ok = 0;
+		keys_free(&ks);
 	}
 	ws(&j);
 	if (ok && j.p != j.end)
@@ -410,7 +541,8 @@ errcode_t e4t_manifest_parse_line(const char *line, size_t len,
 	if (!ok) {
 		free(path);
 		memset(e, 0, sizeof(*e));
-		return E4T_ERR_MANIFEST;
+		return why && why->dup_key ? E4T_ERR_MANIFEST_DUP
+					   : E4T_ERR_MANIFEST;
 	}
 	e->path = path;
 	e->path_len = path_len;

@@ -122,6 +122,9 @@ int finish_stdout(int status);
  * are damaged (noted at open), else EXIT_OK. */
 int image_damage_status(const struct e4t_image *img);
 
+/* The label of a FILESPEC in messages, escaped (malloc'd, or NULL):
+ * "<12>" as given, a path with its inode added ("/a/b <12>"). */
+char *spec_label(const char *spec, ext2_ino_t ino);
 /* Diagnostics: "e4time: IMAGE: WHAT: message". */
 void report(const char *image, const char *what, errcode_t err);
 void warnx_img(const char *image, const char *fmt, ...)

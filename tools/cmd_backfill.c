@@ -718,7 +718,9 @@ static int backfill_main(int argc, char **argv)
 		report(c.img->name, spec, err);
 		status = err == E4T_ERR_NOT_FOUND || err == E4T_ERR_FILESPEC ||
 					 err == E4T_ERR_INO_RANGE ||
-					 err == E4T_ERR_NOT_IN_USE
+					 err == E4T_ERR_NOT_IN_USE ||
+					 err == E4T_ERR_NOT_DIR ||
+					 err == EXT2_ET_SYMLINK_LOOP
 				 ? EXIT_PARTIAL
 				 : EXIT_INTERNAL;
 	} else {

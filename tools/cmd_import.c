@@ -373,25 +373,37 @@ static int read_manifest(struct im_ctx *c, const char *name, FILE *fp)
 	char *line = NULL;
 	size_t cap = 0, ecap = 0;
 	ssize_t n;
-	unsigned long lineno = 0;
+	unsigned long lineno = 0, first = 0; /* the first line not empty */
 
 	while ((n = getline(&line, &cap, fp)) >= 0) {
 		struct e4t_manifest_entry m;
+		struct e4t_manifest_why why;
 		errcode_t err;
 
 		lineno++;
 		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			n--;
 		if (n == 0)
-			continue;
-		err = e4t_manifest_parse_line(line, (size_t)n, &m);
-		if (err || (m.header_version && lineno != 1) ||
+			continue; /* empty lines, before the header too */
+		if (!first)
+			first = lineno;
+		err = e4t_manifest_parse_line(line, (size_t)n, &m, &why);
+		if (err || (m.header_version && lineno != first) ||
 		    m.header_version > 1) {
-			fprintf(stderr, "%s: %s:%lu: %s%s\n", progname, name,
-				lineno,
+			char *key = NULL;
+
+			if (err == E4T_ERR_MANIFEST_DUP)
+				key = escape_text(why.key, strlen(why.key));
+			fprintf(stderr, "%s: %s:%lu: %s%s%s%s%s%s\n", progname,
+				name, lineno,
 				error_message(err ? err : E4T_ERR_MANIFEST),
 				m.header_version > 1 ? " (unknown version)"
-						     : "");
+						     : "",
+				key ? " \"" : "", key ? key : "",
+				key && why.key_len > strlen(why.key) ? "..."
+								     : "",
+				key ? "\"" : "");
+			free(key);
 			e4t_manifest_entry_free(&m);
 			free(line);
 			return EXIT_USAGE;
@@ -450,7 +462,7 @@ static int import_main(int argc, char **argv)
 	const char *mname = "-", *inputs[2] = { NULL, NULL };
 	int opt, by_inode = 0, status;
 	FILE *fp = stdin;
-	errcode_t err = 0, index_err;
+	errcode_t err = 0, index_err, root_err = 0;
 	size_t i;
 
 	while ((opt = getopt_long(argc, argv, COMMON_SHORTOPTS "m:p:f:nz:",
@@ -544,6 +556,10 @@ static int import_main(int argc, char **argv)
 		if (!err)
 			err = e4t_tree_walk(c.tree, EXT2_ROOT_INO, "/", on_row,
 					    &c);
+		/* no root directory (damage): no path can match, as for
+		 * timeline and backfill */
+		if (err == E4T_ERR_NOT_IN_USE)
+			root_err = err;
 	}
 	if (!err) {
 		apply_all(&c);
@@ -555,6 +571,9 @@ static int import_main(int argc, char **argv)
 	status = EXIT_OK;
 	if (index_err) {
 		status = index_error_status(c.img->name, index_err);
+	} else if (root_err) {
+		report(c.img->name, "/", root_err);
+		status = EXIT_PARTIAL;
 	} else if (err) {
 		status = write_error_status(c.img, "importing", err);
 	} else {

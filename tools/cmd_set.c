@@ -80,17 +80,7 @@ static void parse_time_arg(const char *text, const char *what,
 /* "SPEC <INO>" (or "<INO>") for the lines about one target. */
 static char *target_label(const struct target *t)
 {
-	char *name = escape_text(t->spec, strlen(t->spec));
-	size_t len = (name ? strlen(name) : 1) + 32;
-	char *label = malloc(len);
-
-	/* "<12>" names itself; a path gets its inode number added */
-	if (label && t->spec[0] == '<')
-		snprintf(label, len, "%s", name ? name : "?");
-	else if (label)
-		snprintf(label, len, "%s <%u>", name ? name : "?", t->in.ino);
-	free(name);
-	return label;
+	return spec_label(t->spec, t->in.ino);
 }
 
 static void print_change(const struct target *t, enum e4t_field f,

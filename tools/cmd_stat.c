@@ -111,20 +111,18 @@ static int inode_in_use(const struct e4t_inode *in)
 static int check_inode(const char *image, const char *spec,
 		       const struct e4t_inode *in)
 {
-	char *what = escape_text(spec, strlen(spec));
-	char label[64];
+	char *label = spec_label(spec, in->ino);
 	int status = EXIT_OK;
 
-	snprintf(label, sizeof(label), "%s: <%u>", what ? what : "?", in->ino);
 	if (in->flags & E4T_INO_CSUM_BAD) {
-		report(image, label, E4T_ERR_INODE_CSUM);
+		report(image, label ? label : "?", E4T_ERR_INODE_CSUM);
 		status = EXIT_PARTIAL;
 	}
 	if (in->flags & E4T_INO_EXTRA_BAD) {
-		report(image, label, E4T_ERR_EXTRA_ISIZE);
+		report(image, label ? label : "?", E4T_ERR_EXTRA_ISIZE);
 		status = EXIT_PARTIAL;
 	}
-	free(what);
+	free(label);
 	return status;
 }
 
@@ -175,13 +173,11 @@ static int stat_main(int argc, char **argv)
 		 * times mean nothing; <INO> asks about the inode itself. */
 		if (argv[i][0] == '/' && !inode_in_use(&in) &&
 		    !(in.flags & E4T_INO_ORPHAN_LIST)) {
-			char *what = escape_text(argv[i], strlen(argv[i]));
-			char label[64];
+			char *label = spec_label(argv[i], in.ino);
 
-			snprintf(label, sizeof(label), "%s: <%u>",
-				 what ? what : "?", in.ino);
-			report(img->name, label, E4T_ERR_NOT_IN_USE);
-			free(what);
+			report(img->name, label ? label : "?",
+			       E4T_ERR_NOT_IN_USE);
+			free(label);
 			status = EXIT_PARTIAL;
 			continue;
 		}

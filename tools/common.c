@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "escape.h"
 
 #define SECTOR_SIZE 512ULL
 
@@ -25,14 +26,23 @@ static unsigned long long parse_count(const char *arg, const char *what,
 	char *end;
 	unsigned long long v;
 
-	errno = 0;
-	if (!arg || *arg < '0' || *arg > '9')
-		usage_error(cmd, "%s: not a number: '%s'", what, arg);
+	const char *digits = arg;
+	int base = 10;
+
 	/* Decimal even with leading zeros (mmls pads them); 0x for hex. */
-	if (arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X'))
-		v = strtoull(arg + 2, &end, 16);
-	else
-		v = strtoull(arg, &end, 10);
+	if (arg && arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X')) {
+		digits = arg + 2;
+		base = 16;
+	}
+	/* Digits only: strtoull() would take "", blanks, a sign or a
+	 * second 0x. */
+	if (!arg || !*digits ||
+	    strspn(digits, base == 16 ? "0123456789abcdefABCDEF"
+				      : "0123456789") != strlen(digits))
+		usage_error(cmd, "%s: not a number: '%s'", what,
+			    arg ? arg : "");
+	errno = 0;
+	v = strtoull(digits, &end, base);
 	if (errno || *end)
 		usage_error(cmd, "%s: not a number: '%s'", what, arg);
 	return v;
@@ -253,6 +263,21 @@ int image_damage_status(const struct e4t_image *img)
 		(E4T_IMG_SB_CSUM_BAD | E4T_IMG_GD_CSUM_BAD | E4T_IMG_TRUNCATED))
 		       ? EXIT_PARTIAL
 		       : EXIT_OK;
+}
+
+char *spec_label(const char *spec, ext2_ino_t ino)
+{
+	char *name = escape_text(spec, strlen(spec));
+	size_t len = (name ? strlen(name) : 1) + 32;
+	char *label = malloc(len);
+
+	/* "<12>" names itself; a path gets its inode number added */
+	if (label && spec[0] == '<')
+		snprintf(label, len, "%s", name ? name : "?");
+	else if (label)
+		snprintf(label, len, "%s <%u>", name ? name : "?", ino);
+	free(name);
+	return label;
 }
 
 void report(const char *image, const char *what, errcode_t err)

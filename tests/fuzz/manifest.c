@@ -13,13 +13,21 @@
 FUZZ_TARGET(manifest)
 {
 	struct e4t_manifest_entry e;
+	struct e4t_manifest_why why;
 	errcode_t err;
 	int f;
 
-	err = e4t_manifest_parse_line((const char *)data, size, &e);
+	err = e4t_manifest_parse_line((const char *)data, size, &e, &why);
 	if (err) {
-		FUZZ_CHECK(err == E4T_ERR_MANIFEST, "error %ld", (long)err);
+		FUZZ_CHECK(err == E4T_ERR_MANIFEST ||
+				   err == E4T_ERR_MANIFEST_DUP,
+			   "error %ld", (long)err);
 		FUZZ_CHECK(e.path == NULL, "a path and an error");
+		FUZZ_CHECK((err == E4T_ERR_MANIFEST_DUP) == why.dup_key,
+			   "duplicate key said wrongly");
+		FUZZ_CHECK(!why.dup_key || (why.dup_key_off < size &&
+					    data[why.dup_key_off - 1] == '"'),
+			   "duplicate key not in the line");
 		return 0;
 	}
 	/* JSON has no raw NUL: not in strings, numbers, or between them. */
