@@ -136,9 +136,11 @@ struct undo_data {
 	/* The undo file could not be written: nothing more is written to
 	 * the image, and the file stays as the last whole save left it. */
 	errcode_t failed;
+#ifdef E4T_TEST_HOOKS
 	/* Test hook (see hook_setup()): signal after this many image writes. */
 	unsigned long hook_after, image_writes;
 	int hook_sig;
+#endif
 };
 
 static char *next_undo_path;
@@ -596,8 +598,11 @@ static errcode_t save_range(io_channel ch, uint64_t off, uint64_t len)
 	return 0;
 }
 
+#ifdef E4T_TEST_HOOKS
 /*
- * Test hook, for tests/test_crash.sh: with E4TIME_TEST_KILL_AFTER=N in
+ * Test hook, for tests/test_crash.sh, built only with ./configure
+ * --enable-test-hooks (a release build has none): with
+ * E4TIME_TEST_KILL_AFTER=N in
  * the environment (E4TIME_TEST_STOP_AFTER=N), the process sends itself
  * SIGKILL (SIGSTOP) right after the Nth write to the image has returned,
  * so that a test can stop a writer at an exact point and check the image
@@ -634,6 +639,17 @@ static void hook_image_write(struct undo_data *d)
 	if (d->hook_after && ++d->image_writes == d->hook_after)
 		raise(d->hook_sig);
 }
+#else
+static void hook_setup(struct undo_data *d)
+{
+	(void)d;
+}
+
+static void hook_image_write(struct undo_data *d)
+{
+	(void)d;
+}
+#endif
 
 static void free_channel(io_channel ch)
 {
