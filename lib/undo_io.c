@@ -22,6 +22,21 @@
  * read and written with pread/pwrite, no cache, so what a region is saved
  * from is what is on disk.  Writeback of both files starts as they are
  * written, rather than all at the fsyncs of close.
+ *
+ * A sparse image: e2undo writes back every byte a key holds, so a region
+ * saved whole would fill the region's holes when replayed, and on a full
+ * filesystem e2undo would stop half way (ENOSPC) with an image that the
+ * undo file no longer restores.  So when a region of a regular file is
+ * first saved, its data runs are found with lseek(SEEK_DATA/SEEK_HOLE)
+ * and only they are saved, one key each (a region that is all data, the
+ * usual case, is still one read and one key).  Its hole blocks are noted
+ * (a bit each, in a small hash of such regions) and saved as zeros, a
+ * key of their own, the first time a write touches them.  Replay then
+ * writes only blocks that held data, or that this run wrote: it needs no
+ * new space.  A block device, or a filesystem that has no SEEK_HOLE
+ * (lseek fails), gets whole regions.  Runs are widened to whole
+ * filesystem blocks (the keys' unit): a block that is partly a hole (an
+ * image whose host has smaller blocks) is saved whole.
  */
 /* NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
 #define _GNU_SOURCE 1 /* sync_file_range() */
@@ -49,6 +64,8 @@
 #define UNDO_SUPER_BLK			1 /* blocks of the undo file */
 #define UNDO_FIRST_KEY_BLK		2
 #define UNDO_PAGE			4096 /* no page is smaller */
+/* Blocks of a region, one bit each: 1 MiB of 1 KiB blocks at most. */
+#define HOLE_WORDS (E2UNDO_MAX_BLOCK_SIZE / E2UNDO_MIN_BLOCK_SIZE / 64)
 
 /* On disk, little-endian (e4time builds on little-endian hosts only). */
 struct undo_header {
@@ -86,6 +103,12 @@ _Static_assert(sizeof(struct undo_header) == 512, "undo header layout");
 _Static_assert(sizeof(struct undo_key) == 16, "undo key layout");
 _Static_assert(sizeof(struct undo_key_block) == 16, "key block layout");
 
+/* A region saved but for some hole blocks: those still to save. */
+struct hole_ent {
+	uint64_t key; /* region + 1; 0: a free slot */
+	uint64_t bits[HOLE_WORDS];
+};
+
 struct undo_data {
 	errcode_t magic;
 	int fd;		   /* the image */
@@ -96,6 +119,12 @@ struct undo_data {
 	int started;	   /* something saved: the layout is fixed */
 	uint64_t *saved;   /* regions saved, one bit each */
 	size_t saved_words;
+	/* A regular file: regions are saved by data runs (see the top). */
+	int sparse;
+	uint64_t *holey; /* regions with hole blocks still to save */
+	size_t holey_words;
+	struct hole_ent *holes; /* their blocks: open addressing */
+	size_t holes_cap, holes_used;
 	struct undo_key_block *keyb; /* the key block being filled */
 	size_t keys_in_block, keys_per_block;
 	uint64_t num_keys;
@@ -107,9 +136,11 @@ struct undo_data {
 	/* The undo file could not be written: nothing more is written to
 	 * the image, and the file stays as the last whole save left it. */
 	errcode_t failed;
+#ifdef E4T_TEST_HOOKS
 	/* Test hook (see hook_setup()): signal after this many image writes. */
 	unsigned long hook_after, image_writes;
 	int hook_sig;
+#endif
 };
 
 static char *next_undo_path;
@@ -299,39 +330,150 @@ static errcode_t write_indexes(struct undo_data *d, int sync)
 	return undo_err(err);
 }
 
-static int region_saved(const struct undo_data *d, uint64_t r)
+static int bit_test(const uint64_t *words, size_t nwords, uint64_t r)
 {
-	return r / 64 < d->saved_words &&
-	       (d->saved[r / 64] & (1ULL << (r % 64)));
+	return r / 64 < nwords && (words[r / 64] & (1ULL << (r % 64)));
 }
 
-static errcode_t mark_saved(struct undo_data *d, uint64_t r)
+static errcode_t bit_set(uint64_t **words, size_t *nwords, uint64_t r)
 {
-	if (r / 64 >= d->saved_words) {
-		size_t n = d->saved_words ? d->saved_words : 64;
+	if (r / 64 >= *nwords) {
+		size_t n = *nwords ? *nwords : 64;
 		uint64_t *p;
 
 		while (n <= r / 64)
 			n *= 2;
-		p = realloc(d->saved, n * sizeof(*p));
+		p = realloc(*words, n * sizeof(*p));
 		if (!p)
 			return ENOMEM;
-		memset(p + d->saved_words, 0,
-		       (n - d->saved_words) * sizeof(*p));
-		d->saved = p;
-		d->saved_words = n;
+		memset(p + *nwords, 0, (n - *nwords) * sizeof(*p));
+		*words = p;
+		*nwords = n;
 	}
-	d->saved[r / 64] |= 1ULL << (r % 64);
+	(*words)[r / 64] |= 1ULL << (r % 64);
 	return 0;
 }
 
-/* Append region r's old contents and the key that places them. */
+static size_t hole_slot(const struct hole_ent *tab, size_t cap, uint64_t r)
+{
+	size_t i = (size_t)((r * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1);
+
+	while (tab[i].key && tab[i].key != r + 1)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* The entry of region r, made (its bits clear) when there is none. */
+static struct hole_ent *hole_get(struct undo_data *d, uint64_t r)
+{
+	size_t i;
+
+	if (2 * (d->holes_used + 1) > d->holes_cap) {
+		size_t cap = d->holes_cap ? 2 * d->holes_cap : 64, j;
+		struct hole_ent *tab = calloc(cap, sizeof(*tab));
+
+		if (!tab)
+			return NULL;
+		for (j = 0; j < d->holes_cap; j++)
+			if (d->holes[j].key)
+				tab[hole_slot(tab, cap, d->holes[j].key - 1)] =
+					d->holes[j];
+		free(d->holes);
+		d->holes = tab;
+		d->holes_cap = cap;
+	}
+	i = hole_slot(d->holes, d->holes_cap, r);
+	if (!d->holes[i].key) {
+		d->holes[i].key = r + 1;
+		d->holes_used++;
+	}
+	return &d->holes[i];
+}
+
+/*
+ * Append len bytes of old contents that belong at byte off of the
+ * filesystem (a multiple of key_unit) and the key that places them, then
+ * bring the indexes up to date (the header last): the undo file is whole
+ * after every key.  A key whose data end a block of the undo file and
+ * meet off is extended instead (its data go on in the next block).
+ */
+static errcode_t append_key(struct undo_data *d, uint64_t off, const void *buf,
+			    size_t len)
+{
+	struct undo_key *key = NULL;
+	errcode_t err;
+
+	if (d->keys_in_block)
+		key = &d->keyb->keys[d->keys_in_block - 1];
+	if (key && key->size % d->region == 0 &&
+	    key->fsblk * d->key_unit + key->size == off &&
+	    (uint64_t)key->size + len <
+		    (uint64_t)E2UNDO_MAX_EXTENT_BLOCKS * d->region) {
+		/* The data of a key is contiguous: extend it. */
+		key->blk_crc = e4t_crc32c(key->blk_crc, buf, len);
+		key->size += (uint32_t)len;
+	} else {
+		/* keyb is allocated when the undo file is opened */
+		key = &d->keyb->keys[d->keys_in_block++];
+		/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
+		key->fsblk = off / d->key_unit;
+		key->blk_crc = e4t_crc32c(~0U, buf, len);
+		key->size = (uint32_t)len;
+		d->num_keys++;
+	}
+	err = pwrite_all(d->undo_fd, buf, len, d->next_blk * d->region);
+	if (err)
+		return undo_err(err);
+	start_writeback(d->undo_fd, d->next_blk * d->region, len);
+	d->next_blk += (len + d->region - 1) / d->region;
+	return write_indexes(d, 0);
+}
+
+/*
+ * Which blocks of the region at byte start (of the image) hold data:
+ * one bit each in data (nblk blocks of key_unit).  1 when that was found,
+ * 0 when lseek cannot tell (no SEEK_HOLE there): then the region is
+ * saved whole.  Past the end of the file is a hole.
+ */
+static int find_data(struct undo_data *d, uint64_t start, unsigned nblk,
+		     uint64_t *data)
+{
+	uint64_t end = start + d->region, pos = start;
+
+	memset(data, 0, HOLE_WORDS * sizeof(*data));
+	while (pos < end) {
+		off_t ds = lseek(d->fd, (off_t)pos, SEEK_DATA), he;
+		uint64_t b, b_end;
+
+		if (ds < 0 && errno == ENXIO)
+			return 1; /* no data from pos on */
+		if (ds < 0)
+			return 0;
+		if ((uint64_t)ds >= end)
+			return 1;
+		he = lseek(d->fd, ds, SEEK_HOLE);
+		if (he < 0 || he <= ds)
+			return 0;
+		b = ((uint64_t)ds - start) / d->key_unit;
+		b_end = ((uint64_t)he - start + d->key_unit - 1) / d->key_unit;
+		if (b_end > nblk)
+			b_end = nblk;
+		for (; b < b_end; b++)
+			data[b / 64] |= 1ULL << (b % 64);
+		pos = (uint64_t)he;
+	}
+	return 1;
+}
+
+/* Append region r's old contents and the keys that place them. */
 static errcode_t save_region(struct undo_data *d, uint64_t r,
 			     unsigned block_size)
 {
-	uint64_t start = r * d->region;
-	struct undo_key *key = NULL;
+	uint64_t start = r * d->region, data[HOLE_WORDS];
+	struct hole_ent *h;
+	unsigned nblk, b, e;
 	size_t got = 0;
+	int holes = 0;
 	errcode_t err;
 
 	if (!d->started) {
@@ -346,33 +488,90 @@ static errcode_t save_region(struct undo_data *d, uint64_t r,
 		if (err)
 			return err;
 	}
-	err = pread_all(d->fd, d->buf, d->region, d->offset + start, &got);
-	if (err || !got) /* nothing there (past the end): nothing to save */
-		return err;
-	if (d->keys_in_block)
-		key = &d->keyb->keys[d->keys_in_block - 1];
-	if (key && key->size % d->region == 0 &&
-	    key->fsblk * d->key_unit + key->size == start &&
-	    (uint64_t)key->size + got <
-		    (uint64_t)E2UNDO_MAX_EXTENT_BLOCKS * d->region) {
-		/* The data of a key is contiguous: extend it. */
-		key->blk_crc = e4t_crc32c(key->blk_crc, d->buf, got);
-		key->size += (uint32_t)got;
-	} else {
-		/* keyb is allocated when the undo file is opened */
-		key = &d->keyb->keys[d->keys_in_block++];
-		/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
-		key->fsblk = start / d->key_unit;
-		key->blk_crc = e4t_crc32c(~0U, d->buf, got);
-		key->size = (uint32_t)got;
-		d->num_keys++;
+	nblk = d->region / d->key_unit;
+	if (d->sparse && !find_data(d, d->offset + start, nblk, data))
+		d->sparse = 0; /* no SEEK_HOLE here: whole regions */
+	for (b = 0; d->sparse && b < nblk; b++)
+		holes += !(data[b / 64] & (1ULL << (b % 64)));
+	if (!holes) {
+		err = pread_all(d->fd, d->buf, d->region, d->offset + start,
+				&got);
+		if (err || !got) /* nothing there (past the end) */
+			return err;
+		return append_key(d, start, d->buf, got);
 	}
-	err = pwrite_all(d->undo_fd, d->buf, got, d->next_blk * d->region);
-	if (err)
-		return undo_err(err);
-	start_writeback(d->undo_fd, d->next_blk * d->region, got);
-	d->next_blk++;
-	return write_indexes(d, 0);
+	/* Each data run, one key; the holes wait for a write. */
+	for (b = 0; b < nblk; b = e) {
+		uint64_t is_data = (data[b / 64] >> (b % 64)) & 1;
+		size_t off = (size_t)b * d->key_unit;
+
+		for (e = b + 1;
+		     e < nblk && ((data[e / 64] >> (e % 64)) & 1) == is_data;
+		     e++)
+			;
+		if (!is_data)
+			continue;
+		err = pread_all(d->fd, d->buf + off,
+				(size_t)(e - b) * d->key_unit,
+				d->offset + start + off, &got);
+		if (!err && got)
+			err = append_key(d, start + off, d->buf + off, got);
+		if (err)
+			return err;
+	}
+	h = hole_get(d, r);
+	if (!h)
+		return ENOMEM;
+	memset(h->bits, 0, sizeof(h->bits));
+	for (b = 0; b < nblk; b++)
+		if (!(data[b / 64] & (1ULL << (b % 64))))
+			h->bits[b / 64] |= 1ULL << (b % 64);
+	return bit_set(&d->holey, &d->holey_words, r);
+}
+
+/*
+ * Hole blocks of region r that [off, off + len) touches and that are not
+ * saved yet: saved as zeros (what they read as), a key for each run.
+ */
+static errcode_t save_holes(struct undo_data *d, uint64_t r, uint64_t off,
+			    uint64_t len)
+{
+	uint64_t start = r * d->region;
+	uint64_t lo = off > start ? off - start : 0;
+	uint64_t hi = off + len - start; /* past the region: clipped */
+	struct hole_ent *h = hole_get(d, r);
+	unsigned b, e, last, left = 0;
+	errcode_t err;
+
+	if (!h)
+		return ENOMEM;
+	if (hi > d->region)
+		hi = d->region;
+	last = (unsigned)((hi - 1) / d->key_unit);
+	for (b = (unsigned)(lo / d->key_unit); b <= last; b = e) {
+		size_t n;
+
+		if (!(h->bits[b / 64] & (1ULL << (b % 64)))) {
+			e = b + 1;
+			continue;
+		}
+		for (e = b + 1;
+		     e <= last && (h->bits[e / 64] & (1ULL << (e % 64))); e++)
+			;
+		n = (size_t)(e - b) * d->key_unit;
+		memset(d->buf, 0, n);
+		err = append_key(d, start + (uint64_t)b * d->key_unit, d->buf,
+				 n);
+		if (err)
+			return err;
+		for (; b < e; b++)
+			h->bits[b / 64] &= ~(1ULL << (b % 64));
+	}
+	for (b = 0; b < HOLE_WORDS; b++)
+		left |= h->bits[b] != 0;
+	if (!left)
+		d->holey[r / 64] &= ~(1ULL << (r % 64));
+	return 0;
 }
 
 /* Save every region that [off, off + len) touches and is not saved yet. */
@@ -388,11 +587,14 @@ static errcode_t save_range(io_channel ch, uint64_t off, uint64_t len)
 		return 0;
 	last = (off + len - 1) / d->region;
 	for (r = off / d->region; r <= last; r++) {
-		if (region_saved(d, r))
-			continue;
-		err = save_region(d, r, (unsigned)ch->block_size);
-		if (!err)
-			err = mark_saved(d, r);
+		err = 0;
+		if (!bit_test(d->saved, d->saved_words, r)) {
+			err = save_region(d, r, (unsigned)ch->block_size);
+			if (!err)
+				err = bit_set(&d->saved, &d->saved_words, r);
+		}
+		if (!err && bit_test(d->holey, d->holey_words, r))
+			err = save_holes(d, r, off, len);
 		if (err) {
 			/*
 			 * The key of a half-saved region may be in memory but
@@ -407,8 +609,11 @@ static errcode_t save_range(io_channel ch, uint64_t off, uint64_t len)
 	return 0;
 }
 
+#ifdef E4T_TEST_HOOKS
 /*
- * Test hook, for tests/test_crash.sh: with E4TIME_TEST_KILL_AFTER=N in
+ * Test hook, for tests/test_crash.sh, built only with ./configure
+ * --enable-test-hooks (a release build has none): with
+ * E4TIME_TEST_KILL_AFTER=N in
  * the environment (E4TIME_TEST_STOP_AFTER=N), the process sends itself
  * SIGKILL (SIGSTOP) right after the Nth write to the image has returned,
  * so that a test can stop a writer at an exact point and check the image
@@ -445,6 +650,17 @@ static void hook_image_write(struct undo_data *d)
 	if (d->hook_after && ++d->image_writes == d->hook_after)
 		raise(d->hook_sig);
 }
+#else
+static void hook_setup(struct undo_data *d)
+{
+	(void)d;
+}
+
+static void hook_image_write(struct undo_data *d)
+{
+	(void)d;
+}
+#endif
 
 static void free_channel(io_channel ch)
 {
@@ -456,6 +672,8 @@ static void free_channel(io_channel ch)
 		if (d->undo_fd >= 0)
 			close(d->undo_fd);
 		free(d->saved);
+		free(d->holey);
+		free(d->holes);
 		free(d->keyb);
 		free(d->buf);
 		free(d);
@@ -501,6 +719,8 @@ static errcode_t undo_open(const char *name, int flags, io_channel *ret)
 	}
 	if (!fstat(d->fd, &st) && S_ISBLK(st.st_mode))
 		ch->flags |= CHANNEL_FLAGS_BLOCK_DEVICE;
+	else if (S_ISREG(st.st_mode))
+		d->sparse = 1; /* until lseek says it has no SEEK_HOLE */
 	/* The undo file set up for this open, if it writes. */
 	if ((flags & IO_FLAG_RW) && (next_undo_path || next_undo_fd >= 0)) {
 		d->region = next_region;

@@ -350,11 +350,21 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 				 (int)img->inode_size, READ_INODE_NOCSUM);
 	if (!err)
 		err = set_in_raw(img->fs, ino, &u.large, fields, ts);
-	/* libext2fs recomputes the inode checksum on the way out. */
-	if (!err)
-		err = ext2fs_write_inode_full(img->fs, ino,
-					      (struct ext2_inode *)&u.large,
-					      (int)img->inode_size);
+	if (err)
+		return err;
+	/*
+	 * libext2fs computes the checksum into its own copy of the inode,
+	 * but its inode cache keeps ours: without the checksum set here the
+	 * cache holds the new times with the old checksum, and the next read
+	 * of this inode (an inode named twice, a hard link) would see one
+	 * that does not verify.  Set here, the cache holds what is on disk.
+	 */
+	e4t_inode_csum_set(img->fs, ino, &u.large);
+	err = ext2fs_write_inode_full(img->fs, ino,
+				      (struct ext2_inode *)&u.large,
+				      (int)img->inode_size);
+	/* Whatever libext2fs keeps may be older than what is on disk now. */
+	ext2fs_flush_icache(img->fs);
 	if (!err)
 		img->written++;
 	return err;

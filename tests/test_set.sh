@@ -13,6 +13,8 @@ suite_setup() {
 test_setup() {
 	fresh_undo_dir
 	IMG="$TMP/w.img"
+	# a new file each time: no lock of an earlier test's holder on it
+	rm -f "$IMG"
 	cp "$TMP/ext4-4k.img" "$IMG"
 }
 
@@ -193,7 +195,8 @@ test_reference_copies_like_touch_r() {
 }
 
 test_second_writer_is_refused() {
-	flock "$IMG" sleep 5 &
+	# -o: the lock is flock's own, and goes with it when it is killed
+	flock -o "$IMG" sleep 5 &
 	local holder=$!
 	sleep 0.5
 	run_ro "$IMG" set "$IMG" /hello.txt --crtime @86400
@@ -214,6 +217,73 @@ test_offset_and_e2undo_with_offset() {
 	assertContains "$(cat "$OUT")" "crtime: 1970-01-02T00:00:00.250000000Z"
 	e2undo -o 1048576 "$(default_undo "$disk" 1048576)" "$disk" >/dev/null 2>&1
 	assertEquals "restored" "$before" "$(sha256sum <"$disk")"
+}
+
+# One inode named twice (a hard link's two names, a path and its <INO>,
+# a path given twice; issue 17): each inode is written once, its lines
+# printed once, under the first FILESPEC naming it; every later one is
+# noted on stderr.  (Before, the second write of an inode read libext2fs'
+# cached copy with a stale checksum and stopped half way, status 8.)
+test_set_one_inode_named_twice() {
+	local before undo="$E2FSPROGS_UNDO_DIR/e4time-w.img.e2undo"
+	before=$(sha256sum <"$IMG")
+	run set "$IMG" /hardlink-a /dir/hardlink-b /hello.txt '<12>' /hello.txt \
+		/dir/sub/deep.txt --crtime 2009-02-13T23:31:30.123456789Z
+	assertEquals "status: $(cat "$ERR")" 0 "$RC"
+	assertEquals "one line per inode: $(cat "$OUT")" "/hardlink-a <16>
+/hello.txt <12>
+/dir/sub/deep.txt <15>" "$(sed 's/: crtime .*//' "$OUT")"
+	assertContains "$(cat "$ERR")" \
+		"/dir/hardlink-b <16>: same inode as /hardlink-a <16>: set once"
+	assertContains "$(cat "$ERR")" \
+		"<12>: same inode as /hello.txt <12>: set once"
+	assertEquals "three notes: $(cat "$ERR")" 3 "$(grep -c 'set once' "$ERR")"
+	run stat "$IMG" '<16>' '<12>' '<15>'
+	assertEquals "all three written" 3 \
+		"$(grep -c 'crtime: 2009-02-13T23:31:30.123456789Z' "$OUT")"
+	fsck_clean "$IMG"
+	e2undo "$undo" "$IMG" >/dev/null 2>&1
+	assertEquals "e2undo restores" "$before" "$(sha256sum <"$IMG")"
+	run_ro "$IMG" set -n "$IMG" /hello.txt '<12>' --crtime @0
+	assertEquals "dry run: status" 0 "$RC"
+	assertEquals "dry run: one line" 1 "$(wc -l <"$OUT")"
+	assertContains "$(cat "$ERR")" "<12>: same inode as /hello.txt <12>: set once"
+}
+
+# A write that fails after the checks (here the undo file's filesystem
+# runs full at the second inode's region): set stops, prints the lines
+# of what it wrote and no others, says how many of how many and that the
+# undo file restores them; the undo file does.
+test_set_write_fails_midway() {
+	[ "$(id -u)" = 0 ] || { skip_test "tmpfs needs root"; return; }
+	local img="$TMP/mid.img" small="$TMP/small" before i
+	# not sparse: each 1 MiB region costs 1 MiB of undo file
+	cp --sparse=never "$IMG" "$img"
+	: >"$TMP/empty"
+	# 600 more inodes: the last one's inode-table block is in the
+	# table's second MiB, another region than /hello.txt's
+	for i in $(seq 1 600); do echo "write $TMP/empty /dir/m$i"; done |
+		debugfs -w -f - "$img" >/dev/null 2>&1
+	run stat "$img" /dir/m600
+	assertContains "$(cat "$OUT")" "Inode: 3644 "
+	before=$(sha256sum <"$img")
+	mkdir -p "$small"
+	mount -t tmpfs -o size=1200k tmpfs "$small" ||
+		{ skip_test "cannot mount a tmpfs"; return; }
+	run set -z "$small/u" "$img" /hello.txt /dir/m600 --crtime @7
+	assertEquals "status: $(cat "$ERR")" 8 "$RC"
+	assertEquals "only what was written: $(cat "$OUT")" \
+		"/hello.txt <12>: crtime " "$(cut -c1-24 "$OUT")"
+	assertContains "$(cat "$ERR")" "$small/u.new: No space left for the undo file"
+	assertContains "$(cat "$ERR")" \
+		"stopped after 1 of 2 inodes, those printed above: the undo file restores them"
+	assertContains "$(cat "$ERR")" "undo file $small/u (to undo: e2undo $small/u $img)"
+	run stat "$img" /hello.txt /dir/m600
+	assertEquals "one written, one not" 1 "$(grep -c 'crtime: 1970-01-01T00:00:07' "$OUT")"
+	e2undo "$small/u" "$img" >/dev/null 2>&1
+	assertEquals "e2undo status" 0 $?
+	assertEquals "e2undo restores" "$before" "$(sha256sum <"$img")"
+	umount "$small"
 }
 
 . shunit2

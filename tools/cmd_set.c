@@ -38,7 +38,53 @@ static void set_help(FILE *fp)
 struct target {
 	const char *spec;
 	struct e4t_inode in;
+	int found;  /* resolved and read */
+	int dup_of; /* an earlier target naming the same inode, or -1 */
 };
+
+struct ino_ref {
+	ext2_ino_t ino;
+	int idx;
+};
+
+static int cmp_ino_ref(const void *a, const void *b)
+{
+	const struct ino_ref *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/*
+ * Each inode is written once, under the first FILESPEC that names it:
+ * a hard link's other name, <INO> of a path given too, or a path given
+ * twice points dup_of at that one.
+ */
+static errcode_t mark_duplicates(struct target *targets, int n)
+{
+	struct ino_ref *refs = calloc((size_t)n + 1, sizeof(*refs));
+	int i, m = 0;
+
+	if (!refs)
+		return ENOMEM;
+	for (i = 0; i < n; i++) {
+		targets[i].dup_of = -1;
+		if (!targets[i].found)
+			continue;
+		refs[m].ino = targets[i].in.ino;
+		refs[m++].idx = i;
+	}
+	qsort(refs, (size_t)m, sizeof(*refs), cmp_ino_ref);
+	for (i = 1; i < m; i++)
+		if (refs[i].ino == refs[i - 1].ino)
+			targets[refs[i].idx].dup_of =
+				targets[refs[i - 1].idx].dup_of >= 0
+					? targets[refs[i - 1].idx].dup_of
+					: refs[i - 1].idx;
+	free(refs);
+	return 0;
+}
 
 static void parse_fields(const char *list, unsigned *fields)
 {
@@ -98,6 +144,70 @@ static void print_change(const struct target *t, enum e4t_field f,
 	printf("%s%s: %s %s -> %s\n", dry_run ? "would set " : "",
 	       label ? label : "?", e4t_field_name(f), from, dest);
 	free(label);
+}
+
+/* Later FILESPECs naming an inode already named: said on stderr. */
+static void note_duplicate(const struct e4t_image *img, const struct target *t,
+			   const struct target *first)
+{
+	char *label = target_label(t), *flabel = target_label(first);
+
+	fprintf(stderr, "%s: %s: %s: same inode as %s: set once\n", progname,
+		img->name, label ? label : "?", flabel ? flabel : "?");
+	free(label);
+	free(flabel);
+}
+
+/*
+ * Write every inode once, printing its lines when it has been written.
+ * A write that fails (the undo file full, an I/O error) stops the run:
+ * what was written is what the lines on stdout show, and the undo file
+ * (named by finish_write()) restores it.
+ */
+static int write_targets(struct e4t_image *img, const struct target *targets,
+			 int n, unsigned given, const struct e4t_ts *ts,
+			 int dry_run)
+{
+	int i, f, written = 0, total = 0, status = EXIT_OK;
+	errcode_t err = 0;
+
+	for (i = 0; i < n; i++)
+		if (targets[i].dup_of < 0)
+			total++;
+		else
+			note_duplicate(img, &targets[i],
+				       &targets[targets[i].dup_of]);
+	for (i = 0; i < n && !err; i++) {
+		const struct target *t = &targets[i];
+
+		if (t->dup_of >= 0)
+			continue;
+		if (!dry_run)
+			err = e4t_inode_set_times(img, t->in.ino, given, ts);
+		if (err) {
+			char *label = target_label(t);
+
+			status = write_error_status(img, label ? label : "?",
+						    err);
+			free(label);
+			break;
+		}
+		written++;
+		for (f = 0; f < E4T_DTIME; f++)
+			if (given & (1U << f))
+				print_change(t, f, &ts[f], dry_run);
+	}
+	if (err && !written)
+		fprintf(stderr, "%s: %s: nothing written\n", progname,
+			img->name);
+	else if (err)
+		fprintf(stderr,
+			"%s: %s: stopped after %d of %d inodes, those printed "
+			"above%s\n",
+			progname, img->name, written, total,
+			img->undo_new ? ": the undo file restores them"
+				      : " (no undo file)");
+	return status;
 }
 
 enum {
@@ -201,7 +311,10 @@ static int set_main(int argc, char **argv)
 		}
 	}
 
-	/* Check every target first: nothing is written unless all can be. */
+	/*
+	 * Check every target first: nothing is written unless all can be.
+	 * Then write them, printing each inode's lines once it is written.
+	 */
 	n = argc - optind - 1;
 	targets = calloc((size_t)n, sizeof(*targets));
 	if (!targets) {
@@ -225,6 +338,7 @@ static int set_main(int argc, char **argv)
 				status = EXIT_PARTIAL;
 			continue;
 		}
+		t->found = 1;
 		err = e4t_check_settable(&t->in, given, ts);
 		if (err) {
 			char *label = target_label(t);
@@ -234,6 +348,9 @@ static int set_main(int argc, char **argv)
 			status = EXIT_REFUSED;
 		}
 	}
+	err = mark_duplicates(targets, n);
+	if (err)
+		status = EXIT_INTERNAL;
 	if (status != EXIT_OK) {
 		fprintf(stderr, "%s: %s: nothing written\n", progname,
 			img->name);
@@ -241,25 +358,7 @@ static int set_main(int argc, char **argv)
 		e4t_image_close_write(img);
 		return status;
 	}
-
-	for (i = 0; i < n && !err; i++) {
-		int f;
-
-		for (f = 0; f < E4T_DTIME; f++)
-			if (given & (1U << f))
-				print_change(&targets[i], f, &ts[f],
-					     wo.dry_run);
-		if (!wo.dry_run)
-			err = e4t_inode_set_times(img, targets[i].in.ino, given,
-						  ts);
-		if (err) {
-			char *label = target_label(&targets[i]);
-
-			status = write_error_status(img, label ? label : "?",
-						    err);
-			free(label);
-		}
-	}
+	status = write_targets(img, targets, n, given, ts, wo.dry_run);
 	free(targets);
 	if (wo.dry_run) {
 		fprintf(stderr, "%s: %s: dry run, nothing written\n", progname,
