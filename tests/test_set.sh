@@ -225,7 +225,7 @@ test_offset_and_e2undo_with_offset() {
 # noted on stderr.  (Before, the second write of an inode read libext2fs'
 # cached copy with a stale checksum and stopped half way, status 8.)
 test_set_one_inode_named_twice() {
-	local before undo="$E2FSPROGS_UNDO_DIR/e4time-w.img.e2undo"
+	local before undo; undo=$(default_undo "$IMG")
 	before=$(sha256sum <"$IMG")
 	run set "$IMG" /hardlink-a /dir/hardlink-b /hello.txt '<12>' /hello.txt \
 		/dir/sub/deep.txt --crtime 2009-02-13T23:31:30.123456789Z
