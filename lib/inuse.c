@@ -73,17 +73,36 @@ static int read_u64(const char *dir, const char *file, uint64_t *v)
 	return errno || end == buf ? -1 : 0;
 }
 
+/* "MAJ:MIN" at s into dev; *end after it.  0, or -1 when it is not. */
+static int parse_devnum(const char *s, dev_t *dev, const char **end)
+{
+	unsigned long maj, min;
+	char *e;
+
+	errno = 0;
+	maj = strtoul(s, &e, 10);
+	if (errno || e == s || *e != ':')
+		return -1;
+	s = e + 1;
+	min = strtoul(s, &e, 10);
+	if (errno || e == s)
+		return -1;
+	*dev = makedev(maj, min);
+	if (end)
+		*end = e;
+	return 0;
+}
+
 static int read_devnum(const char *dir, dev_t *dev)
 {
 	char path[PATH_MAX], buf[64];
-	unsigned maj, min;
+	const char *end;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/dev", dir) >=
 		    sizeof(path) ||
-	    read_line(path, buf, sizeof(buf)) ||
-	    sscanf(buf, "%u:%u", &maj, &min) != 2)
+	    read_line(path, buf, sizeof(buf)) || parse_devnum(buf, dev, &end) ||
+	    *end)
 		return -1;
-	*dev = makedev(maj, min);
 	return 0;
 }
 
@@ -103,6 +122,7 @@ static int trace_disk(dev_t dev, struct bytes *b, int depth);
  * The bytes of the block device whose sysfs directory is dir: its own
  * range of its whole disk, and for a loop device, of what backs it.
  */
+/* NOLINTNEXTLINE(misc-no-recursion): at most MAX_DEPTH deep */
 static int trace_sysdir(const char *dir, struct bytes *b, int depth)
 {
 	char whole[PATH_MAX], path[PATH_MAX], backing[PATH_MAX];
@@ -157,6 +177,7 @@ static int trace_sysdir(const char *dir, struct bytes *b, int depth)
 	return 0;
 }
 
+/* NOLINTNEXTLINE(misc-no-recursion): at most MAX_DEPTH deep */
 static int trace_disk(dev_t dev, struct bytes *b, int depth)
 {
 	char dir[64];
@@ -184,16 +205,23 @@ static int mounted_at(dev_t dev, char *mnt, size_t len)
 	if (!f)
 		return 0;
 	while (!found && fgets(line, sizeof(line), f)) {
-		unsigned maj, min;
-		char point[PATH_MAX];
+		const char *p = line, *end;
+		int field;
+		dev_t d;
 
 		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... */
-		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &maj, &min,
-			   point) == 3 &&
-		    makedev(maj, min) == dev) {
-			snprintf(mnt, len, "%s", point);
-			found = 1;
+		for (field = 0; field < 2 && p; field++) {
+			p = strchr(p, ' ');
+			p = p ? p + 1 : NULL;
 		}
+		if (!p || parse_devnum(p, &d, &end) || *end != ' ' || d != dev)
+			continue;
+		p = strchr(end + 1, ' '); /* past ROOT */
+		if (!p)
+			continue;
+		p++;
+		snprintf(mnt, len, "%.*s", (int)strcspn(p, " \n"), p);
+		found = 1;
 	}
 	fclose(f);
 	return found;
@@ -232,6 +260,7 @@ static int held_by(const char *dir, char *holder, size_t len)
 	d = opendir(path);
 	if (!d)
 		return 0;
+	/* cppcheck-suppress readdirCalled ; one thread reads d */
 	while (!found && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -372,9 +401,7 @@ errcode_t e4t_check_in_use(const char *name, uint64_t offset, uint64_t length,
 			   struct e4t_in_use *hold, struct e4t_refusal *why)
 {
 	struct bytes t;
-	struct dirent *de;
 	struct stat st;
-	DIR *d;
 	errcode_t err = 0;
 	int pass, keep_claims;
 
@@ -397,9 +424,12 @@ errcode_t e4t_check_in_use(const char *name, uint64_t offset, uint64_t length,
 	 * and the other way round: so only those, and after every probe).
 	 */
 	for (pass = 0; pass < (keep_claims ? 3 : 2) && !err; pass++) {
-		d = opendir(SYS_CLASS_BLOCK);
+		struct dirent *de;
+		DIR *d = opendir(SYS_CLASS_BLOCK);
+
 		if (!d)
 			return 0;
+		/* cppcheck-suppress readdirCalled ; one thread reads d */
 		while (!err && (de = readdir(d)))
 			err = check_dev(de->d_name, &t, pass, hold, why);
 		closedir(d);

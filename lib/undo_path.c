@@ -121,28 +121,39 @@ static int same_file(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* Why files cannot be created in dir (an errno), or 0. */
+static errcode_t dir_unusable(const char *dir)
+{
+	struct statvfs vfs;
+	struct stat st;
+
+	if (stat(dir, &st))
+		return errno;
+	if (!S_ISDIR(st.st_mode))
+		return ENOTDIR;
+	if (access(dir, W_OK | X_OK))
+		return errno;
+	if (!statvfs(dir, &vfs) && (vfs.f_flag & ST_RDONLY))
+		return EROFS;
+	return 0;
+}
+
 errcode_t e4t_undo_check_path(const char *path, const char *const *inputs,
 			      struct e4t_refusal *why)
 {
 	char *copy = strdup(path), *dir;
 	struct statvfs vfs;
 	struct stat st, in;
-	errcode_t err = 0;
+	errcode_t err = 0, cause = 0;
 	size_t i;
 
 	if (!copy)
 		return ENOMEM;
 	dir = dirname(copy);
 	/* The directory: there, a directory, writable, with room. */
-	if (stat(dir, &st))
-		err = refuse(why, E4T_ERR_UNDO_PATH, errno, "undo file", path);
-	else if (!S_ISDIR(st.st_mode))
-		err = refuse(why, E4T_ERR_UNDO_PATH, ENOTDIR, "undo file",
-			     path);
-	else if (access(dir, W_OK | X_OK))
-		err = refuse(why, E4T_ERR_UNDO_PATH, errno, "undo file", path);
-	else if (!statvfs(dir, &vfs) && (vfs.f_flag & ST_RDONLY))
-		err = refuse(why, E4T_ERR_UNDO_PATH, EROFS, "undo file", path);
+	cause = dir_unusable(dir);
+	if (cause)
+		err = refuse(why, E4T_ERR_UNDO_PATH, cause, "undo file", path);
 	else if (!statvfs(dir, &vfs) &&
 		 (unsigned long long)vfs.f_bavail * vfs.f_frsize <
 			 UNDO_MIN_FREE)
