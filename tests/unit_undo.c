@@ -110,40 +110,54 @@ static int replay(void)
 	return system(cmd);
 }
 
-static void test_undo(int finish)
+/*
+ * Write dev through the undo manager with fn: to the end and closed
+ * (finish), or in a child that exits with the channel never closed (a
+ * run that stops dead).  0, or -1 when the channel did not open.
+ */
+static int run_writer(const char *path, int finish,
+		      errcode_t (*fn)(io_channel ch), const char *what)
 {
 	io_channel ch;
+	errcode_t err;
+
+	if (finish) {
+		err = e4t_undo_io_manager->open(path, IO_FLAG_RW, &ch);
+		CHECK(!err, "open: %s", error_message(err));
+		if (err)
+			return -1;
+		io_channel_set_blksize(ch, 1024);
+		err = fn(ch);
+		CHECK(!err, "%s: %s", what, error_message(err));
+		err = io_channel_close(ch);
+		CHECK(!err, "close: %s", error_message(err));
+	} else {
+		pid_t pid = fork();
+		int status = -1;
+
+		if (pid == 0) {
+			if (e4t_undo_io_manager->open(path, IO_FLAG_RW, &ch))
+				_exit(1);
+			io_channel_set_blksize(ch, 1024);
+			_exit(fn(ch) ? 1 : 0);
+		}
+		CHECK(pid > 0 && waitpid(pid, &status, 0) == pid &&
+			      WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "interrupted %s", what);
+	}
+	return 0;
+}
+
+static void test_undo(int finish)
+{
 	errcode_t err;
 
 	CHECK(!write_file(dev, orig, sizeof(orig)), "write %s", dev);
 	unlink(undo);
 	err = e4t_undo_io_setup(undo, REGION);
 	CHECK(!err, "setup: %s", error_message(err));
-	if (finish) {
-		err = e4t_undo_io_manager->open(dev, IO_FLAG_RW, &ch);
-		CHECK(!err, "open: %s", error_message(err));
-		if (err)
-			return;
-		io_channel_set_blksize(ch, 1024);
-		err = scribble(ch);
-		CHECK(!err, "writes: %s", error_message(err));
-		err = io_channel_close(ch);
-		CHECK(!err, "close: %s", error_message(err));
-	} else {
-		/* A run that stops dead, its channel never closed. */
-		pid_t pid = fork();
-		int status = -1;
-
-		if (pid == 0) {
-			if (e4t_undo_io_manager->open(dev, IO_FLAG_RW, &ch))
-				_exit(1);
-			io_channel_set_blksize(ch, 1024);
-			_exit(scribble(ch) ? 1 : 0);
-		}
-		CHECK(pid > 0 && waitpid(pid, &status, 0) == pid &&
-			      WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		      "interrupted writer");
-	}
+	if (run_writer(dev, finish, scribble, "writes"))
+		return;
 	CHECK(!read_file(dev, now, sizeof(now)) &&
 		      memcmp(now, orig, sizeof(now)),
 	      "the writes changed the file");
@@ -199,7 +213,6 @@ static void test_sparse(int finish)
 	const char *how = finish ? "finished" : "cut short";
 	long long run_blocks;
 	int holes;
-	io_channel ch;
 	errcode_t err;
 	size_t i;
 	int fd;
@@ -226,30 +239,8 @@ static void test_sparse(int finish)
 	CHECK(!read_file(dev, orig_sparse, SPARSE_SIZE), "read back");
 	err = e4t_undo_io_setup(undo, 1U << 20);
 	CHECK(!err, "setup: %s", error_message(err));
-	if (finish) {
-		err = e4t_undo_io_manager->open(dev, IO_FLAG_RW, &ch);
-		CHECK(!err, "open: %s", error_message(err));
-		if (err)
-			return;
-		io_channel_set_blksize(ch, 1024);
-		err = scribble_sparse(ch);
-		CHECK(!err, "sparse writes: %s", error_message(err));
-		err = io_channel_close(ch);
-		CHECK(!err, "close: %s", error_message(err));
-	} else {
-		pid_t pid = fork();
-		int status = -1;
-
-		if (pid == 0) {
-			if (e4t_undo_io_manager->open(dev, IO_FLAG_RW, &ch))
-				_exit(1);
-			io_channel_set_blksize(ch, 1024);
-			_exit(scribble_sparse(ch) ? 1 : 0);
-		}
-		CHECK(pid > 0 && waitpid(pid, &status, 0) == pid &&
-			      WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		      "interrupted sparse writer");
-	}
+	if (run_writer(dev, finish, scribble_sparse, "sparse writes"))
+		return;
 	/* on disk: an extent tree block comes with writeback, not before */
 	fd = open(dev, O_RDONLY);
 	if (fd >= 0) {
