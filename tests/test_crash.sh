@@ -416,4 +416,58 @@ test_second_writer_refused() {
 	check_restores "the first writer" "$UNDO"
 }
 
+# The same through a loop device on the image file, both ways: a writer
+# stopped mid-write on the file refuses one through a loop device
+# attached since (the lock is on the backing file), and one stopped on
+# the loop device refuses one through the file (its exclusive claim on
+# the device).
+test_second_writer_through_a_loop_device() {
+	need_image && need_hooks || return 0
+	local pid stopped sum l target first other
+	for target in file loop; do
+		fresh_image
+		l=
+		first=$IMG
+		if [ $target = loop ]; then
+			l=$(losetup -f --show "$IMG") || { fail "losetup"; return; }
+			first=$l other=$IMG
+		fi
+		rm -f "$TMP/u1" "$TMP/u1.new"
+		E4TIME_TEST_STOP_AFTER=3 "$E4TIME" "${BACKFILL[@]}" -z "$TMP/u1" \
+			"$first" >/dev/null 2>"$TMP/first.err" &
+		pid=$!
+		stopped=$(wait_stopped "$pid") || {
+			kill -KILL "$pid"
+			[ -n "$l" ] && losetup -d "$l"
+			fail "$target: the first writer did not stop"
+			return
+		}
+		# (attached after the first started: only the lock on the
+		# backing file stands in the way)
+		if [ $target = file ]; then
+			l=$(losetup -f --show "$IMG") || { fail "losetup"; return; }
+			other=$l
+		fi
+		sum=$(sha256sum <"$IMG")
+		run set -q --crtime @0 -z "$TMP/u2" "$other" /d01/f001
+		assertEquals "$target: refused: $(cat "$ERR")" 16 "$RC"
+		assertEquals "$target: one line: $(cat "$ERR")" 1 "$(wc -l <"$ERR")"
+		if [ $target = file ]; then
+			assertContains "$(cat "$ERR")" \
+				"$l: refusing to write: Another e4time is writing to this image"
+		else
+			assertContains "$(cat "$ERR")" "$l is in exclusive use"
+		fi
+		assertEquals "$target: the image is as the first left it" \
+			"$sum" "$(sha256sum <"$IMG")"
+		assertFalse "$target: no second undo file" "[ -e '$TMP/u2' ]"
+		kill -CONT "$stopped"
+		wait "$pid"
+		assertEquals "$target: the first finishes: $(cat "$TMP/first.err")" 0 $?
+		check_reports "first writer"
+		losetup -d "$l"
+		check_restores "the first writer ($target)" "$TMP/u1"
+	done
+}
+
 . shunit2
