@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/lib.sh --- shared set-up for e4time's ShUnit2 suites.
 #
 # A suite sources this file, defines test_* functions, and ends with

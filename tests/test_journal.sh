@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_journal.sh --- e4time journal against hand-made journals: every tag
 # layout (8/10/12/14/16 bytes), SAME_UUID, LAST_TAG and escaped copies,
 # revokes with 32- and 64-bit records, checksums v1/v2/v3, a live log

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_names.sh --- hostile file names through every output of every
 # command that writes names, each parsed back to the exact bytes; and
 # no terminal escape sequence written raw to a terminal.

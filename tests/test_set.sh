@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_set.sh --- e4time set: what it writes is what the kernel reads
 # (stat %W through a loop mount), e2fsck stays clean, e2undo restores the
 # image byte for byte, and every refusal leaves the image untouched.
