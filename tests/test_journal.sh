@@ -125,6 +125,10 @@ test_output_is_stable() {
 	run_ro "$TMP/stale_live.img" journal "$TMP/stale_live.img" \
 		--format jsonl --stale
 	cp "$OUT" "$TMP/first"
+	assertEquals "journal --stale: exit status" 0 "$RC"
+	# (identical empty outputs would prove nothing)
+	assertTrue "journal --stale listed no stale transaction" \
+		"[ $(grep -c '"state": *"stale"' "$TMP/first") -gt 0 ]"
 	run_ro "$TMP/stale_live.img" journal "$TMP/stale_live.img" \
 		--format jsonl --stale
 	assertTrue "identical output" "cmp -s '$TMP/first' '$OUT'"
