@@ -13,7 +13,7 @@ suite_setup() {
 	probe_mount
 }
 
-test_setup() {
+per_test_setup() {
 	fresh_undo_dir
 	SMB="$TMP/smb.img"
 	cp "$TMP/samba-dosattrib.img" "$SMB"

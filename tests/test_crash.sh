@@ -66,7 +66,7 @@ EOF
 	return 0
 }
 
-test_setup() {
+per_test_setup() {
 	fresh_undo_dir
 	UNDO="$E2FSPROGS_UNDO_DIR/e4time-crash.img.e2undo"
 }

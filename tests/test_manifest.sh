@@ -22,7 +22,7 @@ suite_setup() {
 	probe_mount
 }
 
-test_setup() {
+per_test_setup() {
 	fresh_undo_dir
 	NEW="$TMP/new.img"
 	cp "$TMP/new0.img" "$NEW"

@@ -11,7 +11,7 @@ suite_setup() {
 	probe_mount
 }
 
-test_setup() {
+per_test_setup() {
 	fresh_undo_dir
 	IMG="$TMP/w.img"
 	cp "$TMP/ext4-4k.img" "$IMG"
