@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * audit-floor.c --- what reading a journal costs on this machine, for
  * bench/audit.sh: the least any tool that looks at every journal block

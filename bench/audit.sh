@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/audit.sh: time `e4time audit IMAGE --format json` against debugfs's
 # `logdump -a` on a kernel-written ext4 image whose 1 GiB journal is full of
 # atime-only transactions, and report seconds, journal GB/s and the ratio.

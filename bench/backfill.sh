@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/backfill.sh: time `e4time backfill --from dosattrib` (crtime from
 # Samba's user.DOSATTRIB, with an e2undo file) against the read-only scan
 # `e4time timeline -f mactime` on a kernel-written ext4 image of 1,000,000

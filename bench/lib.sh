@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/lib.sh: timing helpers shared by the benchmark scripts (sourced).
 
 # time_cmd ERRFILE CMD...: run CMD (stdout dropped, stderr appended to

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench/timeline.sh: time `e4time timeline --format mactime` against TSK's
 # `fls -r -m /` on two kernel-written ext4 images (1,000,000 files in 1000
 # directories; 300,000 files in one directory), and write bench/RESULTS.md.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """jbd2-oracle.py -- an independent reading of the jbd2 journal of an ext4
 image, used by make-churn-images.sh to check the expected counts of the
 churn images against what the kernel wrote (not against e4time).

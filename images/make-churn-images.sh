@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make-churn-images.sh [OUTDIR] -- build the kernel-written "atime churn"
 # images of e4time's jbd2 journal reader and audit (e4time audit / history /
 # journal), with their ground truth.

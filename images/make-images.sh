@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make-images.sh [OUTDIR] -- build the kernel-written ext4 test images of
 # e4time and their ground truth.
 #

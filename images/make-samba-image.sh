@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make-samba-image.sh [OUTDIR] -- build the Samba-written ext4 test image of
 # e4time (samba-dosattrib) and its ground truth.
 #

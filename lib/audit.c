@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * audit.c --- what the inode-table copies in the journal say about each
  * inode: every copy compared with the one before it, each change put in

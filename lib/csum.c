@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * csum.c --- CRC32C as ext2fs_crc32c_le() computes it (no inversion in or
  * out: callers seed with ~0 as e2fsprogs does), with the SSE 4.2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * csum.h --- checksums computed with the CPU's CRC32C instruction where
  * there is one (csum.c): library-internal, for write.c, undo_io.c and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dirscan.c --- reading the entries of one directory, block by block.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dosattrib.c --- NTTIME and Samba's DOSATTRIB xattr (also written by
  * ksmbd), as librpc/idl/xattr.idl and librpc/ndr/ndr_xattr.c define it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * e4time.h --- libe4time: read (and later write) ext4 timestamps on
  * unmounted images, on top of libext2fs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * image.c --- opening an ext2/3/4 image read-only, finding files in it,
  * and reading single inodes.

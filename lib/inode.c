@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * inode.c --- what e4time reads of one inode: stat fields, raw time words,
  * and which of them the inode actually stores.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * jmap.c --- map a journal into memory, read-only and shared with the page
  * cache.  An internal journal is usually one extent of the image; when it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * journal.c --- read the jbd2 journal of an image: its superblock, the
  * live log as the kernel's recovery walks it (fs/jbd2/recovery.c), the

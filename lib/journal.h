@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * journal.h --- libe4time: the jbd2 journal of an image (journal.c) and
  * the history of inodes that its inode-table copies tell (audit.c).

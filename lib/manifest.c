@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * manifest.c --- reading one line of an e4time manifest (JSON lines, as
  * `e4time export` writes them).  A small strict JSON reader: it takes

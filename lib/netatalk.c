@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * netatalk.c --- netatalk's user.org.netatalk.Metadata xattr: an
  * AppleDouble v2 header, big-endian (include/atalk/adouble.h):

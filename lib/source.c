@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * source.c --- "--from SOURCE" specs: which xattrs to read, and how to
  * decode them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * timecodec.c --- the ext4 inode timestamp encoding.
  *

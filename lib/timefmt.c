@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * timefmt.c --- calendar arithmetic and ISO 8601 formatting, valid over
  * the whole ext4 range (and far beyond), independent of time_t and of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * timeparse.c --- times given by users on the command line or in
  * manifests: ISO 8601, "@EPOCH[.FRACTION]" and debugfs' YYYYMMDD[HHMM[SS]].

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tree.c --- an index of the whole filesystem, built in two linear
  * passes: the inode table in order (ext2fs inode scan), then every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * undo_io.c --- e4time's I/O manager for writing with an e2undo file.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * undo_io.h --- e4time's undo I/O manager (undo_io.c): library-internal,
  * for write.c and the tests.

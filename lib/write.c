@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * write.c --- the one safe way libe4time writes: refuse a mounted, busy,
  * unrecovered or damaged filesystem; lock the image against a second

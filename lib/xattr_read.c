@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * xattr_read.c --- reading one extended attribute of an inode, through
  * libext2fs' xattr handles (in-inode and block xattrs alike).

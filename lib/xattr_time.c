@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * xattr_time.c --- systemd's user.crtime_usec and times kept in a named
  * xattr as text (epoch seconds, ISO 8601) or as an 8-byte counter.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * xsource.h --- creation times that other software stored in xattrs:
  * Samba's DOSATTRIB (and ksmbd's, which shares its layout), netatalk's

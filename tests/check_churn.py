@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """check_churn.py E4TIME IMAGE INFO [JOURNAL] --- compare what e4time audit
 and e4time history report on a kernel-written churn image (images/churn-*)
 with the counts its .info file says the workload implies (expect.* lines,

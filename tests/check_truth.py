@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """check_truth.py FORMAT TRUTH OUTPUT [--deleted]
 
 Parse e4time's output in FORMAT (bodyfile, mactime, jsonl, timesketch,

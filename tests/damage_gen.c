@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * damage_gen.c --- damaged copies of an ext4 image, for
  * tests/test_damage_gen.sh:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * damage_gen.h --- where the metadata of an ext4 image lies, and how to
  * make its checksums right again after it was damaged; shared by the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/lib.sh --- shared set-up for e4time's ShUnit2 suites.
 #
 # A suite sources this file, defines test_* functions, and ends with
@@ -23,8 +24,14 @@ E4T_REPORTS_OUTSIDE=0 # reports found outside any test: failures
 VALGRIND_NOTES='^==[0-9]+== (Warning: noted but unhandled ioctl 0x4c05 |   This could cause spurious value errors|   See README_MISSING_SYSCALL_OR_IOCTL)'
 
 # shunit2 calls these; a suite that needs its own defines suite_setup /
-# suite_teardown / test_setup instead.
+# suite_teardown / per_test_setup instead.  (Not test_setup: shunit2 runs
+# every function whose name starts with "test" as a test, and counts it
+# passed; a suite that still defines one fails here.)
 oneTimeSetUp() {
+	if type test_setup >/dev/null 2>&1; then
+		echo "$SUITE: test_setup would run as a test: name it per_test_setup" >&2
+		return 1
+	fi
 	TMP=$(mktemp -d "${TMPDIR:-/tmp}/e4time-$SUITE.XXXXXX") || return 1
 	reports_setup || return 1
 	if type suite_setup >/dev/null 2>&1; then suite_setup || return 1; fi
@@ -47,7 +54,7 @@ oneTimeTearDown() {
 
 setUp() {
 	E4T_SKIP_THIS=0
-	if type test_setup >/dev/null 2>&1; then test_setup; fi
+	if type per_test_setup >/dev/null 2>&1; then per_test_setup; fi
 	return 0
 }
 

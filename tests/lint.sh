@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/lint.sh FILE... --- static analysis of e4time's own C sources
 # (make lint passes every source of lib/ and tools/; the .c files are
 # checked, and the headers through them): cppcheck (false positives

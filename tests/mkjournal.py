@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/mkjournal.py --- hand-made jbd2 journals: an independent oracle
 # for "e4time journal".
 #

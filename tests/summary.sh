@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/summary.sh LOG... --- add up the "NAME: N passed, N failed[, N
 # skipped]" lines that the C unit tests and the ShUnit2 suites print, and
 # print one line "N passed, N failed, N skipped".  A log without such a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_audit.sh --- e4time journal, audit and history against journals
 # the kernel wrote under a known workload: create N files and sync; R
 # rounds reading every file, each ended by sync; append to W files and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_backfill.sh --- e4time backfill: the create times a real Samba
 # server stored end up, exactly, as the inodes' crtime (checked through
 # e4time and through the kernel); policies; every other source; damaged
@@ -12,7 +13,7 @@ suite_setup() {
 	probe_mount
 }
 
-test_setup() {
+per_test_setup() {
 	fresh_undo_dir
 	SMB="$TMP/smb.img"
 	cp "$TMP/samba-dosattrib.img" "$SMB"

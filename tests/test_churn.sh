@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_churn.sh --- e4time audit and history on the committed churn images
 # (images/churn-*.img.xz, made by images/make-churn-images.sh through loop
 # mounts, counts in images/README-churn.md): every count the workload

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_cli.sh --- e4time's command line: help and version, usage errors,
 # image offsets, file specifications, subtrees, the --since/--until/
 # --field/--sort filters, the default output format.  Every command run

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_crash.sh --- crash-safe writes.  backfill and import are killed
 # (SIGKILL) after N writes to the image, for many N: the killed image
 # passes e2fsck -fn (every inode-table block written whole, with valid
@@ -68,7 +69,7 @@ EOF
 	return 0
 }
 
-test_setup() {
+per_test_setup() {
 	fresh_undo_dir
 	UNDO=$(default_undo "$TMP/crash.img")
 }

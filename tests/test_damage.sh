@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_damage.sh --- e4time on bad input: things that are not images,
 # truncated images, damaged inodes, directory blocks, inode tables and
 # superblocks, a journal that needs recovery, a directory loop.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_damage_gen.sh --- every read command on damaged copies of every
 # image in images/ (tests/damage_gen.c makes them): random byte and bit
 # flips, zeroed and random runs in the superblock, the group

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_journal.sh --- e4time journal against hand-made journals: every tag
 # layout (8/10/12/14/16 bytes), SAME_UUID, LAST_TAG and escaped copies,
 # revokes with 32- and 64-bit records, checksums v1/v2/v3, a live log
@@ -124,6 +125,10 @@ test_output_is_stable() {
 	run_ro "$TMP/stale_live.img" journal "$TMP/stale_live.img" \
 		--format jsonl --stale
 	cp "$OUT" "$TMP/first"
+	assertEquals "journal --stale: exit status" 0 "$RC"
+	# (identical empty outputs would prove nothing)
+	assertTrue "journal --stale listed no stale transaction" \
+		"[ $(grep -c '"state": *"stale"' "$TMP/first") -gt 0 ]"
 	run_ro "$TMP/stale_live.img" journal "$TMP/stale_live.img" \
 		--format jsonl --stale
 	assertTrue "identical output" "cmp -s '$TMP/first' '$OUT'"

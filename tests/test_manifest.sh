@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_manifest.sh --- e4time export and import: the migration case
 # (export from one image, the same tree in a new image with new crtimes,
 # import puts every crtime back), matching, policies, bad manifests.
@@ -21,7 +22,7 @@ suite_setup() {
 	probe_mount
 }
 
-test_setup() {
+per_test_setup() {
 	fresh_undo_dir
 	NEW="$TMP/new.img"
 	cp "$TMP/new0.img" "$NEW"

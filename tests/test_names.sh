@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_names.sh --- hostile file names through every output of every
 # command that writes names, each parsed back to the exact bytes; and
 # no terminal escape sequence written raw to a terminal.
@@ -317,7 +318,10 @@ test_history_names_parse_back() {
 }
 
 # tty_check ARGS...: e4time ARGS with stdout and stderr on a pty; TTY_BAD
-# lists (in hex) the terminal control bytes that got through raw.
+# lists (in hex) the terminal control bytes that got through raw, TTY_RC
+# is e4time's exit status (script -e) and TTY_NAMES the number of times
+# a file of /d/ is named (/d/ followed by the name, whatever its
+# escaping).
 tty_check() {
 	local cmd q a
 	cmd="'$E4TIME'"
@@ -326,6 +330,8 @@ tty_check() {
 		cmd="$cmd $q"
 	done
 	script -qec "$cmd" /dev/null </dev/null >"$TMP/tty.out" 2>&1
+	TTY_RC=$?
+	TTY_NAMES=$(grep -ao '/d/' "$TMP/tty.out" | wc -l)
 	python3 - "$TMP/tty.out" <<'EOF' >"$TMP/tty.bad"
 import re, sys
 d = open(sys.argv[1], "rb").read().replace(b"\r\n", b"\n")
@@ -348,12 +354,22 @@ EOF
 	check_reports "e4time $* (on a pty)"
 }
 
-# on_tty WHAT ARGS...: fails WHAT when a control byte got through raw.
+# tty_ran WHAT STATUS NAMES: fails WHAT unless e4time exited with STATUS
+# and named files of /d/ at least NAMES times.
+tty_ran() {
+	assertEquals "$1 on a terminal: exit status" "$2" "$TTY_RC"
+	assertTrue "$1 on a terminal: /d/ named $TTY_NAMES times, not at least $3" \
+		"[ $TTY_NAMES -ge $3 ]"
+}
+
+# on_tty WHAT STATUS NAMES ARGS...: fails WHAT when a control byte got
+# through raw, or as tty_ran.
 on_tty() {
-	local what=$1
-	shift
+	local what=$1 status=$2 names=$3
+	shift 3
 	tty_check "$@"
 	assertEquals "$what on a terminal: raw control bytes" "" "$TTY_BAD"
+	tty_ran "$what" "$status" "$names"
 }
 
 test_terminal_gets_no_raw_escapes() {
@@ -362,24 +378,26 @@ test_terminal_gets_no_raw_escapes() {
 	for h in $NAMES_HEX; do
 		args+=("/d/$(hex2bytes "$h")")
 	done
-	on_tty "timeline (default format)" timeline "$IMG"
+	on_tty "timeline (default format)" 0 20 timeline "$IMG"
 	for f in bodyfile jsonl timesketch text; do
-		on_tty "timeline -f $f" timeline -f "$f" "$IMG"
+		on_tty "timeline -f $f" 0 20 timeline -f "$f" "$IMG"
 	done
-	on_tty "export" export "$IMG"
-	on_tty "backfill -n" backfill -n --from xattr:user.birth:epoch "$IMG"
-	on_tty "backfill -n -f jsonl" backfill -n --from xattr:user.birth:epoch -f jsonl "$IMG"
-	on_tty "stat" stat "$IMG" "${args[@]}"
-	on_tty "stat, not found (stderr)" stat "$IMG" $'/d/\033]0;title\007' $'/\x9b31m'
-	on_tty "audit" audit -t 20 "$IMG"
-	on_tty "audit -f json" audit -t 20 -f json "$IMG"
-	on_tty "audit -f csv" audit -f csv "$IMG"
+	on_tty "export" 0 20 export "$IMG"
+	on_tty "backfill -n" 0 20 backfill -n --from xattr:user.birth:epoch "$IMG"
+	on_tty "backfill -n -f jsonl" 0 20 backfill -n --from xattr:user.birth:epoch -f jsonl "$IMG"
+	on_tty "stat" 0 20 stat "$IMG" "${args[@]}"
+	on_tty "stat, not found (stderr)" 1 1 stat "$IMG" $'/d/\033]0;title\007' $'/\x9b31m'
+	on_tty "audit" 0 20 audit -t 20 "$IMG"
+	on_tty "audit -f json" 0 20 audit -t 20 -f json "$IMG"
+	# (csv: one row per transaction, no names)
+	on_tty "audit -f csv" 0 0 audit -f csv "$IMG"
 }
 
 test_terminal_history_gets_no_raw_escapes() {
 	command -v script >/dev/null || { skip_test "script (util-linux) not installed"; return; }
 	tty_check history "$IMG" $'/d/\033[m'
 	known_or_fail tty-history "history on a terminal: raw control bytes" "$TTY_BAD"
+	tty_ran history 0 1
 }
 
 # csv and mactime keep a name's bytes when redirected (csv quotes,
@@ -387,14 +405,12 @@ test_terminal_history_gets_no_raw_escapes() {
 # controls, C1 controls and invalid bytes become \xHH (lb_flush()).
 test_terminal_csv_and_mactime() {
 	command -v script >/dev/null || { skip_test "script (util-linux) not installed"; return; }
-	tty_check timeline -f csv "$IMG"
-	known_or_fail tty-csv "timeline -f csv on a terminal: raw control bytes" "$TTY_BAD"
-	tty_check timeline -f mactime "$IMG"
-	known_or_fail tty-mactime "timeline -f mactime on a terminal: raw control bytes" "$TTY_BAD"
-	tty_check timeline -f jsonl "$IMG"
-	known_or_fail tty-jsonl "timeline -f jsonl on a terminal: raw control bytes" "$TTY_BAD"
-	tty_check timeline -f bodyfile "$IMG"
-	known_or_fail tty-bodyfile "timeline -f bodyfile on a terminal: raw control bytes" "$TTY_BAD"
+	local f
+	for f in csv mactime jsonl bodyfile; do
+		tty_check timeline -f "$f" "$IMG"
+		known_or_fail "tty-$f" "timeline -f $f on a terminal: raw control bytes" "$TTY_BAD"
+		tty_ran "timeline -f $f" 0 20
+	done
 }
 
 . shunit2

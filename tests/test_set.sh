@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_set.sh --- e4time set: what it writes is what the kernel reads
 # (stat %W through a loop mount), e2fsck stays clean, e2undo restores the
 # image byte for byte, and every refusal leaves the image untouched.
@@ -10,7 +11,7 @@ suite_setup() {
 	probe_mount
 }
 
-test_setup() {
+per_test_setup() {
 	fresh_undo_dir
 	IMG="$TMP/w.img"
 	# a new file each time: no lock of an earlier test's holder on it

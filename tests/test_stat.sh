@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_stat.sh --- e4time stat against the kernel's ground truth, and the
 # raw words, not-stored rules and inode-number specs.
 . "$TOP_SRCDIR/tests/lib.sh"

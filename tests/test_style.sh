@@ -1,13 +1,31 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_style.sh --- the C sources stay in the committed .clang-format
-# (kernel style), and the man page renders without warnings.
+# (kernel style), every source file carries its SPDX license line, the
+# library never prints, exits or raises, and the man page renders
+# without warnings.
 . "$TOP_SRCDIR/tests/lib.sh"
 
+SPDX='SPDX-License-Identifier: GPL-2.0-or-later'
+
+# c_sources: every C source and header of the tree (not the generated
+# lib/e4time_err.[ch], which an in-tree build leaves in lib/).
 c_sources() {
-	(cd "$TOP_SRCDIR" && ls lib/*.c lib/e4time.h tools/*.c tools/*.h \
-		tests/*.c tests/*.h lib/xsource.h lib/undo_io.h lib/csum.h lib/jmap.h \
-		tests/fuzz/*.c tests/fuzz/*.h) |
+	(cd "$TOP_SRCDIR" && ls lib/*.c lib/*.h tools/*.c tools/*.h \
+		tests/*.c tests/*.h tests/fuzz/*.c tests/fuzz/*.h bench/*.c) |
 		grep -v '^lib/e4time_err\.'
+}
+
+# source_files: c_sources and every other file of ours that is source:
+# scripts, build files, the error table, the man page, suppressions and
+# dictionaries (not images, seeds or generated autotools files).
+source_files() {
+	c_sources
+	(cd "$TOP_SRCDIR" && ls lib/*.et tests/*.sh tests/*.py tests/*.supp \
+		tests/journal/mke2fs.conf tests/fuzz/*.sh tests/fuzz/*.py \
+		tests/fuzz/*.dict tests/golden/*.sh bench/*.sh images/*.sh \
+		images/*.py .ci/run configure.ac Makefile.am man/e4time.8 \
+		$(ls m4/*.m4 2>/dev/null))
 }
 
 test_clang_format() {
@@ -27,11 +45,68 @@ test_man_page_renders_cleanly() {
 	assertEquals "groff warnings" "" "$warnings"
 }
 
+test_every_source_file_has_spdx_line() {
+	local f bad= n=0
+	for f in $(source_files); do
+		n=$((n + 1))
+		# the first line, or the second after a #! line
+		if head -n 1 "$TOP_SRCDIR/$f" | grep -q '^#!'; then
+			sed -n 2p "$TOP_SRCDIR/$f"
+		else
+			sed -n 1p "$TOP_SRCDIR/$f"
+		fi | grep -qF "$SPDX" || bad="$bad $f"
+	done
+	assertTrue "no source files found" "[ $n -gt 50 ]"
+	assertEquals "no '$SPDX' line at the top" "" "$bad"
+}
+
+# outside_test_hooks FILE...: the lines of FILE (as FILE:LINE:text) that
+# are not inside an #ifdef E4T_TEST_HOOKS (#if [defined] E4T_TEST_HOOKS)
+# block; the block's #else branch counts as outside.
+outside_test_hooks() {
+	awk '
+	FNR == 1 { depth = 0; hook = 0 }
+	/^[ \t]*#[ \t]*if/ {
+		depth++
+		if (!hook && $0 ~ /^[ \t]*#[ \t]*(ifdef[ \t]+E4T_TEST_HOOKS|if[ \t]+(defined[ \t(]*)?E4T_TEST_HOOKS)/)
+			hook = depth
+		next
+	}
+	/^[ \t]*#[ \t]*(else|elif)/ { if (hook == depth) hook = 0; next }
+	/^[ \t]*#[ \t]*endif/ { if (hook == depth) hook = 0; depth--; next }
+	!hook { print FILENAME ":" FNR ":" $0 }
+	' "$@"
+}
+
 test_library_never_prints_or_exits() {
 	local hits
-	hits=$(grep -nE '\b(printf|fprintf|puts|fputs|putchar|perror|exit|abort)\s*\(' \
-		"$TOP_SRCDIR"/lib/*.c | grep -v snprintf)
+	hits=$(cd "$TOP_SRCDIR" && grep -nE \
+		'\b(printf|fprintf|vfprintf|puts|fputs|putchar|putc|fputc|fwrite|perror|exit|_exit|abort)\s*\(' \
+		$(c_sources | grep "^lib/.*\.c$") | grep -v snprintf)
 	assertEquals "lib/ must return errors, not print them" "" "$hits"
+}
+
+# raise() only in the test hooks, behind E4T_TEST_HOOKS.  Until that
+# switch is in lib/undo_io.c (another branch puts it there), its one hook
+# call is allowed by name; once the switch is in, the allowance ends.
+test_library_never_raises() {
+	local hits
+	hits=$(cd "$TOP_SRCDIR" && outside_test_hooks $(c_sources | grep "^lib/.*\.c$") |
+		grep -E '\braise\s*\(')
+	if ! grep -q E4T_TEST_HOOKS "$TOP_SRCDIR/lib/undo_io.c"; then
+		hits=$(echo "$hits" |
+			grep -vE '^lib/undo_io\.c:[0-9]+:[[:space:]]*raise\(d->hook_sig\);$')
+	fi
+	assertEquals "lib/ must not raise signals outside #ifdef E4T_TEST_HOOKS" "" "$hits"
+}
+
+test_outside_test_hooks_skips_the_hook_blocks() {
+	local f="$TMP/hooks.c"
+	printf '%s\n' 'a();' '#ifdef E4T_TEST_HOOKS' '#if X' 'raise(1);' '#endif' \
+		'raise(2);' '#else' 'b();' '#endif' '#if defined(E4T_TEST_HOOKS)' \
+		'raise(3);' '#endif' 'raise(4);' >"$f"
+	assertEquals "$(printf '%s\n' "$f:1:a();" "$f:8:b();" "$f:13:raise(4);")" \
+		"$(outside_test_hooks "$f")"
 }
 
 . shunit2

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_timeline.sh --- e4time timeline against the kernel's ground truth:
 # every time of every file, to the nanosecond, in every format, on every
 # image in images/; plus filters, sorting, subtrees, deleted inodes and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unit.h --- a minimal C unit test harness.  Each check prints a line
  * only on failure; the program ends with "N passed, N failed" and exits

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unit_batch.c --- the batch writer (lib/write.c) on a real image
  * (images/ext4-4k.img.xz, unpacked into $TMPDIR): several inodes of one

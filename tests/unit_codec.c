@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unit_codec.c --- the timestamp codec, the ISO 8601 formatter and the
  * time parser, at every boundary of the ext4 range.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unit_sources.c --- decoders of creation times other software keeps in
  * xattrs (Samba/ksmbd DOSATTRIB, netatalk, systemd, named xattrs), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unit_undo.c --- e4time's undo I/O manager (lib/undo_io.c) against
  * e2fsprogs' own e2undo, and its CRC32C against libext2fs'.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd.h --- what the commands of the e4time binary share: the
  * command table entry, exit statuses, image opening with the common

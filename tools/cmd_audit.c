@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_audit.c --- e4time audit: how much of the journal's traffic was
  * nothing but atime updates, on which files, and what relatime or

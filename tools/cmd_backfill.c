@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_backfill.c --- e4time backfill: set each inode's crtime from a
  * creation time that other software stored in an xattr (Samba/ksmbd

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_export.c --- e4time export: a manifest of every file's times, to
  * put them back into another image with e4time import.  A manifest is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_history.c --- e4time history: every copy of one inode in the
  * journal and on disk, with its times to the nanosecond and what changed

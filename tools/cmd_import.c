@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_import.c --- e4time import: put the times of a manifest (from
  * e4time export of another image) back into this image's inodes, matched

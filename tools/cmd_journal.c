@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_journal.c --- e4time journal: the journal's geometry and every
  * transaction found in it (live log, and with --stale the older ones

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_set.c --- e4time set: write crtime (and atime, mtime, ctime) of some
  * inodes, exactly to the nanosecond, with an undo file.  All targets are

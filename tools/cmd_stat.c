@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_stat.c --- e4time stat: every timestamp of one or more inodes, with
  * the raw on-disk words, and what the inode does not store.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cmd_timeline.c --- e4time timeline: every name reachable from / (or
  * from FILESPEC), with all its times, in one of the output formats.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * common.c --- what every e4time command shares: common options, opening
  * the image, diagnostics, progress, time text.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * e4time.c --- main program: the command table and dispatch.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * escape.c --- name escaping for each output format.  ext4 names are raw
  * bytes (anything but NUL and '/'); every format here keeps a name on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * escape.h --- making raw name bytes safe for each output format.
  */

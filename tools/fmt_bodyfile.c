@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fmt_bodyfile.c --- "extended bodyfile 3" (dfImageTools, read by plaso):
  *   # extended bodyfile 3 format

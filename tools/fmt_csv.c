@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fmt_csv.c --- RFC 4180 CSV with a header line; times as ISO 8601 UTC
  * with 9 fraction digits, empty when not stored (or dtime not set).

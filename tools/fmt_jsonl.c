@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fmt_jsonl.c --- one JSON object per row:
  *   {"path":"/a","ino":12,"type":"reg","mode":"0644","uid":0,"gid":0,

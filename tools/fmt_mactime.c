@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fmt_mactime.c --- classic TSK 3.x bodyfile, as `fls -m` writes and
  * `mactime -b` reads: integer seconds, 0 for "no time", %XX escapes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fmt_text.c --- aligned columns for people: crtime first, then mtime,
  * atime, ctime, inode, mode, size and the escaped path.  UTC unless

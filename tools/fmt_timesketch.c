@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fmt_timesketch.c --- JSON lines that Timesketch imports: one line per
  * timestamp, with message, datetime (ISO 8601, microseconds, +00:00),

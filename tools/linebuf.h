@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * linebuf.h --- a growable output buffer with fast integer formatting.
  * Formatters build rows here and write them in large chunks; stdio's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * output.h --- timeline formatters: one file per format (fmt_NAME.c),
  * each a struct formatter of three callbacks.

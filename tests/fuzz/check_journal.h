@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_journal.h --- what a loaded journal, an audit and an inode's
  * history promise (lib/journal.h), for the jbd2 and image harnesses:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_src.h --- what every xattr decoder promises (lib/xsource.h), for
  * the harnesses of the decoders.

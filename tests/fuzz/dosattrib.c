@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dosattrib.c --- Samba's user.DOSATTRIB (v1-v5, and ntvfs'
  * user.DosAttrib) and the NTTIME decoder on any bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz.h --- the harnesses in tests/fuzz/, one per file, each written
  *

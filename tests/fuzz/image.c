@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * image.c --- whole-image reads on a small image damaged by the input:
  * what stat (e4t_image_resolve, e4t_image_read_inode), timeline (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * jbd2.c --- the journal reader on a journal built from the input:
  * e4t_journal_open, e4t_journal_load (stale scan and fast commits),

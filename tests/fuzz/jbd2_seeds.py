@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/fuzz/jbd2_seeds.py OUTDIR --- the seeds of the jbd2 harness
 # (tests/fuzz/jbd2.c says the input format): the journals the kernel
 # wrote in the churn images of images/, and those of the scenarios of

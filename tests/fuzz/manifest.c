@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * manifest.c --- one manifest line (e4t_manifest_parse_line, JSON as
  * export writes it) on any bytes: what it accepts is a header or an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * netatalk.c --- netatalk's AppleDouble metadata on any bytes.
  */

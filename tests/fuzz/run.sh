@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/fuzz/run.sh HARNESS.c... -- LIBSOURCE... --- make fuzz: build
 # every harness with clang and libFuzzer (ASan and UBSan too, the
 # library instrumented for coverage), run each for FUZZ_SECONDS on its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * source.c --- the --from SOURCE spec parser (e4t_source_parse), then
  * the source it gives on a value: the input is the spec, a NUL, and the

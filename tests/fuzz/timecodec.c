@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * timecodec.c --- the ext4 timestamp codec (e4t_ts_decode, _encode,
  * _encode_base), the ISO 8601 formatter and the civil-date functions,

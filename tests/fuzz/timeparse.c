@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * timeparse.c --- e4t_time_parse on any text: a time it accepts is in
  * the ext4 range, and formats (ISO 8601, e4t_iso8601) back to text that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * xattr_time.c --- systemd's user.crtime_usec and the named-xattr
  * formats (epoch, iso8601, usec-le, nttime-le, and an unknown one).
