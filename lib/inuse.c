@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * inuse.c --- are the bytes a writer is about to change in use by anyone
  * else?

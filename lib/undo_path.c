@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * undo_path.c --- where a writing command's e2undo file goes, and whether
  * it may go there: checked before the image is opened for writing, so a

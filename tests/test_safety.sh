@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_safety.sh --- the write path refuses what would lose data or write
 # where e4time promises not to (issue 17): an undo path that names the
 # image, an input, a device or a directory; bytes in use through a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_strict.sh --- issue 17, items 8 and 9: import without a root
 # directory, strict numbers on the command line and in manifests,
 # duplicate keys and empty lines in manifests, path lookup as the kernel
@@ -29,7 +30,7 @@ suite_setup() {
 	probe_mount
 }
 
-test_setup() {
+per_test_setup() {
 	fresh_undo_dir
 }
 

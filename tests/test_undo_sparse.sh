@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_undo_sparse.sh --- the undo file of a sparse image replays on a
 # full filesystem (issue 17).  A 64 MiB ext4 image, mostly holes, lies on
 # a 24 MiB tmpfs that a filler file has left 256 KiB free; e4time set
