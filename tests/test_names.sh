@@ -329,7 +329,9 @@ tty_check() {
 		printf -v q '%q' "$a"
 		cmd="$cmd $q"
 	done
-	script -qec "$cmd" /dev/null </dev/null >"$TMP/tty.out" 2>&1
+	# script(1) runs its command with $SHELL, which need not be bash
+	# (CI's is sh): %q quoting ($'...') needs bash.
+	SHELL=$BASH script -qec "$cmd" /dev/null </dev/null >"$TMP/tty.out" 2>&1
 	TTY_RC=$?
 	TTY_NAMES=$(grep -ao '/d/' "$TMP/tty.out" | wc -l)
 	python3 - "$TMP/tty.out" <<'EOF' >"$TMP/tty.bad"
