@@ -230,6 +230,21 @@ errcode_t e4t_manifest_parse_line(const char *line, size_t len,
 void e4t_manifest_entry_free(struct e4t_manifest_entry *e);
 
 /* ------------------------------------------------------------------ */
+/* Replacement policy (policy.c): backfill and import                  */
+/* ------------------------------------------------------------------ */
+
+/* When does a new time replace the current one? */
+enum e4t_policy {
+	E4T_POLICY_EARLIER, /* the new time is earlier */
+	E4T_POLICY_MISSING, /* the current one is 0 (unset), and they differ */
+	E4T_POLICY_ALWAYS,  /* they differ */
+};
+/* "earlier", "missing", "always" -> policy; -1 when unknown. */
+int e4t_policy_parse(const char *name);
+int e4t_policy_wants(enum e4t_policy p, const struct e4t_ts *new_ts,
+		     const struct e4t_ts *cur);
+
+/* ------------------------------------------------------------------ */
 /* Writing (write.c)                                                   */
 /* ------------------------------------------------------------------ */
 

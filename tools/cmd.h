@@ -80,13 +80,8 @@ int write_opt(int c, const char *arg, struct e4t_write_opts *wo);
 void check_write_opts(const struct e4t_write_opts *wo,
 		      const struct cmdinfo *cmd);
 
-/* backfill and import: when does a new time replace the current one? */
-enum policy { POLICY_EARLIER, POLICY_MISSING, POLICY_ALWAYS };
-enum policy parse_policy(const char *arg, const struct cmdinfo *cmd);
-/* earlier: the new time is earlier; missing: the current one is 0;
- * always: they differ. */
-int policy_wants(enum policy p, const struct e4t_ts *new_ts,
-		 const struct e4t_ts *cur);
+/* backfill and import: --policy (exits on a bad one). */
+enum e4t_policy parse_policy(const char *arg, const struct cmdinfo *cmd);
 /* --format for reports: text (0) or jsonl (1). */
 int parse_report_format(const char *arg, const struct cmdinfo *cmd);
 

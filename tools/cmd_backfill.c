@@ -74,7 +74,7 @@ struct todo {
 struct bf_ctx {
 	struct e4t_image *img;
 	struct e4t_source *src;
-	enum policy policy;
+	enum e4t_policy policy;
 	int jsonl, dry_run, quiet;
 	int threads;	     /* --threads: 0 chooses, 1 or 2 */
 	unsigned char *seen; /* one bit per inode: hard links count once */
@@ -316,11 +316,12 @@ static int process(struct bf_job *j, const struct todo *row)
 	ts[E4T_CRTIME].sec = st.sec;
 	ts[E4T_CRTIME].nsec = st.nsec;
 	ts[E4T_CRTIME].flags = E4T_TS_STORED | E4T_TS_EXTRA;
-	if (!policy_wants(c->policy, &ts[E4T_CRTIME], &in->ts[E4T_CRTIME])) {
+	if (!e4t_policy_wants(c->policy, &ts[E4T_CRTIME],
+			      &in->ts[E4T_CRTIME])) {
 		enum reason r = R_NOT_EARLIER;
 		int cmp = e4t_ts_cmp(&ts[E4T_CRTIME], &in->ts[E4T_CRTIME]);
 
-		if (c->policy == POLICY_MISSING &&
+		if (c->policy == E4T_POLICY_MISSING &&
 		    !(in->ts[E4T_CRTIME].flags & E4T_TS_ZERO))
 			r = R_ALREADY_SET;
 		else if (cmp == 0)
@@ -623,7 +624,7 @@ static int backfill_main(int argc, char **argv)
 	struct common_opts co = { 0 };
 	struct e4t_refusal why = { "", 0 };
 	struct e4t_write_opts wo = { .why = &why };
-	struct bf_ctx c = { .policy = POLICY_EARLIER };
+	struct bf_ctx c = { .policy = E4T_POLICY_EARLIER };
 	struct warn_ctx wc = { 0 };
 	struct e4t_tree_opts topts = {
 		.warn = lib_warn,

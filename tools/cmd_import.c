@@ -57,7 +57,7 @@ struct im_ctx {
 	struct assign *assigns;
 	size_t nassigns, acap;
 	unsigned fields;
-	enum policy policy;
+	enum e4t_policy policy;
 	int jsonl, dry_run, quiet;
 	unsigned long changed, unchanged, unmatched, ambiguous, refused;
 	struct lbuf lb;
@@ -207,7 +207,7 @@ static void apply(struct im_ctx *c, const struct assign *a,
 			continue;
 		/* a field the inode cannot hold is refused below */
 		if ((cur->flags & E4T_TS_STORED) &&
-		    !policy_wants(c->policy, &e->m.ts[f], cur))
+		    !e4t_policy_wants(c->policy, &e->m.ts[f], cur))
 			continue;
 		ts[f] = e->m.ts[f];
 		set |= 1U << f;

@@ -146,27 +146,15 @@ void check_write_opts(const struct e4t_write_opts *wo,
 			    "--no-undo and --undo-file exclude each other");
 }
 
-enum policy parse_policy(const char *arg, const struct cmdinfo *cmd)
+enum e4t_policy parse_policy(const char *arg, const struct cmdinfo *cmd)
 {
-	if (!strcmp(arg, "earlier"))
-		return POLICY_EARLIER;
-	if (!strcmp(arg, "missing"))
-		return POLICY_MISSING;
-	if (!strcmp(arg, "always"))
-		return POLICY_ALWAYS;
-	usage_error(cmd, "--policy '%s': use earlier, missing or always", arg);
-}
+	int p = e4t_policy_parse(arg);
 
-int policy_wants(enum policy p, const struct e4t_ts *new_ts,
-		 const struct e4t_ts *cur)
-{
-	int cmp = e4t_ts_cmp(new_ts, cur);
-
-	switch (p) {
-	case POLICY_EARLIER: return cmp < 0;
-	case POLICY_MISSING: return cmp && (cur->flags & E4T_TS_ZERO);
-	default: return cmp != 0;
-	}
+	if (p < 0)
+		usage_error(cmd,
+			    "--policy '%s': use earlier, missing or always",
+			    arg);
+	return p;
 }
 
 int parse_report_format(const char *arg, const struct cmdinfo *cmd)
