@@ -12,7 +12,8 @@
 
 #include "lib/e4time.h"
 
-/* Exit statuses: documented in e4time(8). */
+/* Exit statuses: e4time(8), EXIT STATUS; exit_status.c says which
+ * condition gives which. */
 #define EXIT_OK	      0
 #define EXIT_PARTIAL  1	 /* output produced, but something was unreadable */
 #define EXIT_USAGE    2	 /* bad command line */
@@ -20,13 +21,87 @@
 #define EXIT_INTERNAL 8	 /* out of memory, output write error */
 #define EXIT_REFUSED  16 /* a write was refused; nothing was written */
 
-/* One entry of the command table (as xfsprogs' cmdinfo_t, git's cmd_struct). */
+/* The conditions a run can meet (exit_status.c): each gives a status. */
+enum cond {
+	COND_DAMAGE,
+	COND_DANGLING,
+	COND_IMAGE_DAMAGE,
+	COND_JOURNAL_DAMAGE,
+	COND_FILESPEC,
+	COND_NO_FIELD,
+	COND_SOURCE,
+	COND_UNMATCHED,
+	COND_USAGE,
+	COND_MANIFEST,
+	COND_OPEN,
+	COND_NOT_EXT,
+	COND_INDEX,
+	COND_JOURNAL,
+	COND_NOMEM,
+	COND_OUTPUT,
+	COND_WRITE,
+	COND_IN_USE,
+	COND_READ_ONLY,
+	COND_UNSAFE,
+	COND_UNDO,
+	COND_TARGET,
+	COND_COUNT
+};
+struct condition {
+	int status;
+	const char *name; /* for e4time help exit-status */
+	const char *text; /* as e4time(8) says it */
+};
+extern const struct condition conditions[COND_COUNT];
+int cond_status(enum cond c);
+/* Which condition an error of e4t_image_open_write is. */
+enum cond cond_of_refusal(errcode_t err, const char *image);
+/* The status of an error resolving or walking a FILESPEC. */
+int filespec_status(errcode_t err);
+/* e4time help exit-status: the table. */
+void print_exit_statuses(FILE *fp);
+
+struct cmd_ctx;
+
+/*
+ * What a command needs (struct cmdinfo.flags): the dispatcher (context.c)
+ * acts on them, so that no command repeats it.
+ */
+#define CMD_IMAGE                                                              \
+	0x01 /* IMAGE is the first argument: --offset, -o, -q;                 \
+	      * opened read-only before run() */
+#define CMD_WRITE                                                              \
+	0x02		 /* with CMD_IMAGE: -n, -z, --no-undo; opened for      \
+			  * writing unless -n; the undo file finished after */
+#define CMD_JOURNAL 0x04 /* -j FILE; the journal loaded before run() */
+#define CMD_TREE    0x08 /* --threads; ctx_tree() indexes the filesystem */
+#define CMD_FORMATS 0x10 /* -f, --format NAME (ctx->format_name) */
+#define CMD_LOCAL   0x20 /* --local (ctx->local) */
+
+/*
+ * One entry of the command table (as xfsprogs' cmdinfo_t, git's
+ * cmd_struct): what the command is called, what it takes, and the
+ * functions the dispatcher calls, in this order: opt() for each of the
+ * command's own options, prepare() with the arguments (before the image
+ * is opened: a status other than EXIT_OK ends the run there), run() with
+ * the arguments after IMAGE, and done() always, last.
+ */
 struct cmdinfo {
 	const char *name;
-	int (*func)(int argc, char **argv);
-	const char *args;
-	const char *oneline;
+	const char *args;      /* "[OPTIONS] IMAGE FILESPEC...", for usage */
+	const char *oneline;   /* for e4time --help */
+	unsigned flags;	       /* CMD_* */
+	int argmin, argmax;    /* arguments, IMAGE included; argmax -1: any */
+	const char *argerr;    /* the usage error when their number is wrong */
+	const char *shortopts; /* the command's own options */
+	const struct option *longopts; /* ... ending with a zero entry */
+	void (*opt)(struct cmd_ctx *ctx, int c, const char *arg);
+	int (*prepare)(struct cmd_ctx *ctx, int argc, char **argv);
+	int (*run)(struct cmd_ctx *ctx, int argc, char **argv);
+	void (*done)(struct cmd_ctx *ctx);
 	void (*help)(FILE *fp);
+	/* a command not yet on the table's lifecycle: it does it all */
+	int (*func)(int argc, char **argv);
 };
 
 extern const struct cmdinfo stat_cmd;
@@ -48,7 +123,13 @@ struct common_opts {
 	int quiet;
 };
 
-enum { OPT_OFFSET = 0x100, OPT_NO_UNDO, OPT_COMMON_LAST };
+enum {
+	OPT_OFFSET = 0x100,
+	OPT_NO_UNDO,
+	OPT_CTX_LOCAL,
+	OPT_CTX_THREADS,
+	OPT_COMMON_LAST
+};
 #define COMMON_LONGOPTS                                                        \
 	{ "offset", required_argument, NULL, OPT_OFFSET },                     \
 		{ "sector-offset", required_argument, NULL, 'o' },             \
@@ -80,6 +161,9 @@ int write_opt(int c, const char *arg, struct e4t_write_opts *wo);
 void check_write_opts(const struct e4t_write_opts *wo,
 		      const struct cmdinfo *cmd);
 
+/* --fields LIST of set and import: crtime, atime, mtime, ctime (a mask
+ * of 1 << E4T_*); exits on a bad or empty one. */
+unsigned parse_fields(const char *list, const struct cmdinfo *cmd);
 /* backfill and import: --policy (exits on a bad one). */
 enum e4t_policy parse_policy(const char *arg, const struct cmdinfo *cmd);
 /* --format for reports: text (0) or jsonl (1). */
@@ -130,12 +214,7 @@ void warnx_img(const char *image, const char *fmt, ...)
 struct e4t_image *open_image_or_exit(const char *name,
 				     const struct common_opts *co);
 
-/* Warnings from the library, counted for the exit status. */
-struct warn_ctx {
-	const char *image;
-	int quiet;
-	unsigned long count;
-};
+struct warn_ctx;
 void lib_warn(errcode_t err, ext2_ino_t ino, const char *detail, void *priv);
 
 /* Progress on stderr when it is a terminal and the work takes a while. */
@@ -154,5 +233,44 @@ void print_journal_features(const struct e4t_jinfo *in, FILE *fp, int json);
 /* Time text: ISO 8601 in UTC, or local time with --local. */
 char *fmt_time(const struct e4t_ts *ts, int local, char sep, char *buf,
 	       size_t len);
+
+/* ------------------------------------------------------------------ */
+/* The command context (context.c)                                     */
+/* ------------------------------------------------------------------ */
+
+/* Warnings from the library, counted for the exit status. */
+struct warn_ctx {
+	const char *image;
+	int quiet;
+	unsigned long count;
+};
+
+/*
+ * What the dispatcher opened for a command, and the options it parsed
+ * for it.  The command's own options live in its own file.
+ */
+struct cmd_ctx {
+	const struct cmdinfo *cmd;
+	struct common_opts co;	    /* CMD_IMAGE */
+	struct e4t_refusal why;	    /* CMD_WRITE: why a write was refused */
+	struct e4t_write_opts wo;   /* CMD_WRITE: -n, -z, --no-undo */
+	const char *format_name;    /* CMD_FORMATS: -f NAME, or NULL */
+	int local;		    /* CMD_LOCAL */
+	const char *jpath;	    /* CMD_JOURNAL: -j FILE, or NULL */
+	unsigned jflags;	    /* CMD_JOURNAL: e4t_journal_load flags */
+	struct e4t_tree_opts topts; /* CMD_TREE: threads; flags (deleted) */
+	struct e4t_image *img;	    /* CMD_IMAGE: open during run() */
+	struct e4t_journal *j;	    /* CMD_JOURNAL: loaded during run() */
+	struct e4t_tree *tree;	    /* CMD_TREE: once ctx_tree() loaded it */
+	struct warn_ctx wc;	    /* the warning count: EXIT_PARTIAL */
+};
+
+/* Run cmd with argv[0] its name; the exit status. */
+int cmd_run(const struct cmdinfo *cmd, int argc, char **argv);
+/* The filesystem's tree, indexed once (progress shown); NULL when it
+ * could not be: said, and *status set as index_error_status(). */
+struct e4t_tree *ctx_tree(struct cmd_ctx *ctx, int *status);
+/* The worse of two exit statuses. */
+int worse_status(int a, int b);
 
 #endif

@@ -87,32 +87,6 @@ static errcode_t mark_duplicates(struct target *targets, int n)
 	return 0;
 }
 
-static void parse_fields(const char *list, unsigned *fields)
-{
-	char *copy = strdup(list), *tok, *save = NULL;
-
-	if (!copy) {
-		fprintf(stderr, "%s: out of memory\n", progname);
-		exit(EXIT_INTERNAL);
-	}
-	*fields = 0;
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		int f = e4t_field_parse(tok);
-
-		if (f < 0 || f == E4T_DTIME)
-			usage_error(
-				&set_cmd,
-				"--fields: '%s' is not crtime, atime, mtime "
-				"or ctime",
-				tok);
-		*fields |= 1U << f;
-	}
-	free(copy);
-	if (!*fields)
-		usage_error(&set_cmd, "--fields: empty list");
-}
-
 static void parse_time_arg(const char *text, const char *what,
 			   struct e4t_ts *ts)
 {
@@ -219,114 +193,114 @@ enum {
 	OPT_FIELDS,
 };
 
-static int set_main(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		COMMON_LONGOPTS,
-		{ "crtime", required_argument, NULL, OPT_CRTIME },
-		{ "atime", required_argument, NULL, OPT_ATIME },
-		{ "mtime", required_argument, NULL, OPT_MTIME },
-		{ "ctime", required_argument, NULL, OPT_CTIME },
-		{ "reference", required_argument, NULL, 'r' },
-		{ "fields", required_argument, NULL, OPT_FIELDS },
-		WRITE_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct common_opts co = { 0 };
-	struct e4t_refusal why = { "", 0 };
-	struct e4t_write_opts wo = { .why = &why };
+static const struct option set_longopts[] = {
+	{ "crtime", required_argument, NULL, OPT_CRTIME },
+	{ "atime", required_argument, NULL, OPT_ATIME },
+	{ "mtime", required_argument, NULL, OPT_MTIME },
+	{ "ctime", required_argument, NULL, OPT_CTIME },
+	{ "reference", required_argument, NULL, 'r' },
+	{ "fields", required_argument, NULL, OPT_FIELDS },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* set's own options */
+static struct {
 	struct e4t_ts ts[E4T_NFIELDS];
-	unsigned given = 0, ref_fields = (1U << E4T_CRTIME) |
-					 (1U << E4T_ATIME) | (1U << E4T_MTIME);
-	const char *reference = NULL;
-	struct target *targets;
-	struct e4t_image *img;
-	int opt, i, n, status = EXIT_OK;
-	errcode_t err;
+	unsigned given, ref_fields;
+	const char *reference;
+} so = { .ref_fields =
+		 (1U << E4T_CRTIME) | (1U << E4T_ATIME) | (1U << E4T_MTIME) };
 
-	memset(ts, 0, sizeof(ts));
-	while ((opt = getopt_long(argc, argv, COMMON_SHORTOPTS "r:nz:",
-				  longopts, NULL)) != -1) {
-		if (common_opt(opt, optarg, &co, &set_cmd) ||
-		    write_opt(opt, optarg, &wo))
-			continue;
-		switch (opt) {
-		case OPT_CRTIME:
-		case OPT_ATIME:
-		case OPT_MTIME:
-		case OPT_CTIME: {
-			static const enum e4t_field map[] = {
-				E4T_CRTIME, E4T_ATIME, E4T_MTIME, E4T_CTIME
-			};
-			enum e4t_field f = map[opt - OPT_CRTIME];
-			char name[16];
+static void set_option(struct cmd_ctx *ctx, int opt, const char *arg)
+{
+	static const enum e4t_field map[] = { E4T_CRTIME, E4T_ATIME, E4T_MTIME,
+					      E4T_CTIME };
+	char name[16];
+	enum e4t_field f;
 
-			snprintf(name, sizeof(name), "--%s", e4t_field_name(f));
-			parse_time_arg(optarg, name, &ts[f]);
-			given |= 1U << f;
-			break;
-		}
-		case 'r': reference = optarg; break;
-		case OPT_FIELDS: parse_fields(optarg, &ref_fields); break;
-		default: usage_error(&set_cmd, "unknown option");
-		}
+	(void)ctx;
+	switch (opt) {
+	case OPT_CRTIME:
+	case OPT_ATIME:
+	case OPT_MTIME:
+	case OPT_CTIME:
+		f = map[opt - OPT_CRTIME];
+		snprintf(name, sizeof(name), "--%s", e4t_field_name(f));
+		parse_time_arg(arg, name, &so.ts[f]);
+		so.given |= 1U << f;
+		break;
+	case 'r': so.reference = arg; break;
+	case OPT_FIELDS: so.ref_fields = parse_fields(arg, &set_cmd); break;
+	default: usage_error(&set_cmd, "unknown option");
 	}
-	if (argc - optind < 2)
-		usage_error(&set_cmd, "need an image and at least one file");
-	if (!given && !reference)
+}
+
+static int set_prepare(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)ctx;
+	(void)argc;
+	(void)argv;
+	if (!so.given && !so.reference)
 		usage_error(&set_cmd, "nothing to set: give --crtime, --atime, "
 				      "--mtime, --ctime or --reference");
-	check_write_opts(&wo, &set_cmd);
+	return EXIT_OK;
+}
 
-	err = e4t_image_open_write(argv[optind], co.offset, &wo, &img);
+/* --reference: the times it gives that no option gave; a status. */
+static int copy_reference(struct e4t_image *img)
+{
+	struct e4t_inode ref;
+	ext2_ino_t rino;
+	errcode_t err;
+	int f;
+
+	err = e4t_image_resolve(img, so.reference, &rino);
+	if (!err)
+		err = e4t_image_read_inode(img, rino, &ref);
 	if (err) {
-		return open_write_status(argv[optind], &wo, err);
+		report(img->name, so.reference, err);
+		return filespec_status(err);
 	}
-
-	if (reference) {
-		struct e4t_inode ref;
-		ext2_ino_t rino;
-		int f;
-
-		err = e4t_image_resolve(img, reference, &rino);
-		if (!err)
-			err = e4t_image_read_inode(img, rino, &ref);
-		if (err) {
-			report(img->name, reference, err);
-			e4t_image_close_write(img);
-			return EXIT_PARTIAL;
+	for (f = 0; f < E4T_DTIME; f++) {
+		if (!(so.ref_fields & (1U << f)) || (so.given & (1U << f)))
+			continue;
+		if (!(ref.ts[f].flags & E4T_TS_STORED)) {
+			fprintf(stderr, "%s: %s: %s: %s not stored there\n",
+				progname, img->name, so.reference,
+				e4t_field_name(f));
+			return cond_status(COND_NO_FIELD);
 		}
-		for (f = 0; f < E4T_DTIME; f++) {
-			if (!(ref_fields & (1U << f)) || (given & (1U << f)))
-				continue;
-			if (!(ref.ts[f].flags & E4T_TS_STORED)) {
-				fprintf(stderr,
-					"%s: %s: %s: %s not stored there\n",
-					progname, img->name, reference,
-					e4t_field_name(f));
-				e4t_image_close_write(img);
-				return EXIT_PARTIAL;
-			}
-			ts[f] = ref.ts[f];
-			given |= 1U << f;
-		}
+		so.ts[f] = ref.ts[f];
+		so.given |= 1U << f;
+	}
+	return EXIT_OK;
+}
+
+static int set_run(struct cmd_ctx *ctx, int n, char **argv)
+{
+	struct e4t_image *img = ctx->img;
+	struct target *targets;
+	int i, status = EXIT_OK;
+	errcode_t err;
+
+	if (so.reference) {
+		status = copy_reference(img);
+		if (status != EXIT_OK)
+			return status;
 	}
 
 	/*
 	 * Check every target first: nothing is written unless all can be.
 	 * Then write them, printing each inode's lines once it is written.
 	 */
-	n = argc - optind - 1;
 	targets = calloc((size_t)n, sizeof(*targets));
-	if (!targets) {
-		e4t_image_close_write(img);
+	if (!targets)
 		return EXIT_INTERNAL;
-	}
 	for (i = 0; i < n; i++) {
 		struct target *t = &targets[i];
 		ext2_ino_t ino = 0;
 
-		t->spec = argv[optind + 1 + i];
+		t->spec = argv[i];
 		err = e4t_image_resolve(img, t->spec, &ino);
 		if (!err)
 			err = e4t_image_read_inode(img, ino, &t->in);
@@ -335,18 +309,17 @@ static int set_main(int argc, char **argv)
 
 			report(img->name, what ? what : "?", err);
 			free(what);
-			if (status == EXIT_OK)
-				status = EXIT_PARTIAL;
+			status = worse_status(status, filespec_status(err));
 			continue;
 		}
 		t->found = 1;
-		err = e4t_check_settable(&t->in, given, ts);
+		err = e4t_check_settable(&t->in, so.given, so.ts);
 		if (err) {
 			char *label = target_label(t);
 
 			report(img->name, label ? label : "?", err);
 			free(label);
-			status = EXIT_REFUSED;
+			status = worse_status(status, cond_status(COND_TARGET));
 		}
 	}
 	err = mark_duplicates(targets, n);
@@ -356,25 +329,30 @@ static int set_main(int argc, char **argv)
 		fprintf(stderr, "%s: %s: nothing written\n", progname,
 			img->name);
 		free(targets);
-		e4t_image_close_write(img);
 		return status;
 	}
-	status = write_targets(img, targets, n, given, ts, wo.dry_run);
+	status = write_targets(img, targets, n, so.given, so.ts,
+			       ctx->wo.dry_run);
 	free(targets);
-	if (wo.dry_run) {
+	if (ctx->wo.dry_run)
 		fprintf(stderr, "%s: %s: dry run, nothing written\n", progname,
 			img->name);
-		e4t_image_close(img);
-		return finish_stdout(status);
-	}
-	return finish_write(img, status);
+	return status;
 }
 
 const struct cmdinfo set_cmd = {
 	.name = "set",
-	.func = set_main,
 	.args = "[OPTIONS] IMAGE FILESPEC... --crtime TIME",
 	.oneline = "set crtime (atime, mtime, ctime) of inodes, with an undo "
 		   "file",
+	.flags = CMD_IMAGE | CMD_WRITE,
+	.argmin = 2,
+	.argmax = -1,
+	.argerr = "need an image and at least one file",
+	.shortopts = "r:",
+	.longopts = set_longopts,
+	.opt = set_option,
+	.prepare = set_prepare,
+	.run = set_run,
 	.help = set_help,
 };

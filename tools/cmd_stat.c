@@ -127,34 +127,12 @@ static int check_inode(const char *image, const char *spec,
 	return status;
 }
 
-enum { OPT_LOCAL = OPT_COMMON_LAST };
-
-static int stat_main(int argc, char **argv)
+static int stat_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		COMMON_LONGOPTS,
-		{ "local", no_argument, NULL, OPT_LOCAL },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct common_opts co = { 0 };
-	struct e4t_image *img;
-	int c, i, local = 0, shown = 0, status = EXIT_OK;
+	struct e4t_image *img = ctx->img;
+	int i, shown = 0, status = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, longopts,
-				NULL)) != -1) {
-		if (common_opt(c, optarg, &co, &stat_cmd))
-			continue;
-		if (c == OPT_LOCAL)
-			local = 1;
-		else
-			usage_error(&stat_cmd, "unknown option");
-	}
-	if (argc - optind < 2)
-		usage_error(&stat_cmd, "need an image and at least one file");
-
-	img = open_image_or_exit(argv[optind], &co);
-	status = image_damage_status(img);
-	for (i = optind + 1; i < argc; i++) {
+	for (i = 0; i < argc; i++) {
 		struct e4t_inode in;
 		ext2_ino_t ino;
 		errcode_t err;
@@ -167,7 +145,7 @@ static int stat_main(int argc, char **argv)
 
 			report(img->name, what ? what : argv[i], err);
 			free(what);
-			status = EXIT_PARTIAL;
+			status = worse_status(status, filespec_status(err));
 			continue;
 		}
 		/* A name leading to a free inode is damage, and its zero
@@ -179,27 +157,27 @@ static int stat_main(int argc, char **argv)
 			report(img->name, label ? label : "?",
 			       E4T_ERR_NOT_IN_USE);
 			free(label);
-			status = EXIT_PARTIAL;
+			status = worse_status(status,
+					      cond_status(COND_DANGLING));
 			continue;
 		}
 		if (shown++)
 			putchar('\n');
-		print_inode(argv[i], &in, local);
+		print_inode(argv[i], &in, ctx->local);
 		if (check_inode(img->name, argv[i], &in) != EXIT_OK)
-			status = EXIT_PARTIAL;
+			status = worse_status(status, cond_status(COND_DAMAGE));
 	}
-	if (fflush(stdout) || ferror(stdout)) {
-		report(img->name, "standard output", errno ? errno : EIO);
-		status = EXIT_INTERNAL;
-	}
-	e4t_image_close(img);
 	return status;
 }
 
 const struct cmdinfo stat_cmd = {
 	.name = "stat",
-	.func = stat_main,
 	.args = "[OPTIONS] IMAGE FILESPEC...",
 	.oneline = "show every timestamp of some inodes, raw words included",
+	.flags = CMD_IMAGE | CMD_LOCAL,
+	.argmin = 2,
+	.argmax = -1,
+	.argerr = "need an image and at least one file",
+	.run = stat_run,
 	.help = stat_help,
 };

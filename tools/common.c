@@ -146,6 +146,32 @@ void check_write_opts(const struct e4t_write_opts *wo,
 			    "--no-undo and --undo-file exclude each other");
 }
 
+unsigned parse_fields(const char *list, const struct cmdinfo *cmd)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	unsigned fields = 0;
+
+	if (!copy) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		exit(EXIT_INTERNAL);
+	}
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int f = e4t_field_parse(tok);
+
+		if (f < 0 || f == E4T_DTIME)
+			usage_error(cmd,
+				    "--fields: '%s' is not crtime, atime, "
+				    "mtime or ctime",
+				    tok);
+		fields |= 1U << f;
+	}
+	free(copy);
+	if (!fields)
+		usage_error(cmd, "--fields: empty list");
+	return fields;
+}
+
 enum e4t_policy parse_policy(const char *arg, const struct cmdinfo *cmd)
 {
 	int p = e4t_policy_parse(arg);
@@ -195,7 +221,7 @@ int finish_write(struct e4t_image *img, int status)
 int index_error_status(const char *image, errcode_t err)
 {
 	report(image, "indexing the filesystem", err);
-	return err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE;
+	return cond_status(err == ENOMEM ? COND_NOMEM : COND_INDEX);
 }
 
 int write_error_status(const struct e4t_image *img, const char *what,
@@ -222,28 +248,7 @@ int open_write_status(const char *image, const struct e4t_write_opts *wo,
 	if (why && why->cause)
 		fprintf(stderr, ": %s", error_message(why->cause));
 	fputc('\n', stderr);
-	switch (err) {
-	case E4T_ERR_MOUNTED:
-	case E4T_ERR_BUSY:
-	case E4T_ERR_MMP:
-	case E4T_ERR_NEEDS_RECOVERY:
-	case E4T_ERR_FS_ERRORS:
-	case E4T_ERR_SB_CSUM:
-	case E4T_ERR_GD_CSUM:
-	case E4T_ERR_TRUNCATED:
-	case E4T_ERR_LOCKED:
-	case E4T_ERR_UNDO_DIR:
-	case E4T_ERR_UNDO_LEFTOVER:
-	case E4T_ERR_UNDO_PATH:
-	case E4T_ERR_UNDO_NOT_REG:
-	case E4T_ERR_UNDO_NOT_UNDO:
-	case E4T_ERR_UNDO_IS_INPUT:
-	case E4T_ERR_UNDO_BUSY:
-	case E4T_ERR_UNDO_NO_SPACE: return EXIT_REFUSED;
-	case ENOMEM: return EXIT_INTERNAL;
-	default: /* missing, unreadable, not ext2/3/4: as reading would */
-		return EXIT_IMAGE;
-	}
+	return cond_status(cond_of_refusal(err, image));
 }
 
 int image_damage_status(const struct e4t_image *img)

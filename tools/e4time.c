@@ -36,7 +36,8 @@ static void main_usage(FILE *fp)
 
 	fprintf(fp,
 		"Usage: %s COMMAND [OPTIONS] IMAGE [ARGS]\n"
-		"       %s help COMMAND | --help | --version\n\n"
+		"       %s help COMMAND | help exit-status | --help | "
+		"--version\n\n"
 		"Read ext4 timestamps, creation time included, from unmounted "
 		"images.\n\nCommands:\n",
 		progname, progname);
@@ -87,6 +88,10 @@ int main(int argc, char **argv)
 			main_usage(stdout);
 			return finish_stdout(EXIT_OK);
 		}
+		if (!strcmp(argv[2], "exit-status")) {
+			print_exit_statuses(stdout);
+			return finish_stdout(EXIT_OK);
+		}
 		cmd = find_cmd(argv[2]);
 		if (!cmd) {
 			fprintf(stderr, "%s: no such command: '%s'\n", progname,
@@ -104,5 +109,5 @@ int main(int argc, char **argv)
 	}
 	cmd_argv = argv + 1;
 	opterr = 0; /* common_opt() words getopt's complaints */
-	return cmd->func(argc - 1, argv + 1);
+	return cmd_run(cmd, argc - 1, argv + 1);
 }

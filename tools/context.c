@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * context.c --- the life of a command, once for all of them: the options
+ * every command of a kind takes, the number of arguments, the image
+ * opened (read-only, or for writing with its undo file), the journal,
+ * the tree, then the command's run(), then the undo file finished, the
+ * output flushed and the exit status made from everything seen.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+#define MAX_LONGOPTS 64
+
+int worse_status(int a, int b)
+{
+	/* 1 (partial) < 2 (usage) < 4 (image) < 8 (internal) < 16 */
+	return a > b ? a : b;
+}
+
+static void add_opts(struct option *all, size_t *n, const struct option *o)
+{
+	for (; o && o->name; o++)
+		if (*n < MAX_LONGOPTS - 1)
+			all[(*n)++] = *o;
+}
+
+/* The options of cmd: its own, then those its flags give it. */
+static void build_opts(const struct cmdinfo *cmd, char *shortopts, size_t len,
+		       struct option *longopts)
+{
+	static const struct option common[] = { COMMON_LONGOPTS,
+						{ NULL, 0, NULL, 0 } };
+	static const struct option write[] = { WRITE_LONGOPTS,
+					       { NULL, 0, NULL, 0 } };
+	static const struct option format[] = {
+		{ "format", required_argument, NULL, 'f' }, { NULL, 0, NULL, 0 }
+	};
+	static const struct option journal[] = { { "journal", required_argument,
+						   NULL, 'j' },
+						 { NULL, 0, NULL, 0 } };
+	static const struct option local[] = { { "local", no_argument, NULL,
+						 OPT_CTX_LOCAL },
+					       { NULL, 0, NULL, 0 } };
+	static const struct option threads[] = { { "threads", required_argument,
+						   NULL, OPT_CTX_THREADS },
+						 { NULL, 0, NULL, 0 } };
+	unsigned f = cmd->flags;
+	size_t n = 0;
+
+	snprintf(shortopts, len, "%s%s%s%s%s",
+		 cmd->shortopts ? cmd->shortopts : "",
+		 (f & CMD_JOURNAL) ? "j:" : "", (f & CMD_FORMATS) ? "f:" : "",
+		 (f & CMD_WRITE) ? WRITE_SHORTOPTS : "", COMMON_SHORTOPTS);
+	add_opts(longopts, &n, cmd->longopts);
+	if (f & CMD_JOURNAL)
+		add_opts(longopts, &n, journal);
+	if (f & CMD_FORMATS)
+		add_opts(longopts, &n, format);
+	if (f & CMD_LOCAL)
+		add_opts(longopts, &n, local);
+	if (f & CMD_TREE)
+		add_opts(longopts, &n, threads);
+	if (f & CMD_WRITE)
+		add_opts(longopts, &n, write);
+	add_opts(longopts, &n, common);
+	memset(&longopts[n], 0, sizeof(longopts[n]));
+}
+
+static void parse_opts(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const struct cmdinfo *cmd = ctx->cmd;
+	struct option longopts[MAX_LONGOPTS];
+	char shortopts[64];
+	int c;
+
+	build_opts(cmd, shortopts, sizeof(shortopts), longopts);
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (common_opt(c, optarg, &ctx->co, cmd))
+			continue;
+		if ((cmd->flags & CMD_WRITE) && write_opt(c, optarg, &ctx->wo))
+			continue;
+		switch (c) {
+		case 'j':
+			if (!(cmd->flags & CMD_JOURNAL))
+				break;
+			ctx->jpath = optarg;
+			continue;
+		case 'f':
+			if (!(cmd->flags & CMD_FORMATS))
+				break;
+			ctx->format_name = optarg;
+			continue;
+		case OPT_CTX_LOCAL: ctx->local = 1; continue;
+		case OPT_CTX_THREADS:
+			if (strcmp(optarg, "0") && strcmp(optarg, "1") &&
+			    strcmp(optarg, "2"))
+				usage_error(cmd,
+					    "--threads '%s': use 0 (choose), 1 "
+					    "or 2",
+					    optarg);
+			ctx->topts.threads = optarg[0] - '0';
+			continue;
+		default: break;
+		}
+		if (!cmd->opt)
+			usage_error(cmd, "unknown option");
+		cmd->opt(ctx, c, optarg);
+	}
+	if (cmd->flags & CMD_WRITE)
+		check_write_opts(&ctx->wo, cmd);
+}
+
+/* Open the image as the flags say; EXIT_OK or the status said. */
+static int open_image(struct cmd_ctx *ctx, const char *name)
+{
+	errcode_t err;
+
+	if (ctx->cmd->flags & CMD_WRITE) {
+		/* a dry run opens read-only, and checks what a write would */
+		err = e4t_image_open_write(name, ctx->co.offset, &ctx->wo,
+					   &ctx->img);
+		if (err)
+			return open_write_status(name, &ctx->wo, err);
+	} else {
+		ctx->img = open_image_or_exit(name, &ctx->co);
+	}
+	ctx->wc.image = ctx->img->name;
+	ctx->wc.quiet = ctx->co.quiet;
+	ctx->topts.warn = lib_warn;
+	ctx->topts.progress = progress_cb;
+	ctx->topts.priv = &ctx->wc;
+	if (ctx->cmd->flags & CMD_JOURNAL)
+		ctx->j = open_journal_or_exit(ctx->img, ctx->jpath, ctx->jflags,
+					      &ctx->wc);
+	return EXIT_OK;
+}
+
+struct e4t_tree *ctx_tree(struct cmd_ctx *ctx, int *status)
+{
+	errcode_t err;
+
+	if (ctx->tree)
+		return ctx->tree;
+	err = e4t_tree_load(ctx->img, &ctx->topts, &ctx->tree);
+	progress_done();
+	if (err) {
+		*status = index_error_status(ctx->img->name, err);
+		e4t_tree_free(ctx->tree);
+		ctx->tree = NULL;
+	}
+	return ctx->tree;
+}
+
+/* Close what was opened; the exit status from all that was seen. */
+static int finish(struct cmd_ctx *ctx, int status)
+{
+	struct e4t_image *img = ctx->img;
+
+	if (!img)
+		return finish_stdout(status);
+	if (status != EXIT_INTERNAL && status != EXIT_REFUSED) {
+		if (ctx->wc.count || image_damage_status(img))
+			status = worse_status(status, EXIT_PARTIAL);
+		if (ctx->j && e4t_journal_damaged(ctx->j))
+			status = worse_status(status, EXIT_PARTIAL);
+	}
+	e4t_tree_free(ctx->tree);
+	e4t_journal_close(ctx->j);
+	if ((ctx->cmd->flags & CMD_WRITE) && !ctx->wo.dry_run)
+		return finish_write(img, status);
+	e4t_image_close(img);
+	return finish_stdout(status);
+}
+
+int cmd_run(const struct cmdinfo *cmd, int argc, char **argv)
+{
+	struct cmd_ctx ctx;
+	int n, status = EXIT_OK;
+
+	if (cmd->func)
+		return cmd->func(argc, argv);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cmd = cmd;
+	ctx.wo.why = &ctx.why;
+	parse_opts(&ctx, argc, argv);
+	n = argc - optind;
+	if (n < cmd->argmin || (cmd->argmax >= 0 && n > cmd->argmax))
+		usage_error(cmd, "%s", cmd->argerr);
+	argv += optind;
+	if (cmd->prepare)
+		status = cmd->prepare(&ctx, n, argv);
+	if (status == EXIT_OK && (cmd->flags & CMD_IMAGE)) {
+		status = open_image(&ctx, argv[0]);
+		argv++;
+		n--;
+	}
+	if (status == EXIT_OK)
+		status = finish(&ctx, cmd->run(&ctx, n, argv));
+	else
+		status = finish_stdout(status);
+	if (cmd->done)
+		cmd->done(&ctx);
+	return status;
+}

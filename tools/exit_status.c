@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * exit_status.c --- one table from condition to exit status, in the
+ * spirit of e2fsck's problem.c: each condition carries the status it
+ * gives and the words that e4time(8) says of it (EXIT STATUS there is
+ * this table: tests/test_status.sh checks that they agree), and the
+ * functions that tell which condition an error is.
+ *
+ * A run's status is the worst (largest) of the conditions it met.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+const struct condition conditions[COND_COUNT] = {
+	[COND_DAMAGE] = { EXIT_PARTIAL, "damage",
+			  "a damaged inode (checksum, impossible "
+			  "i_extra_isize), a damaged or unreadable directory, "
+			  "a directory loop or an unreadable inode table" },
+	[COND_DANGLING] = { EXIT_PARTIAL, "dangling",
+			    "a directory entry that names an inode not in "
+			    "use" },
+	[COND_IMAGE_DAMAGE] = { EXIT_PARTIAL, "image-damage",
+				"a superblock or group descriptor checksum "
+				"that does not verify, or an image shorter "
+				"than its filesystem" },
+	[COND_JOURNAL_DAMAGE] = { EXIT_PARTIAL, "journal-damage",
+				  "a journal block or transaction that does "
+				  "not verify" },
+	[COND_FILESPEC] = { EXIT_PARTIAL, "filespec",
+			    "a FILESPEC (or the --reference of set) that is "
+			    "malformed, not found, not a directory before a "
+			    "slash, out of range, or not in use" },
+	[COND_NO_FIELD] = { EXIT_PARTIAL, "no-field",
+			    "for set, a reference that does not store a field "
+			    "to copy: nothing is then written" },
+	[COND_SOURCE] = { EXIT_PARTIAL, "source",
+			  "for backfill, an inode or xattr that could not be "
+			  "read (but not an invalid value)" },
+	[COND_UNMATCHED] = { EXIT_PARTIAL, "unmatched",
+			     "for import, a manifest entry that is unmatched "
+			     "or ambiguous, or an inode refused" },
+	[COND_USAGE] = { EXIT_USAGE, "usage",
+			 "an unknown command or option, a missing argument, "
+			 "the wrong number of arguments, or a bad number, "
+			 "format, field, time, policy or source" },
+	[COND_MANIFEST] = { EXIT_USAGE, "manifest",
+			    "for import, a manifest that cannot be read or "
+			    "holds a malformed line: nothing is then "
+			    "written" },
+	[COND_OPEN] = { EXIT_IMAGE, "open",
+			"the image could not be opened (missing, unreadable, "
+			"a directory, empty, or shorter than the offset)" },
+	[COND_NOT_EXT] = { EXIT_IMAGE, "not-ext",
+			   "no ext2, ext3 or ext4 filesystem at that "
+			   "offset" },
+	[COND_INDEX] = { EXIT_IMAGE, "index",
+			 "the filesystem could not be indexed" },
+	[COND_JOURNAL] = { EXIT_IMAGE, "journal",
+			   "a journal that cannot be opened or read (for the "
+			   "commands that read it)" },
+	[COND_NOMEM] = { EXIT_INTERNAL, "nomem", "out of memory" },
+	[COND_OUTPUT] = { EXIT_INTERNAL, "output",
+			  "a write error on standard output" },
+	[COND_WRITE] = { EXIT_INTERNAL, "write",
+			 "an error while writing the image or closing it, or "
+			 "an undo file that could not be written: the command "
+			 "stops, what was written before stays, and the undo "
+			 "file restores it" },
+	[COND_IN_USE] = { EXIT_REFUSED, "in-use",
+			  "the filesystem is mounted or in use (a device over "
+			  "its bytes, MMP), or another e4time is writing to "
+			  "it" },
+	[COND_READ_ONLY] = { EXIT_REFUSED, "read-only",
+			     "the image file or device cannot be opened for "
+			     "writing (permissions, a read-only file system)" },
+	[COND_UNSAFE] = { EXIT_REFUSED, "unsafe",
+			  "the filesystem is unrecovered, flagged as having "
+			  "errors, or damaged (checksums, short image)" },
+	[COND_UNDO] = { EXIT_REFUSED, "undo",
+			"no usable undo file: the undo directory or file "
+			"cannot take it, or the undo file of an interrupted "
+			"run is in the way" },
+	[COND_TARGET] = { EXIT_REFUSED, "target",
+			  "for set, an inode that cannot take one of the "
+			  "times" },
+};
+
+const char *const exit_status_words[] = {
+	[EXIT_OK] = "success",
+	[EXIT_PARTIAL] = "output produced, but something could not be read or "
+			 "found",
+	[EXIT_USAGE] = "usage error",
+	[EXIT_IMAGE] = "the image could not be read",
+	[EXIT_INTERNAL] = "internal error",
+	[EXIT_REFUSED] = "a write was refused; nothing was written",
+};
+
+int cond_status(enum cond c)
+{
+	return conditions[c].status;
+}
+
+enum cond cond_of_refusal(errcode_t err, const char *image)
+{
+	switch (err) {
+	case E4T_ERR_MOUNTED:
+	case E4T_ERR_BUSY:
+	case E4T_ERR_MMP:
+	case E4T_ERR_LOCKED: return COND_IN_USE;
+	case E4T_ERR_NEEDS_RECOVERY:
+	case E4T_ERR_FS_ERRORS:
+	case E4T_ERR_SB_CSUM:
+	case E4T_ERR_GD_CSUM:
+	case E4T_ERR_TRUNCATED: return COND_UNSAFE;
+	case E4T_ERR_UNDO_DIR:
+	case E4T_ERR_UNDO_LEFTOVER:
+	case E4T_ERR_UNDO_PATH:
+	case E4T_ERR_UNDO_NOT_REG:
+	case E4T_ERR_UNDO_NOT_UNDO:
+	case E4T_ERR_UNDO_IS_INPUT:
+	case E4T_ERR_UNDO_BUSY:
+	case E4T_ERR_UNDO_NO_SPACE: return COND_UNDO;
+	case ENOMEM: return COND_NOMEM;
+	case EACCES:
+	case EPERM:
+	case EROFS:
+		/* readable but not writable: the write is refused; an image
+		 * that cannot be read either is one that cannot be opened */
+		return access(image, R_OK) == 0 ? COND_READ_ONLY : COND_OPEN;
+	case E4T_ERR_NOT_EXT:
+	case E4T_ERR_OFFSET: return COND_NOT_EXT;
+	default: return COND_OPEN;
+	}
+}
+
+int filespec_status(errcode_t err)
+{
+	switch (err) {
+	case E4T_ERR_NOT_FOUND:
+	case E4T_ERR_FILESPEC:
+	case E4T_ERR_INO_RANGE:
+	case E4T_ERR_NOT_IN_USE:
+	case E4T_ERR_NOT_DIR:
+	case EXT2_ET_SYMLINK_LOOP: return cond_status(COND_FILESPEC);
+	case ENOMEM: return cond_status(COND_NOMEM);
+	default: return cond_status(COND_DAMAGE);
+	}
+}
+
+void print_exit_statuses(FILE *fp)
+{
+	static const int order[] = { EXIT_OK,	 EXIT_PARTIAL,	EXIT_USAGE,
+				     EXIT_IMAGE, EXIT_INTERNAL, EXIT_REFUSED };
+	size_t i, c;
+
+	fprintf(fp, "Exit status: the worst (largest) of the conditions a "
+		    "run met.\n");
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		fprintf(fp, "\n%2d  %s\n", order[i],
+			exit_status_words[order[i]]);
+		for (c = 0; c < COND_COUNT; c++)
+			if (conditions[c].status == order[i])
+				fprintf(fp, "    %-15s %s\n",
+					conditions[c].name, conditions[c].text);
+	}
+}
