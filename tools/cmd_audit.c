@@ -355,7 +355,10 @@ static int audit_main(int argc, char **argv)
 		}
 		printf("\nAdvice: %s\n", advice(a));
 	}
-	status = (wc.count || e4t_journal_damaged(j)) ? EXIT_PARTIAL : EXIT_OK;
+	status =
+		(wc.count || e4t_journal_damaged(j) || image_damage_status(img))
+			? EXIT_PARTIAL
+			: EXIT_OK;
 	for (i = 0; i < ntops; i++)
 		free(top[i].path);
 	free(top);

@@ -181,7 +181,7 @@ static int history_main(int argc, char **argv)
 	if (err) {
 		report(img->name, argv[optind + 1], err);
 		e4t_image_close(img);
-		return err == E4T_ERR_FILESPEC ? EXIT_USAGE : EXIT_PARTIAL;
+		return filespec_status(err);
 	}
 	j = open_journal_or_exit(img, jpath, E4T_J_STALE, &wc);
 	h.inode_size = img->inode_size;
@@ -193,8 +193,10 @@ static int history_main(int argc, char **argv)
 		printf("\n%lu copies show a changed crtime: the time was set "
 		       "by something other than the kernel\n",
 		       h.crtime_changes);
-	status = (err || wc.count || e4t_journal_damaged(j)) ? EXIT_PARTIAL
-							     : EXIT_OK;
+	status = (err || wc.count || e4t_journal_damaged(j) ||
+		  image_damage_status(img))
+			 ? EXIT_PARTIAL
+			 : EXIT_OK;
 	e4t_journal_close(j);
 	e4t_image_close(img);
 	return finish_stdout(status);
