@@ -491,6 +491,90 @@ errcode_t e4t_tree_walk(struct e4t_tree *tree, ext2_ino_t start,
 errcode_t e4t_tree_inode(const struct e4t_tree *tree, ext2_ino_t ino,
 			 struct e4t_inode *info);
 
+/* ------------------------------------------------------------------ */
+/* Backfill (backfill.c): crtime from a creation time in an xattr      */
+/* ------------------------------------------------------------------ */
+
+/* What became of a file; the order is the report's. */
+enum e4t_bf_reason {
+	E4T_BF_CHANGED = 0, /* set (or, dry run, would be set) */
+	E4T_BF_NO_XATTR,    /* none of the source's xattrs */
+	E4T_BF_NO_TIME,	    /* the xattr holds no create time */
+	E4T_BF_INVALID,	    /* the xattr's value is damaged */
+	E4T_BF_NOT_EARLIER, /* the policy keeps the crtime */
+	E4T_BF_ALREADY_SET, /* policy missing: the crtime is not 0 */
+	E4T_BF_EQUAL,	    /* the source time is the crtime */
+	E4T_BF_TOO_SMALL,   /* the inode has no room for crtime */
+	E4T_BF_UNREADABLE,  /* bad checksum, unreadable xattrs... */
+	E4T_BF_NREASONS
+};
+/* "changed", "no_xattr", ..., for machines; NULL when out of range. */
+const char *e4t_bf_reason_name(enum e4t_bf_reason r);
+/* "changed", "no xattr", ..., for people; NULL when out of range. */
+const char *e4t_bf_reason_text(enum e4t_bf_reason r);
+
+/* One file looked at. */
+struct e4t_backfill_rec {
+	const char *path; /* its first name, raw bytes (not NUL-terminated) */
+	size_t path_len;
+	ext2_ino_t ino;
+	enum e4t_bf_reason reason;
+	struct e4t_ts crtime;	   /* as on disk (check E4T_TS_STORED) */
+	struct e4t_ts source_time; /* flags 0: the source gave none */
+	int version;		   /* the source's format version, or 0 */
+	const char *xattr;	   /* the xattr read, or NULL */
+	const char *why;	   /* static detail text, or NULL */
+};
+
+struct e4t_source; /* xsource.h */
+
+struct e4t_backfill_opts {
+	const struct e4t_source *src;
+	enum e4t_policy policy;
+	int dry_run; /* decide and report, write nothing */
+	/* 0 chooses (two on two or more CPUs and 65536 or more files), 1 or
+	 * 2 forces; anything else is EINVAL. */
+	int threads;
+	/* Each file, in inode order; non-zero stops the run (see below). */
+	int (*record)(const struct e4t_backfill_rec *r, void *priv);
+	/* After each chunk's records (NULL: none); non-zero stops. */
+	int (*chunk_done)(void *priv);
+	void *priv;
+};
+
+struct e4t_backfill_stats {
+	unsigned long scanned;		      /* files looked at */
+	unsigned long count[E4T_BF_NREASONS]; /* records per reason */
+	errcode_t write_err;		      /* the write that failed, or 0 */
+};
+
+/*
+ * Set the crtime of every file reachable from start (whose path is
+ * start_path; trailing slashes are dropped) to the creation time the
+ * source's xattr holds, where opts->policy wants it.  Hard links count
+ * once, under their first name.  Files are visited in inode order,
+ * through batches (see e4t_batch_begin()), cut into chunks that end on
+ * an inode-table block; with two threads each takes the next chunk, with
+ * its own read handle and batch.
+ *
+ * The callbacks are called from the calling thread only, never two at a
+ * time: a chunk's records, in inode order, once the whole chunk is done
+ * (its writes flushed), then chunk_done; chunk after chunk in order.  So
+ * what they see is the same whatever the threads.  A record's pointers
+ * are valid during the call only.
+ *
+ * A non-zero return from a callback stops the run: no chunk is started
+ * after it, those already done are still delivered, and the first such
+ * value is returned.  A write that fails stops it too (the undo file
+ * restores): stats->write_err says which, the files of its chunk before
+ * it are recorded as changed, and 0 is returned unless something else
+ * failed.  stats is filled in whatever the outcome.
+ */
+errcode_t e4t_backfill_run(struct e4t_image *img, struct e4t_tree *tree,
+			   ext2_ino_t start, const char *start_path,
+			   const struct e4t_backfill_opts *opts,
+			   struct e4t_backfill_stats *stats);
+
 #include "journal.h"
 
 #endif /* E4TIME_H */

@@ -169,6 +169,8 @@ unsigned parse_fields(const char *list, const struct cmdinfo *cmd);
 enum e4t_policy parse_policy(const char *arg, const struct cmdinfo *cmd);
 /* --format for reports: text (0) or jsonl (1). */
 int parse_report_format(const char *arg, const struct cmdinfo *cmd);
+/* --threads: 0 (choose), 1 or 2 (exits on anything else). */
+int parse_threads(const char *arg, const struct cmdinfo *cmd);
 
 /* Handle a common option; returns 1 if it was one, exits on bad values
  * and on getopt's '?' (unknown option, missing argument). */

@@ -192,6 +192,13 @@ int parse_report_format(const char *arg, const struct cmdinfo *cmd)
 	return 0;
 }
 
+int parse_threads(const char *arg, const struct cmdinfo *cmd)
+{
+	if (strcmp(arg, "0") && strcmp(arg, "1") && strcmp(arg, "2"))
+		usage_error(cmd, "--threads '%s': use 0 (choose), 1 or 2", arg);
+	return arg[0] - '0';
+}
+
 int finish_write(struct e4t_image *img, int status)
 {
 	char *name = strdup(img->name), *undo = NULL;
