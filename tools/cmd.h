@@ -58,6 +58,8 @@ int cond_status(enum cond c);
 enum cond cond_of_refusal(errcode_t err, const char *image);
 /* The status of an error resolving or walking a FILESPEC. */
 int filespec_status(errcode_t err);
+/* The status of an error that stopped a run: a FILESPEC's, or not. */
+int run_error_status(errcode_t err);
 /* e4time help exit-status: the table. */
 void print_exit_statuses(FILE *fp);
 

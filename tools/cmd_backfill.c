@@ -15,8 +15,6 @@
 #include "lib/xsource.h"
 #include "output.h"
 
-enum { OPT_THREADS = OPT_COMMON_LAST };
-
 static void backfill_help(FILE *fp)
 {
 	fprintf(fp,
@@ -156,128 +154,102 @@ static void summary(const struct bf_ctx *c, const struct e4t_backfill_stats *st)
 	fputc('\n', stderr);
 }
 
-static int backfill_main(int argc, char **argv)
+static const struct option backfill_longopts[] = {
+	{ "from", required_argument, NULL, 'F' },
+	{ "policy", required_argument, NULL, 'p' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* backfill's own options, and its output */
+static const char *from;
+static struct bf_ctx bf;
+static struct e4t_backfill_opts bo = { .policy = E4T_POLICY_EARLIER,
+				       .record = record,
+				       .chunk_done = chunk_done,
+				       .priv = &bf };
+
+static void backfill_opt(struct cmd_ctx *ctx, int opt, const char *arg)
 {
-	static const struct option longopts[] = {
-		COMMON_LONGOPTS,
-		{ "from", required_argument, NULL, 'F' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		WRITE_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct common_opts co = { 0 };
-	struct e4t_refusal why = { "", 0 };
-	struct e4t_write_opts wo = { .why = &why };
-	struct bf_ctx c = { 0 };
-	struct e4t_backfill_opts bo = { .policy = E4T_POLICY_EARLIER,
-					.record = record,
-					.chunk_done = chunk_done,
-					.priv = &c };
-	struct e4t_backfill_stats st = { 0 };
-	struct warn_ctx wc = { 0 };
-	struct e4t_tree_opts topts = {
-		.warn = lib_warn,
-		.progress = progress_cb,
-		.priv = &wc,
-	};
-	struct e4t_tree *tree = NULL;
-	const char *from = NULL, *spec = "/";
-	ext2_ino_t start = EXT2_ROOT_INO;
-	int opt, status = EXIT_OK;
+	(void)ctx;
+	switch (opt) {
+	case 'F': from = arg; break;
+	case 'p': bo.policy = parse_policy(arg, &backfill_cmd); break;
+	default: usage_error(&backfill_cmd, "unknown option");
+	}
+}
+
+static int backfill_prepare(struct cmd_ctx *ctx, int argc, char **argv)
+{
 	errcode_t err;
 
-	while ((opt = getopt_long(argc, argv, COMMON_SHORTOPTS "F:p:f:nz:",
-				  longopts, NULL)) != -1) {
-		if (common_opt(opt, optarg, &co, &backfill_cmd) ||
-		    write_opt(opt, optarg, &wo))
-			continue;
-		switch (opt) {
-		case 'F': from = optarg; break;
-		case 'p':
-			bo.policy = parse_policy(optarg, &backfill_cmd);
-			break;
-		case 'f':
-			c.jsonl = parse_report_format(optarg, &backfill_cmd);
-			break;
-		case OPT_THREADS:
-			bo.threads = topts.threads =
-				parse_threads(optarg, &backfill_cmd);
-			break;
-		default: usage_error(&backfill_cmd, "unknown option");
-		}
-	}
-	if (argc - optind < 1 || argc - optind > 2)
-		usage_error(&backfill_cmd,
-			    "need an image and at most one FILESPEC");
+	(void)argc;
 	if (!from)
 		usage_error(&backfill_cmd, "--from SOURCE is required");
-	check_write_opts(&wo, &backfill_cmd);
-	err = e4t_source_parse(from, &c.src);
+	if (ctx->format_name)
+		bf.jsonl = parse_report_format(ctx->format_name, &backfill_cmd);
+	err = e4t_source_parse(from, &bf.src);
 	if (err == EINVAL)
 		usage_error(&backfill_cmd, "--from '%s': %s", from,
 			    e4t_source_spec_help());
 	if (err) {
-		report(argv[optind], from, err);
+		report(argv[0], from, err);
 		return EXIT_INTERNAL;
 	}
-	if (argc - optind == 2)
-		spec = argv[optind + 1];
+	return EXIT_OK;
+}
 
-	err = e4t_image_open_write(argv[optind], co.offset, &wo, &c.img);
-	if (err) {
-		e4t_source_free(c.src);
-		return open_write_status(argv[optind], &wo, err);
-	}
-	bo.src = c.src;
-	bo.dry_run = c.dry_run = wo.dry_run;
-	c.quiet = co.quiet;
-	wc.image = c.img->name;
-	wc.quiet = co.quiet;
-	err = e4t_image_resolve(c.img, spec, &start);
+static int backfill_run(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct e4t_backfill_stats st = { 0 };
+	const char *spec = argc ? argv[0] : "/";
+	ext2_ino_t start = EXT2_ROOT_INO;
+	struct e4t_tree *tree;
+	int status = EXIT_OK;
+	errcode_t err;
+
+	bf.img = ctx->img;
+	bf.quiet = ctx->co.quiet;
+	bo.src = bf.src;
+	bo.threads = ctx->topts.threads;
+	bo.dry_run = bf.dry_run = ctx->wo.dry_run;
+	err = e4t_image_resolve(bf.img, spec, &start);
 	if (!err) {
-		err = e4t_tree_load(c.img, &topts, &tree);
-		progress_done();
-		if (err) {
-			status = index_error_status(c.img->name, err);
-			goto done;
-		}
+		tree = ctx_tree(ctx, &status);
+		if (!tree)
+			return status;
+		err = e4t_backfill_run(bf.img, tree, start, spec, &bo, &st);
 	}
-	if (!err)
-		err = e4t_backfill_run(c.img, tree, start, spec, &bo, &st);
-	lb_free(&c.out);
-	lb_free(&c.err);
-	if (st.write_err) {
-		status = write_error_status(c.img, "writing", st.write_err);
-	} else if (err) {
-		report(c.img->name, spec, err);
-		status = err == E4T_ERR_NOT_FOUND || err == E4T_ERR_FILESPEC ||
-					 err == E4T_ERR_INO_RANGE ||
-					 err == E4T_ERR_NOT_IN_USE ||
-					 err == E4T_ERR_NOT_DIR ||
-					 err == EXT2_ET_SYMLINK_LOOP
-				 ? EXIT_PARTIAL
-				 : EXIT_INTERNAL;
-	} else {
-		summary(&c, &st);
-		if (wc.count || st.count[E4T_BF_UNREADABLE])
-			status = EXIT_PARTIAL;
+	lb_free(&bf.out);
+	lb_free(&bf.err);
+	if (st.write_err)
+		return write_error_status(bf.img, "writing", st.write_err);
+	if (err) {
+		report(bf.img->name, spec, err);
+		return run_error_status(err);
 	}
-done:
-	e4t_tree_free(tree);
-	e4t_source_free(c.src);
-	if (wo.dry_run) {
-		e4t_image_close(c.img);
-		return finish_stdout(status);
-	}
-	return finish_write(c.img, status);
+	summary(&bf, &st);
+	return st.count[E4T_BF_UNREADABLE] ? cond_status(COND_SOURCE) : EXIT_OK;
+}
+
+static void backfill_done(struct cmd_ctx *ctx)
+{
+	(void)ctx;
+	e4t_source_free(bf.src);
 }
 
 const struct cmdinfo backfill_cmd = {
 	.name = "backfill",
-	.func = backfill_main,
 	.args = "[OPTIONS] IMAGE [FILESPEC] --from SOURCE",
 	.oneline = "set crtime from Samba, netatalk, systemd or other xattrs",
+	.flags = CMD_IMAGE | CMD_WRITE | CMD_TREE | CMD_FORMATS,
+	.argmin = 1,
+	.argmax = 2,
+	.argerr = "need an image and at most one FILESPEC",
+	.shortopts = "F:p:",
+	.longopts = backfill_longopts,
+	.opt = backfill_opt,
+	.prepare = backfill_prepare,
+	.run = backfill_run,
+	.done = backfill_done,
 	.help = backfill_help,
 };

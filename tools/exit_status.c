@@ -151,6 +151,20 @@ int filespec_status(errcode_t err)
 	}
 }
 
+int run_error_status(errcode_t err)
+{
+	switch (err) {
+	case E4T_ERR_NOT_FOUND:
+	case E4T_ERR_FILESPEC:
+	case E4T_ERR_INO_RANGE:
+	case E4T_ERR_NOT_IN_USE:
+	case E4T_ERR_NOT_DIR:
+	case EXT2_ET_SYMLINK_LOOP: return cond_status(COND_FILESPEC);
+	case ENOMEM: return cond_status(COND_NOMEM);
+	default: return cond_status(COND_WRITE);
+	}
+}
+
 void print_exit_statuses(FILE *fp)
 {
 	static const int order[] = { EXIT_OK,	 EXIT_PARTIAL,	EXIT_USAGE,
