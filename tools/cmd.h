@@ -82,6 +82,9 @@ void check_write_opts(const struct e4t_write_opts *wo,
 
 /* backfill and import: --policy (exits on a bad one). */
 enum e4t_policy parse_policy(const char *arg, const struct cmdinfo *cmd);
+/* --fields LIST: crtime,atime,mtime,ctime -> 1 << E4T_* (exits on a bad
+ * or empty one). */
+unsigned parse_field_list(const char *list, const struct cmdinfo *cmd);
 /* --format for reports: text (0) or jsonl (1). */
 int parse_report_format(const char *arg, const struct cmdinfo *cmd);
 
@@ -142,8 +145,8 @@ void lib_warn(errcode_t err, ext2_ino_t ino, const char *detail, void *priv);
 void progress_cb(const char *phase, uint64_t done, uint64_t total, void *priv);
 void progress_done(void);
 
-/* journal_open.c: open and load the journal of img (path: external journal or NULL);
- * warnings through wc.  Exits EXIT_IMAGE when it cannot be read. */
+/* journal_open.c: open and load the journal of img (path: external journal or
+ * NULL); warnings through wc.  Exits EXIT_IMAGE when it cannot be read. */
 struct e4t_journal *open_journal_or_exit(struct e4t_image *img,
 					 const char *path, unsigned flags,
 					 struct warn_ctx *wc);

@@ -221,28 +221,9 @@ static int import_main(int argc, char **argv)
 					    "--match '%s': use path or inode",
 					    optarg);
 			break;
-		case OPT_FIELDS: {
-			char *copy = strdup(optarg), *tok, *save = NULL;
-
-			io.fields = 0;
-			for (tok = copy ? strtok_r(copy, ",", &save) : NULL;
-			     tok; tok = strtok_r(NULL, ",", &save)) {
-				int f = e4t_field_parse(tok);
-
-				if (f < 0 || f == E4T_DTIME)
-					usage_error(&import_cmd,
-						    "--fields: '%s' is not "
-						    "crtime, atime, mtime or "
-						    "ctime",
-						    tok);
-				io.fields |= 1U << f;
-			}
-			free(copy);
-			if (!io.fields)
-				usage_error(&import_cmd,
-					    "--fields: empty list");
+		case OPT_FIELDS:
+			io.fields = parse_field_list(optarg, &import_cmd);
 			break;
-		}
 		case 'p': io.policy = parse_policy(optarg, &import_cmd); break;
 		case 'f':
 			out.jsonl = parse_report_format(optarg, &import_cmd);

@@ -157,6 +157,28 @@ enum e4t_policy parse_policy(const char *arg, const struct cmdinfo *cmd)
 	return p;
 }
 
+unsigned parse_field_list(const char *list, const struct cmdinfo *cmd)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	unsigned fields = 0;
+
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int f = e4t_field_parse(tok);
+
+		if (f < 0 || f == E4T_DTIME)
+			usage_error(cmd,
+				    "--fields: '%s' is not crtime, atime, "
+				    "mtime or ctime",
+				    tok);
+		fields |= 1U << f;
+	}
+	free(copy);
+	if (!fields)
+		usage_error(cmd, "--fields: empty list");
+	return fields;
+}
+
 int parse_report_format(const char *arg, const struct cmdinfo *cmd)
 {
 	if (!strcmp(arg, "jsonl"))
