@@ -88,9 +88,10 @@ static void put_changes(struct lbuf *b, const struct e4t_import_rec *r,
 static void warn_rec(struct im_out *o, const struct e4t_import_rec *r)
 {
 	struct lbuf w = { 0 };
-	char *name;
 
 	if (r->outcome == E4T_IMPORT_UNMATCHED) {
+		char *name;
+
 		if (o->shown++ >= 10)
 			return;
 		name = escape_text(r->path, r->path_len);
@@ -116,14 +117,14 @@ static void warn_rec(struct im_out *o, const struct e4t_import_rec *r)
 static int on_record(const struct e4t_import_rec *r, void *priv)
 {
 	struct im_out *o = priv;
-	const char *msg;
 
 	switch (r->outcome) {
 	case E4T_IMPORT_CHANGED:
 	case E4T_IMPORT_WOULD_CHANGE: put_changes(&o->lb, r, o->jsonl); break;
 	case E4T_IMPORT_REFUSED:
 		if (o->jsonl) {
-			msg = error_message(r->err);
+			const char *msg = error_message(r->err);
+
 			json_start(&o->lb, r);
 			lb_puts(&o->lb, ",\"detail\":\"");
 			esc_json(&o->lb, msg, strlen(msg));
@@ -200,7 +201,6 @@ static int import_main(int argc, char **argv)
 	struct e4t_tree_opts topts = {
 		.warn = lib_warn,
 		.progress = progress_cb,
-		.priv = &wc,
 	};
 	const char *mname = "-", *inputs[2] = { NULL, NULL };
 	int opt, by_inode = 0, status;
@@ -267,6 +267,7 @@ static int import_main(int argc, char **argv)
 	out.quiet = co.quiet;
 	wc.image = img->name;
 	wc.quiet = co.quiet;
+	topts.priv = &wc;
 	err = e4t_tree_load(img, &topts, &tree);
 	progress_done();
 	index_err = err;
