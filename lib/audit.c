@@ -73,21 +73,6 @@ static const uint8_t byte_group[RANGES_END] = {
 	G4(MODE),	/* 0x9C i_projid */
 };
 
-void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
-			   unsigned inode_size, ext2_ino_t ino,
-			   struct e4t_inode *info)
-{
-	struct ext2_inode_large tmp;
-	size_t n = inode_size < sizeof(tmp) ? inode_size : sizeof(tmp);
-
-	memset(&tmp, 0, sizeof(tmp));
-	memcpy(&tmp, raw, len < n ? len : n);
-#ifdef WORDS_BIGENDIAN
-	ext2fs_swap_inode_full(NULL, &tmp, &tmp, 0, (int)n);
-#endif
-	e4t_inode_decode(&tmp, inode_size, ino, info);
-}
-
 /*
  * The groups a difference in byte b puts in what: below 128 the range
  * of the byte; above, the extra fields end at extra_end (from the new

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <ext2fs/ext2fs.h>
 
 #include "e4time_err.h"
@@ -128,6 +129,11 @@ struct e4t_inode {
 /* Fill info from a raw inode as libext2fs returns it (host order). */
 void e4t_inode_decode(const struct ext2_inode_large *raw, unsigned inode_size,
 		      ext2_ino_t ino, struct e4t_inode *info);
+/* Decode a raw on-disk inode (little-endian, len bytes of inode_size,
+ * the rest zero; as struct e4t_icopy.raw) for printing. */
+void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
+			   unsigned inode_size, ext2_ino_t ino,
+			   struct e4t_inode *info);
 /* (Re)compute info->ts[] from raw_base, raw_extra and present. */
 void e4t_inode_decode_times(struct e4t_inode *info);
 /* Why is field f absent in this inode?  Static text, or NULL if present. */
@@ -574,6 +580,91 @@ errcode_t e4t_backfill_run(struct e4t_image *img, struct e4t_tree *tree,
 			   ext2_ino_t start, const char *start_path,
 			   const struct e4t_backfill_opts *opts,
 			   struct e4t_backfill_stats *stats);
+/* Import (import.c): a manifest's times into this image's inodes      */
+/* ------------------------------------------------------------------ */
+
+/* A whole manifest, read and checked (every entry; the header left out). */
+struct e4t_manifest;
+
+/* Where e4t_manifest_read stopped, for the caller's message. */
+struct e4t_manifest_bad {
+	unsigned long line;	     /* the bad line; 0: a read error */
+	int unknown_version;	     /* a header of a version after 1 */
+	struct e4t_manifest_why why; /* E4T_ERR_MANIFEST_DUP: the key */
+};
+
+/*
+ * Read a manifest as e4time export writes it: empty lines are skipped,
+ * an optional header {"e4time_manifest":1,...} must be the first line
+ * that is not empty.  E4T_ERR_MANIFEST or E4T_ERR_MANIFEST_DUP for a bad
+ * line (bad says which), errno for a read error, ENOMEM.
+ */
+errcode_t e4t_manifest_read(FILE *fp, struct e4t_manifest **ret,
+			    struct e4t_manifest_bad *bad);
+size_t e4t_manifest_count(const struct e4t_manifest *m);
+void e4t_manifest_free(struct e4t_manifest *m);
+
+enum e4t_import_match {
+	E4T_IMPORT_BY_PATH,  /* an entry's path names the inode */
+	E4T_IMPORT_BY_INODE, /* an entry's ino is the inode */
+};
+
+/* What became of one entry on one inode (or of an unmatched entry). */
+enum e4t_import_outcome {
+	E4T_IMPORT_CHANGED,	 /* fields written */
+	E4T_IMPORT_WOULD_CHANGE, /* fields would be written (dry run) */
+	E4T_IMPORT_UNCHANGED,	 /* the policy keeps every field */
+	E4T_IMPORT_REFUSED,	 /* the inode cannot take the times */
+	E4T_IMPORT_AMBIGUOUS,	 /* entries disagree on this inode: skipped */
+	E4T_IMPORT_UNMATCHED,	 /* no inode of this image */
+};
+/* "changed", "would_change", "unchanged", "refused", "ambiguous",
+ * "unmatched" */
+const char *e4t_import_outcome_name(enum e4t_import_outcome o);
+
+struct e4t_import_rec {
+	unsigned long line; /* of the entry in the manifest */
+	const char *path;   /* the entry's path, raw bytes */
+	size_t path_len;
+	ext2_ino_t ino; /* 0 when unmatched */
+	enum e4t_import_outcome outcome;
+	unsigned fields; /* (would) changed: 1 << E4T_* of each field */
+	struct e4t_ts old_ts[E4T_NFIELDS]; /* those fields before */
+	struct e4t_ts new_ts[E4T_NFIELDS]; /* and after */
+	errcode_t err;			   /* refused: why */
+};
+
+typedef int (*e4t_import_fn)(const struct e4t_import_rec *r, void *priv);
+
+struct e4t_import_opts {
+	const struct e4t_manifest *manifest;
+	enum e4t_import_match match;
+	unsigned fields; /* 1 << E4T_CRTIME etc. (not dtime); 0: crtime */
+	enum e4t_policy policy;
+	int dry_run;	      /* decide and report, write nothing */
+	e4t_import_fn record; /* every record, or NULL; non-zero stops */
+	void *priv;
+};
+
+struct e4t_import_stats {
+	size_t entries;	       /* in the manifest */
+	unsigned long changed; /* inodes (would be) changed */
+	unsigned long unchanged, refused, ambiguous, unmatched;
+	int no_root; /* by path, and the image has no root directory */
+};
+
+/*
+ * Match the manifest's entries with the inodes of tree (loaded from
+ * img), and set the times under the policy, through a batch, in inode
+ * order.  Every entry that lands on an inode must agree with the others
+ * there (on the fields imported), or they are all ambiguous.  A refused
+ * inode is a record; a failed write stops the run and is returned (the
+ * unmatched entries are still reported).  Without a root directory (by
+ * path) nothing is done: E4T_ERR_NOT_IN_USE, stats->no_root set.
+ */
+errcode_t e4t_import_run(struct e4t_image *img, struct e4t_tree *tree,
+			 const struct e4t_import_opts *opts,
+			 struct e4t_import_stats *stats);
 
 #include "journal.h"
 

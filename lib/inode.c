@@ -154,3 +154,19 @@ const char *e4t_mode_type_name(uint16_t mode)
 	default: return "unknown";
 	}
 }
+
+/* A raw on-disk inode: see e4time.h. */
+void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
+			   unsigned inode_size, ext2_ino_t ino,
+			   struct e4t_inode *info)
+{
+	struct ext2_inode_large tmp;
+	size_t n = inode_size < sizeof(tmp) ? inode_size : sizeof(tmp);
+
+	memset(&tmp, 0, sizeof(tmp));
+	memcpy(&tmp, raw, len < n ? len : n);
+#ifdef WORDS_BIGENDIAN
+	ext2fs_swap_inode_full(NULL, &tmp, &tmp, 0, (int)n);
+#endif
+	e4t_inode_decode(&tmp, inode_size, ino, info);
+}

@@ -213,10 +213,6 @@ struct e4t_icopy {
 	int crtime_changed;	/* crtime differs from the copy before */
 };
 
-/* Decode a raw on-disk inode (as struct e4t_icopy.raw) for printing. */
-void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
-			   unsigned inode_size, ext2_ino_t ino,
-			   struct e4t_inode *info);
 /* Compare two raw inodes; fills change, what, crtime_changed, same. */
 void e4t_inode_compare(const uint8_t *old, const uint8_t *new,
 		       unsigned inode_size, struct e4t_icopy *c);

@@ -226,8 +226,8 @@ void lib_warn(errcode_t err, ext2_ino_t ino, const char *detail, void *priv);
 void progress_cb(const char *phase, uint64_t done, uint64_t total, void *priv);
 void progress_done(void);
 
-/* Open and load the journal of img (path: external journal or NULL);
- * warnings through wc.  Exits EXIT_IMAGE when it cannot be read. */
+/* journal_open.c: open and load the journal of img (path: external journal or
+ * NULL); warnings through wc.  Exits EXIT_IMAGE when it cannot be read. */
 struct e4t_journal *open_journal_or_exit(struct e4t_image *img,
 					 const char *path, unsigned flags,
 					 struct warn_ctx *wc);

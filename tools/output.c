@@ -114,3 +114,30 @@ const char *status_name(enum e4t_status st)
 	default: return "live";
 	}
 }
+
+/* A time as jsonl writes it (output.h). */
+void lb_time_json(struct lbuf *b, const struct e4t_ts *ts)
+{
+	lb_puts(b, "{\"sec\":");
+	lb_i64(b, ts->sec);
+	lb_puts(b, ",\"nsec\":");
+	lb_u64(b, ts->nsec);
+	lb_puts(b, ",\"iso\":\"");
+	lb_iso(b, ts, 9);
+	lb_putc(b, '"');
+	if (ts->flags & (E4T_TS_BAD_NSEC | E4T_TS_OLD_PRE1970)) {
+		const char *sep = "";
+
+		lb_puts(b, ",\"suspect\":[");
+		if (ts->flags & E4T_TS_BAD_NSEC) {
+			lb_puts(b, "\"nsec_out_of_range\"");
+			sep = ",";
+		}
+		if (ts->flags & E4T_TS_OLD_PRE1970) {
+			lb_puts(b, sep);
+			lb_puts(b, "\"old_pre1970_encoding\"");
+		}
+		lb_putc(b, ']');
+	}
+	lb_putc(b, '}');
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * timeline.h --- the timeline engine (timeline.c), run by the timeline
+ * and export commands, and the options both take (cmd_timeline.c).
+ */
+#ifndef E4TIME_TIMELINE_H
+#define E4TIME_TIMELINE_H
+
+#include "output.h"
+
+struct timeline_args {
+	struct e4t_image *img; /* open; timeline_run does not close it */
+	const char *spec;      /* FILESPEC: a path or <INODE>; "/" */
+	const struct formatter *fmt;
+	int local;		     /* --local */
+	int quiet;		     /* -q */
+	int manifest;		     /* export: a manifest header line first */
+	unsigned flags;		     /* E4T_TREE_DELETED (--deleted) */
+	int threads;		     /* --threads: 0 chooses, 1 or 2 */
+	int filter;		     /* --since or --until given */
+	enum e4t_field filter_field; /* --field (crtime) */
+	struct e4t_ts since, until;
+	int has_since, has_until;
+	int sort; /* --sort given */
+	enum e4t_field sort_field;
+};
+
+/*
+ * Every name reachable from a->spec (with --deleted the inodes no name
+ * reaches too), filtered and sorted, in a->fmt on standard output, with
+ * diagnostics on standard error; returns the exit status.
+ */
+int timeline_run(const struct timeline_args *a);
+
+/* The options timeline and export share: --deleted, --since, --until,
+ * --field, --sort, --local, --threads (getopt: "d"). */
+#define TIMELINE_SHORTOPTS "d"
+enum {
+	OPT_SINCE = OPT_COMMON_LAST,
+	OPT_UNTIL,
+	OPT_FIELD,
+	OPT_SORT,
+	OPT_LOCAL,
+	OPT_THREADS,
+};
+#define TIMELINE_LONGOPTS                                                      \
+	{ "deleted", no_argument, NULL, 'd' },                                 \
+		{ "since", required_argument, NULL, OPT_SINCE },               \
+		{ "until", required_argument, NULL, OPT_UNTIL },               \
+		{ "field", required_argument, NULL, OPT_FIELD },               \
+		{ "sort", required_argument, NULL, OPT_SORT },                 \
+		{ "local", no_argument, NULL, OPT_LOCAL },                     \
+	{                                                                      \
+		"threads", required_argument, NULL, OPT_THREADS                \
+	}
+/* Handle one of them into a; returns 1 if it was one, exits (as
+ * timeline) on a bad value. */
+int timeline_opt(int opt, const char *arg, struct timeline_args *a);
+
+#endif
