@@ -25,61 +25,43 @@ static void export_help(FILE *fp)
 		progname);
 }
 
-/*
- * The options of timeline, and its messages: a bad option or argument
- * is reported as timeline's.  --format is refused before parsing (-f
- * given otherwise, as in -df, is taken and ignored).
- */
-static int export_main(int argc, char **argv)
+static const struct option export_longopts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	TIMELINE_LONGOPTS,
+	{ NULL, 0, NULL, 0 },
+};
+static struct timeline_args ea = {
+	.filter_field = E4T_CRTIME,
+	.fmt = &fmt_jsonl, /* a manifest is always JSON lines */
+	.manifest = 1,
+};
+
+/* timeline's options, but --format */
+static void export_opt(struct cmd_ctx *ctx, int opt, const char *arg)
 {
-	static const struct option longopts[] = {
-		COMMON_LONGOPTS,
-		{ "format", required_argument, NULL, 'f' },
-		TIMELINE_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct common_opts co = { 0 };
-	struct timeline_args a = {
-		.filter_field = E4T_CRTIME,
-		.fmt = &fmt_jsonl, /* a manifest is always JSON lines */
-		.manifest = 1,
-	};
-	int i, opt, status;
+	(void)ctx;
+	if (opt == 'f')
+		usage_error(&export_cmd, "a manifest is always JSON lines: no "
+					 "--format");
+	timeline_opt(&export_cmd, opt, arg, &ea);
+}
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			export_help(stdout);
-			return finish_stdout(EXIT_OK);
-		}
-		if (!strcmp(argv[i], "-f") || !strncmp(argv[i], "--format", 8))
-			usage_error(&export_cmd, "a manifest is always JSON "
-						 "lines: no --format");
-	}
-	while ((opt = getopt_long(argc, argv,
-				  COMMON_SHORTOPTS "f:" TIMELINE_SHORTOPTS,
-				  longopts, NULL)) != -1) {
-		if (common_opt(opt, optarg, &co, &timeline_cmd) ||
-		    timeline_opt(opt, optarg, &a) || opt == 'f')
-			continue;
-		usage_error(&timeline_cmd, "unknown option");
-	}
-	if (argc - optind < 1 || argc - optind > 2)
-		usage_error(&timeline_cmd, "need an image and at most one "
-					   "FILESPEC");
-	if (argc - optind == 2)
-		a.spec = argv[optind + 1];
-
-	a.img = open_image_or_exit(argv[optind], &co);
-	a.quiet = co.quiet;
-	status = timeline_run(&a);
-	e4t_image_close(a.img);
-	return status;
+static int export_run(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	return timeline_cmd_run(ctx, &ea, argc, argv);
 }
 
 const struct cmdinfo export_cmd = {
 	.name = "export",
-	.func = export_main,
 	.args = "[OPTIONS] IMAGE [FILESPEC] > MANIFEST",
 	.oneline = "write a manifest of every file's times (for import)",
+	.flags = CMD_IMAGE | CMD_LOCAL | CMD_TREE,
+	.argmin = 1,
+	.argmax = 2,
+	.argerr = "need an image and at most one FILESPEC",
+	.shortopts = "f:" TIMELINE_SHORTOPTS,
+	.longopts = export_longopts,
+	.opt = export_opt,
+	.run = export_run,
 	.help = export_help,
 };

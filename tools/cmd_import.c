@@ -177,147 +177,126 @@ static int read_manifest(const char *name, FILE *fp, struct e4t_manifest **mf)
 
 enum { OPT_FIELDS = OPT_COMMON_LAST };
 
-static int import_main(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		COMMON_LONGOPTS,
-		{ "match", required_argument, NULL, 'm' },
-		{ "fields", required_argument, NULL, OPT_FIELDS },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "format", required_argument, NULL, 'f' },
-		WRITE_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct common_opts co = { 0 };
-	struct e4t_refusal why = { "", 0 };
-	struct e4t_write_opts wo = { .why = &why };
-	struct e4t_import_opts io = { .fields = 1U << E4T_CRTIME };
-	struct e4t_import_stats st = { 0 };
-	struct im_out out = { 0 };
-	struct e4t_manifest *mf = NULL;
-	struct e4t_image *img;
-	struct e4t_tree *tree = NULL;
-	struct warn_ctx wc = { 0 };
-	struct e4t_tree_opts topts = {
-		.warn = lib_warn,
-		.progress = progress_cb,
-	};
-	const char *mname = "-", *inputs[2] = { NULL, NULL };
-	int opt, by_inode = 0, status;
-	FILE *fp = stdin;
-	errcode_t err = 0, index_err, root_err = 0;
+static const struct option import_longopts[] = {
+	{ "match", required_argument, NULL, 'm' },
+	{ "fields", required_argument, NULL, OPT_FIELDS },
+	{ "policy", required_argument, NULL, 'p' },
+	{ NULL, 0, NULL, 0 },
+};
 
-	while ((opt = getopt_long(argc, argv, COMMON_SHORTOPTS "m:p:f:nz:",
-				  longopts, NULL)) != -1) {
-		if (common_opt(opt, optarg, &co, &import_cmd) ||
-		    write_opt(opt, optarg, &wo))
-			continue;
-		switch (opt) {
-		case 'm':
-			if (!strcmp(optarg, "path") || !strcmp(optarg, "inode"))
-				by_inode = optarg[0] == 'i';
-			else
-				usage_error(&import_cmd,
-					    "--match '%s': use path or inode",
-					    optarg);
-			break;
-		case OPT_FIELDS:
-			io.fields = parse_fields(optarg, &import_cmd);
-			break;
-		case 'p': io.policy = parse_policy(optarg, &import_cmd); break;
-		case 'f':
-			out.jsonl = parse_report_format(optarg, &import_cmd);
-			break;
-		default: usage_error(&import_cmd, "unknown option");
-		}
+/* import's own options, its manifest and its output */
+static struct e4t_import_opts io = { .fields = 1U << E4T_CRTIME };
+static struct e4t_manifest *mf;
+static const char *inputs[2];
+static struct im_out out;
+
+static void import_opt(struct cmd_ctx *ctx, int opt, const char *arg)
+{
+	(void)ctx;
+	switch (opt) {
+	case 'm':
+		if (strcmp(arg, "path") && strcmp(arg, "inode"))
+			usage_error(&import_cmd,
+				    "--match '%s': use path or inode", arg);
+		io.match = arg[0] == 'i' ? E4T_IMPORT_BY_INODE
+					 : E4T_IMPORT_BY_PATH;
+		break;
+	case OPT_FIELDS: io.fields = parse_fields(arg, &import_cmd); break;
+	case 'p': io.policy = parse_policy(arg, &import_cmd); break;
+	default: usage_error(&import_cmd, "unknown option");
 	}
-	if (argc - optind < 1 || argc - optind > 2)
-		usage_error(&import_cmd, "need an image and at most one "
-					 "MANIFEST");
-	check_write_opts(&wo, &import_cmd);
-	if (argc - optind == 2 && strcmp(argv[optind + 1], "-")) {
-		mname = argv[optind + 1];
+}
+
+/* The whole manifest is read and checked before the image is opened. */
+static int import_prepare(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const char *mname = "-";
+	FILE *fp = stdin;
+	int status;
+
+	if (ctx->format_name)
+		out.jsonl = parse_report_format(ctx->format_name, &import_cmd);
+	if (argc == 2 && strcmp(argv[1], "-")) {
+		mname = argv[1];
 		fp = fopen(mname, "r");
 		if (!fp) {
 			fprintf(stderr, "%s: %s: %s\n", progname, mname,
 				strerror(errno));
-			return EXIT_USAGE;
+			return cond_status(COND_MANIFEST);
 		}
 	}
 	inputs[0] = strcmp(mname, "-") ? mname : NULL;
-	wo.inputs = inputs;
+	ctx->wo.inputs = inputs;
 	status = read_manifest(mname, fp, &mf);
 	if (fp != stdin)
 		fclose(fp);
-	if (status != EXIT_OK)
-		return status;
+	return status;
+}
 
-	err = e4t_image_open_write(argv[optind], co.offset, &wo, &img);
-	if (err) {
-		status = open_write_status(argv[optind], &wo, err);
-		e4t_manifest_free(mf);
-		return status;
-	}
+static int import_run(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct e4t_import_stats st = { 0 };
+	struct e4t_image *img = ctx->img;
+	struct e4t_tree *tree;
+	int status = EXIT_OK;
+	errcode_t err;
+
+	(void)argc;
+	(void)argv;
 	io.manifest = mf;
-	io.match = by_inode ? E4T_IMPORT_BY_INODE : E4T_IMPORT_BY_PATH;
-	io.dry_run = wo.dry_run;
+	io.dry_run = ctx->wo.dry_run;
 	io.record = on_record;
 	io.priv = &out;
 	out.image = img->name;
-	out.quiet = co.quiet;
-	wc.image = img->name;
-	wc.quiet = co.quiet;
-	topts.priv = &wc;
-	err = e4t_tree_load(img, &topts, &tree);
-	progress_done();
-	index_err = err;
-	if (!err) {
-		err = e4t_import_run(img, tree, &io, &st);
-		if (st.no_root)
-			root_err = err;
-	}
+	out.quiet = ctx->co.quiet;
+	tree = ctx_tree(ctx, &status);
+	if (!tree)
+		return status;
+	err = e4t_import_run(img, tree, &io, &st);
 	if (!out.jsonl && !out.quiet && out.shown > 10)
 		fprintf(stderr, "%s: %s: ... and %lu more not in this image\n",
 			progname, img->name, out.shown - 10);
 	if (lb_flush(&out.lb, stdout) && !err)
 		err = errno ? errno : EIO;
-	status = EXIT_OK;
-	if (index_err) {
-		status = index_error_status(img->name, index_err);
-	} else if (root_err) {
-		report(img->name, "/", root_err);
-		status = EXIT_PARTIAL;
-	} else if (err) {
-		status = write_error_status(img, "importing", err);
-	} else {
-		if (!co.quiet)
-			fprintf(stderr,
-				"%s: %s: import: %zu entries, %lu %s, %lu "
-				"unchanged, %lu refused, %lu unmatched, %lu "
-				"ambiguous\n",
-				progname, img->name, st.entries, st.changed,
-				wo.dry_run ? "would change" : "changed",
-				st.unchanged, st.refused, st.unmatched,
-				st.ambiguous);
-		if (st.unmatched || st.ambiguous || st.refused || wc.count)
-			status = EXIT_PARTIAL;
-	}
-	e4t_tree_free(tree);
 	lb_free(&out.lb);
-	if (wo.dry_run) {
-		e4t_image_close(img);
-		status = finish_stdout(status);
-	} else {
-		status = finish_write(img, status);
+	if (err && st.no_root) {
+		/* no root directory (damage): no path can match */
+		report(img->name, "/", err);
+		return cond_status(COND_FILESPEC);
 	}
+	if (err)
+		return write_error_status(img, "importing", err);
+	if (!ctx->co.quiet)
+		fprintf(stderr,
+			"%s: %s: import: %zu entries, %lu %s, %lu unchanged, "
+			"%lu refused, %lu unmatched, %lu ambiguous\n",
+			progname, img->name, st.entries, st.changed,
+			ctx->wo.dry_run ? "would change" : "changed",
+			st.unchanged, st.refused, st.unmatched, st.ambiguous);
+	return st.unmatched || st.ambiguous || st.refused
+		       ? cond_status(COND_UNMATCHED)
+		       : EXIT_OK;
+}
+
+static void import_done(struct cmd_ctx *ctx)
+{
+	(void)ctx;
 	e4t_manifest_free(mf);
-	return status;
 }
 
 const struct cmdinfo import_cmd = {
 	.name = "import",
-	.func = import_main,
 	.args = "[OPTIONS] IMAGE [MANIFEST]",
 	.oneline = "set times from a manifest that export wrote",
+	.flags = CMD_IMAGE | CMD_WRITE | CMD_TREE | CMD_FORMATS,
+	.argmin = 1,
+	.argmax = 2,
+	.argerr = "need an image and at most one MANIFEST",
+	.shortopts = "m:p:",
+	.longopts = import_longopts,
+	.opt = import_opt,
+	.prepare = import_prepare,
+	.run = import_run,
+	.done = import_done,
 	.help = import_help,
 };

@@ -51,108 +51,109 @@ static void timeline_help(FILE *fp)
 		progname);
 }
 
-static void parse_time_opt(const char *arg, struct e4t_ts *ts, const char *opt)
+static void parse_time_opt(const struct cmdinfo *cmd, const char *arg,
+			   struct e4t_ts *ts, const char *opt)
 {
 	errcode_t err = e4t_time_parse(arg, &ts->sec, &ts->nsec);
 
 	if (err)
-		usage_error(&timeline_cmd, "%s '%s': %s", opt, arg,
-			    error_message(err));
+		usage_error(cmd, "%s '%s': %s", opt, arg, error_message(err));
 	ts->flags = E4T_TS_STORED;
 }
 
-static enum e4t_field parse_field_opt(const char *arg, const char *opt)
+static enum e4t_field parse_field_opt(const struct cmdinfo *cmd,
+				      const char *arg, const char *opt)
 {
 	int f = e4t_field_parse(arg);
 
 	if (f < 0)
-		usage_error(&timeline_cmd,
+		usage_error(cmd,
 			    "%s '%s': use atime, mtime, ctime, crtime or dtime",
 			    opt, arg);
 	return (enum e4t_field)f;
 }
 
-int timeline_opt(int opt, const char *arg, struct timeline_args *a)
+void timeline_opt(const struct cmdinfo *cmd, int opt, const char *arg,
+		  struct timeline_args *a)
 {
 	switch (opt) {
-	case 'd': a->flags |= E4T_TREE_DELETED; return 1;
-	case OPT_THREADS:
-		if (strcmp(arg, "0") && strcmp(arg, "1") && strcmp(arg, "2"))
-			usage_error(&timeline_cmd,
-				    "--threads '%s': use 0 (choose), 1 or 2",
-				    arg);
-		a->threads = arg[0] - '0';
-		return 1;
+	case 'd': a->flags |= E4T_TREE_DELETED; break;
 	case OPT_SINCE:
-		parse_time_opt(arg, &a->since, "--since");
+		parse_time_opt(cmd, arg, &a->since, "--since");
 		a->has_since = a->filter = 1;
-		return 1;
+		break;
 	case OPT_UNTIL:
-		parse_time_opt(arg, &a->until, "--until");
+		parse_time_opt(cmd, arg, &a->until, "--until");
 		a->has_until = a->filter = 1;
-		return 1;
+		break;
 	case OPT_FIELD:
-		a->filter_field = parse_field_opt(arg, "--field");
-		return 1;
+		a->filter_field = parse_field_opt(cmd, arg, "--field");
+		break;
 	case OPT_SORT:
-		a->sort_field = parse_field_opt(arg, "--sort");
+		a->sort_field = parse_field_opt(cmd, arg, "--sort");
 		a->sort = 1;
-		return 1;
-	case OPT_LOCAL: a->local = 1; return 1;
-	default: return 0;
+		break;
+	default: usage_error(cmd, "unknown option");
 	}
 }
 
-static int timeline_main(int argc, char **argv)
+int timeline_cmd_run(struct cmd_ctx *ctx, struct timeline_args *a, int argc,
+		     char **argv)
 {
-	static const struct option longopts[] = {
-		COMMON_LONGOPTS,
-		{ "format", required_argument, NULL, 'f' },
-		TIMELINE_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct common_opts co = { 0 };
-	struct timeline_args a = { .filter_field = E4T_CRTIME };
-	const char *fmt_name = NULL;
-	int opt, status;
+	if (argc)
+		a->spec = argv[0];
+	a->img = ctx->img;
+	a->quiet = ctx->co.quiet;
+	a->local = ctx->local;
+	a->threads = ctx->topts.threads;
+	return timeline_run(a);
+}
 
-	while ((opt = getopt_long(argc, argv,
-				  COMMON_SHORTOPTS "f:" TIMELINE_SHORTOPTS,
-				  longopts, NULL)) != -1) {
-		if (common_opt(opt, optarg, &co, &timeline_cmd) ||
-		    timeline_opt(opt, optarg, &a))
-			continue;
-		switch (opt) {
-		case 'f': fmt_name = optarg; break;
-		default: usage_error(&timeline_cmd, "unknown option");
-		}
-	}
-	if (argc - optind < 1 || argc - optind > 2)
-		usage_error(&timeline_cmd, "need an image and at most one "
-					   "FILESPEC");
-	if (!fmt_name)
-		fmt_name = isatty(STDOUT_FILENO) ? "text" : "bodyfile";
-	a.fmt = formatter_find(fmt_name);
-	if (!a.fmt)
+static const struct option timeline_longopts[] = { TIMELINE_LONGOPTS,
+						   { NULL, 0, NULL, 0 } };
+static struct timeline_args ta = { .filter_field = E4T_CRTIME };
+
+static void tl_opt(struct cmd_ctx *ctx, int opt, const char *arg)
+{
+	(void)ctx;
+	timeline_opt(&timeline_cmd, opt, arg, &ta);
+}
+
+static int tl_prepare(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	const char *name = ctx->format_name;
+
+	(void)argc;
+	(void)argv;
+	if (!name)
+		name = isatty(STDOUT_FILENO) ? "text" : "bodyfile";
+	ta.fmt = formatter_find(name);
+	if (!ta.fmt)
 		usage_error(&timeline_cmd,
 			    "unknown format '%s' (text, bodyfile, mactime, "
 			    "jsonl, timesketch, csv)",
-			    fmt_name);
-	if (argc - optind == 2)
-		a.spec = argv[optind + 1];
+			    name);
+	return EXIT_OK;
+}
 
-	a.img = open_image_or_exit(argv[optind], &co);
-	a.quiet = co.quiet;
-	status = timeline_run(&a);
-	e4t_image_close(a.img);
-	return status;
+static int tl_run(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	return timeline_cmd_run(ctx, &ta, argc, argv);
 }
 
 const struct cmdinfo timeline_cmd = {
 	.name = "timeline",
-	.func = timeline_main,
 	.args = "[OPTIONS] IMAGE [FILESPEC]",
 	.oneline = "list every file with its times (bodyfile, mactime, jsonl, "
 		   "csv, ...)",
+	.flags = CMD_IMAGE | CMD_FORMATS | CMD_LOCAL | CMD_TREE,
+	.argmin = 1,
+	.argmax = 2,
+	.argerr = "need an image and at most one FILESPEC",
+	.shortopts = TIMELINE_SHORTOPTS,
+	.longopts = timeline_longopts,
+	.opt = tl_opt,
+	.prepare = tl_prepare,
+	.run = tl_run,
 	.help = timeline_help,
 };

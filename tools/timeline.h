@@ -33,28 +33,28 @@ struct timeline_args {
 int timeline_run(const struct timeline_args *a);
 
 /* The options timeline and export share: --deleted, --since, --until,
- * --field, --sort, --local, --threads (getopt: "d"). */
+ * --field, --sort (getopt: "d"); --local and --threads are the
+ * dispatcher's (CMD_LOCAL, CMD_TREE). */
 #define TIMELINE_SHORTOPTS "d"
 enum {
 	OPT_SINCE = OPT_COMMON_LAST,
 	OPT_UNTIL,
 	OPT_FIELD,
 	OPT_SORT,
-	OPT_LOCAL,
-	OPT_THREADS,
 };
 #define TIMELINE_LONGOPTS                                                      \
 	{ "deleted", no_argument, NULL, 'd' },                                 \
 		{ "since", required_argument, NULL, OPT_SINCE },               \
 		{ "until", required_argument, NULL, OPT_UNTIL },               \
 		{ "field", required_argument, NULL, OPT_FIELD },               \
-		{ "sort", required_argument, NULL, OPT_SORT },                 \
-		{ "local", no_argument, NULL, OPT_LOCAL },                     \
 	{                                                                      \
-		"threads", required_argument, NULL, OPT_THREADS                \
+		"sort", required_argument, NULL, OPT_SORT                      \
 	}
-/* Handle one of them into a; returns 1 if it was one, exits (as
- * timeline) on a bad value. */
-int timeline_opt(int opt, const char *arg, struct timeline_args *a);
+/* Handle one of them into a; a usage error (as cmd) on anything else. */
+void timeline_opt(const struct cmdinfo *cmd, int opt, const char *arg,
+		  struct timeline_args *a);
+/* The run of timeline and export: a from ctx and the FILESPEC, if any. */
+int timeline_cmd_run(struct cmd_ctx *ctx, struct timeline_args *a, int argc,
+		     char **argv);
 
 #endif
