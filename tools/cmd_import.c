@@ -29,7 +29,9 @@ static void import_help(FILE *fp)
 		"                         missing (only where the time is 0), "
 		"always\n"
 		"  -f, --format FMT       text (default) or jsonl: one record "
-		"per entry\n" WRITE_HELP "",
+		"per entry\n"
+		"      --threads N        threads indexing the image: 0 "
+		"chooses, 1 or 2\n" WRITE_HELP "",
 		progname);
 }
 
