@@ -38,23 +38,6 @@ const char *e4t_bf_reason_text(enum e4t_bf_reason r)
 	return (unsigned)r < E4T_BF_NREASONS ? reason_text[r] : NULL;
 }
 
-/* Make room for one more element in *p (doubling); 0 or ENOMEM. */
-static int grow(void *p, size_t *cap, size_t n, size_t elem, size_t first)
-{
-	void **arr = p, *q;
-	size_t k;
-
-	if (n < *cap)
-		return 0;
-	k = *cap ? *cap * 2 : first;
-	q = realloc(*arr, k * elem);
-	if (!q)
-		return ENOMEM;
-	*arr = q;
-	*cap = k;
-	return 0;
-}
-
 /* A file to look at: its inode and first name (at path_off in paths). */
 struct todo {
 	uint64_t path_off;
@@ -99,7 +82,8 @@ static void record(struct bf_job *j, const struct todo *row,
 	struct e4t_backfill_rec *rec;
 
 	j->count[r]++;
-	if (grow(&j->recs, &j->recs_cap, j->nrecs, sizeof(*j->recs), 256)) {
+	if (e4t_grow(&j->recs, &j->recs_cap, j->nrecs + 1, sizeof(*j->recs),
+		     256)) {
 		j->mem_err = ENOMEM;
 		return;
 	}
@@ -127,17 +111,11 @@ static int on_row(const struct e4t_row *row, void *priv)
 	if (c->seen[ino / 8] & (1U << (ino % 8)))
 		return 0;
 	c->seen[ino / 8] |= (unsigned char)(1U << (ino % 8));
-	if (grow(&c->todo, &c->todo_cap, c->ntodo, sizeof(*c->todo), 1024))
+	if (e4t_grow(&c->todo, &c->todo_cap, c->ntodo + 1, sizeof(*c->todo),
+		     1024) ||
+	    e4t_grow(&c->paths, &c->paths_cap, c->paths_len + row->path_len, 1,
+		     1 << 20))
 		return ENOMEM;
-	while (c->paths_len + row->path_len > c->paths_cap) {
-		size_t cap = c->paths_cap ? 2 * c->paths_cap : 1 << 20;
-		char *p = realloc(c->paths, cap);
-
-		if (!p)
-			return ENOMEM;
-		c->paths = p;
-		c->paths_cap = cap;
-	}
 	memcpy(c->paths + c->paths_len, row->path, row->path_len);
 	t = &c->todo[c->ntodo++];
 	t->path_off = c->paths_len;
@@ -340,7 +318,8 @@ static errcode_t make_chunks(struct bf_ctx *c, struct sched *s)
 						     c->todo[end].ino) == blk)
 				end++;
 		}
-		if (grow(&s->chunks, &cap, s->nchunks, sizeof(*s->chunks), 64))
+		if (e4t_grow(&s->chunks, &cap, s->nchunks + 1,
+			     sizeof(*s->chunks), 64))
 			return ENOMEM;
 		memset(&s->chunks[s->nchunks], 0, sizeof(*s->chunks));
 		s->chunks[s->nchunks].first = first;

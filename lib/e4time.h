@@ -236,6 +236,18 @@ errcode_t e4t_manifest_parse_line(const char *line, size_t len,
 void e4t_manifest_entry_free(struct e4t_manifest_entry *e);
 
 /* ------------------------------------------------------------------ */
+/* Arrays (grow.c)                                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Room for need elements of elem bytes in the array *arrp of capacity
+ * *cap: the capacity doubles, from first (16 when 0), until it is enough;
+ * 0, or ENOMEM (the array is then as it was).
+ */
+errcode_t e4t_grow(void *arrp, size_t *cap, size_t need, size_t elem,
+		   size_t first);
+
+/* ------------------------------------------------------------------ */
 /* Replacement policy (policy.c): backfill and import                  */
 /* ------------------------------------------------------------------ */
 

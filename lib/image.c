@@ -408,16 +408,9 @@ errcode_t e4t_image_orphans(struct e4t_image *img, ext2_ino_t **list,
 		for (i = 0; i < n; i++) /* short lists: a loop check is cheap */
 			if (v[i] == ino)
 				goto done;
-		if (n == cap) {
-			ext2_ino_t *p;
-
-			cap = cap ? cap * 2 : 16;
-			p = realloc(v, cap * sizeof(*v));
-			if (!p) {
-				free(v);
-				return ENOMEM;
-			}
-			v = p;
+		if (e4t_grow(&v, &cap, n + 1, sizeof(*v), 16)) {
+			free(v);
+			return ENOMEM;
 		}
 		v[n++] = ino;
 		if (ext2fs_read_inode2(fs, ino, &inode, sizeof(inode),

@@ -69,15 +69,9 @@ static errcode_t add_entry(struct e4t_manifest *mf,
 			   const struct e4t_manifest_entry *m,
 			   unsigned long line)
 {
-	if (mf->n == mf->cap) {
-		size_t k = mf->cap ? mf->cap * 2 : 1024;
-		void *p = realloc(mf->entries, k * sizeof(*mf->entries));
-
-		if (!p)
-			return ENOMEM;
-		mf->entries = p;
-		mf->cap = k;
-	}
+	if (e4t_grow(&mf->entries, &mf->cap, mf->n + 1, sizeof(*mf->entries),
+		     1024))
+		return ENOMEM;
 	mf->entries[mf->n].m = *m;
 	mf->entries[mf->n].line = line;
 	mf->n++;
@@ -188,15 +182,9 @@ static errcode_t build_hash(struct im_ctx *c)
 
 static errcode_t add_assign(struct im_ctx *c, ext2_ino_t ino, size_t entry)
 {
-	if (c->nassigns == c->acap) {
-		size_t k = c->acap ? c->acap * 2 : 64;
-		void *p = realloc(c->assigns, k * sizeof(*c->assigns));
-
-		if (!p)
-			return ENOMEM;
-		c->assigns = p;
-		c->acap = k;
-	}
+	if (e4t_grow(&c->assigns, &c->acap, c->nassigns + 1,
+		     sizeof(*c->assigns), 64))
+		return ENOMEM;
 	c->assigns[c->nassigns].ino = ino;
 	c->assigns[c->nassigns].entry = entry;
 	c->nassigns++;

@@ -509,18 +509,7 @@ static uint32_t next_block(const struct e4t_jinfo *in, uint32_t b)
 /* Room for one more element after the n there are (the caller adds it). */
 static int push(void *arrp, const size_t *n, size_t *cap, size_t elem)
 {
-	void **arr = arrp;
-
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		void *p = realloc(*arr, c * elem);
-
-		if (!p)
-			return ENOMEM;
-		*arr = p;
-		*cap = c;
-	}
-	return 0;
+	return e4t_grow(arrp, cap, *n + 1, elem, 16) ? ENOMEM : 0;
 }
 
 static int block_csum_ok(struct e4t_journal *j, const uint8_t *blk,

@@ -268,15 +268,8 @@ static int key_of(struct jp *j, struct keyset *ks, const char **out)
 	struct key *k;
 	const char *raw;
 
-	if (ks->n == ks->cap) {
-		size_t cap = ks->cap ? ks->cap * 2 : 16;
-		void *p = realloc(ks->v, cap * sizeof(*ks->v));
-
-		if (!p)
-			return -1;
-		ks->v = p;
-		ks->cap = cap;
-	}
+	if (e4t_grow(&ks->v, &ks->cap, ks->n + 1, sizeof(*ks->v), 16))
+		return -1;
 	k = &ks->v[ks->n];
 	ws(j);
 	raw = j->p + 1; /* after the quote */

@@ -74,19 +74,7 @@ struct e4t_tree {
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	size_t n = *cap ? *cap : 1024;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
+	return e4t_grow(p, cap, need, elem, 1024) ? ENOMEM : 0;
 }
 
 static void warn(struct e4t_tree *t, errcode_t err, ext2_ino_t ino,

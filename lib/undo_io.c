@@ -339,17 +339,11 @@ static int bit_test(const uint64_t *words, size_t nwords, uint64_t r)
 static errcode_t bit_set(uint64_t **words, size_t *nwords, uint64_t r)
 {
 	if (r / 64 >= *nwords) {
-		size_t n = *nwords ? *nwords : 64;
-		uint64_t *p;
+		size_t old = *nwords;
 
-		while (n <= r / 64)
-			n *= 2;
-		p = realloc(*words, n * sizeof(*p));
-		if (!p)
+		if (e4t_grow(words, nwords, r / 64 + 1, sizeof(**words), 64))
 			return ENOMEM;
-		memset(p + *nwords, 0, (n - *nwords) * sizeof(*p));
-		*words = p;
-		*nwords = n;
+		memset(*words + old, 0, (*nwords - old) * sizeof(**words));
 	}
 	(*words)[r / 64] |= 1ULL << (r % 64);
 	return 0;

@@ -103,18 +103,7 @@ int finish_stdout(int status)
 
 int grow_array(void *p, size_t *cap, size_t n, size_t elem)
 {
-	void **arr = p, *q;
-	size_t k;
-
-	if (n < *cap)
-		return 0;
-	k = *cap ? *cap * 2 : 1024;
-	q = realloc(*arr, k * elem);
-	if (!q)
-		return ENOMEM;
-	*arr = q;
-	*cap = k;
-	return 0;
+	return e4t_grow(p, cap, n + 1, elem, 1024) ? ENOMEM : 0;
 }
 
 char *dup_bytes(const char *s, size_t len)

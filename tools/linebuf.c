@@ -14,18 +14,10 @@
 
 void lb_grow(struct lbuf *b, size_t n)
 {
-	size_t cap = b->cap ? b->cap : 4096;
-	char *p;
-
-	while (cap < b->len + n)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p) {
+	if (e4t_grow(&b->p, &b->cap, b->len + n, 1, 4096)) {
 		fprintf(stderr, "%s: out of memory\n", progname);
 		exit(EXIT_INTERNAL);
 	}
-	b->p = p;
-	b->cap = cap;
 }
 
 static const char digit_pairs[201] =
