@@ -531,8 +531,6 @@ errcode_t e4t_backfill_run(struct e4t_image *img, struct e4t_tree *tree,
 			   struct e4t_backfill_stats *stats)
 {
 	struct bf_ctx c;
-	char *path;
-	size_t n;
 	errcode_t err;
 
 	memset(stats, 0, sizeof(*stats));
@@ -544,17 +542,9 @@ errcode_t e4t_backfill_run(struct e4t_image *img, struct e4t_tree *tree,
 	c.o = opts;
 	c.st = stats;
 	c.seen = calloc(img->fs->super->s_inodes_count / 8 + 1, 1);
-	path = strdup(start_path);
-	if (!c.seen || !path) {
-		free(c.seen);
-		free(path);
+	if (!c.seen)
 		return ENOMEM;
-	}
-	n = strlen(path);
-	while (n > 1 && path[n - 1] == '/')
-		path[--n] = '\0';
-	err = e4t_tree_walk(tree, start, path, on_row, &c);
-	free(path);
+	err = e4t_tree_walk(tree, start, start_path, on_row, &c);
 	free(c.seen);
 	/* inode order: see process() */
 	if (!err)

@@ -498,8 +498,8 @@ errcode_t e4t_tree_load(struct e4t_image *img, const struct e4t_tree_opts *opts,
 			struct e4t_tree **ret);
 void e4t_tree_free(struct e4t_tree *tree);
 /*
- * Visit every name reachable from start (whose path is start_path), start
- * included, depth first in directory order; then, with E4T_TREE_DELETED,
+ * Visit every name reachable from start (whose path is start_path; "/a/"
+ * names its rows as "/a" does), start included, depth first in directory order; then, with E4T_TREE_DELETED,
  * the orphan and deleted inodes (path "<INO>").  fn returning non-zero
  * stops the walk and is returned.
  */

@@ -845,11 +845,15 @@ errcode_t e4t_tree_walk(struct e4t_tree *t, ext2_ino_t start,
 {
 	struct walker w = { .t = t, .fn = fn, .priv = priv };
 	struct irec *r = find(t, start);
+	size_t len = strlen(start_path);
 	errcode_t err;
 
 	if (!r || r->status != E4T_LIVE)
 		return E4T_ERR_NOT_IN_USE;
-	err = path_set(&w, 0, start_path, strlen(start_path));
+	/* "/a/b/" names its rows "/a/b/c", as "/a/b" does */
+	while (len > 1 && start_path[len - 1] == '/')
+		len--;
+	err = path_set(&w, 0, start_path, len);
 	if (!err)
 		err = walk(&w, r);
 	if (!err && (t->flags & E4T_TREE_DELETED) && start == EXT2_ROOT_INO) {

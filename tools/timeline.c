@@ -144,20 +144,6 @@ static errcode_t flush_sorted(struct tl_ctx *c, struct e4t_tree *tree)
 	return err;
 }
 
-/* "/a/b/" -> "/a/b"; "<12>" and "/" stay. */
-static char *start_path(const char *spec)
-{
-	char *p = strdup(spec);
-	size_t n;
-
-	if (!p)
-		return NULL;
-	n = strlen(p);
-	while (n > 1 && p[n - 1] == '/')
-		p[--n] = '\0';
-	return p;
-}
-
 int timeline_run(const struct timeline_args *a)
 {
 	struct tl_ctx c = {
@@ -179,7 +165,6 @@ int timeline_run(const struct timeline_args *a)
 	struct e4t_image *img = a->img;
 	struct e4t_tree *tree = NULL;
 	const char *spec = a->spec ? a->spec : "/";
-	char *path = NULL;
 	static char obuf[1 << 16];
 	ext2_ino_t start = EXT2_ROOT_INO;
 	errcode_t err;
@@ -198,8 +183,7 @@ int timeline_run(const struct timeline_args *a)
 		report(img->name, spec, err);
 		return EXIT_PARTIAL;
 	}
-	path = start_path(spec);
-	err = path ? e4t_tree_load(img, &topts, &tree) : ENOMEM;
+	err = e4t_tree_load(img, &topts, &tree);
 	progress_done();
 	if (err) {
 		report(img->name, "indexing the filesystem", err);
@@ -209,7 +193,7 @@ int timeline_run(const struct timeline_args *a)
 	if (a->manifest)
 		manifest_header(&c.out, img);
 	c.fmt->begin(&c.out);
-	err = e4t_tree_walk(tree, start, path, on_row, &c);
+	err = e4t_tree_walk(tree, start, spec, on_row, &c);
 	if (!err && c.sort)
 		err = flush_sorted(&c, tree);
 	if (err == E4T_ERR_NOT_IN_USE) {
@@ -229,6 +213,5 @@ int timeline_run(const struct timeline_args *a)
 out:
 	lb_free(&c.out.lb);
 	e4t_tree_free(tree);
-	free(path);
 	return status;
 }
