@@ -352,6 +352,14 @@ void e4t_in_use_release(struct e4t_in_use *hold);
  * clean. */
 errcode_t e4t_check_mmp(ext2_filsys fs, struct e4t_refusal *why);
 /*
+ * Each inode written once: for the n inode numbers ino[] (0: none), dup_of[i]
+ * is the first index whose inode is ino[i] when that is an earlier one (a
+ * hard link's other name, <INO> of a path given too, a path given twice),
+ * else -1.  0 or ENOMEM.
+ */
+errcode_t e4t_find_duplicates(const ext2_ino_t *ino, size_t n, long *dup_of);
+
+/*
  * Could these times (fields: bit 1 << E4T_ATIME ...) be written to this
  * inode?  0, or why not: bad checksum, not in use, no room for crtime,
  * no _extra field for nanoseconds or times beyond 32 bits, out of range.
@@ -499,9 +507,9 @@ errcode_t e4t_tree_load(struct e4t_image *img, const struct e4t_tree_opts *opts,
 void e4t_tree_free(struct e4t_tree *tree);
 /*
  * Visit every name reachable from start (whose path is start_path; "/a/"
- * names its rows as "/a" does), start included, depth first in directory order; then, with E4T_TREE_DELETED,
- * the orphan and deleted inodes (path "<INO>").  fn returning non-zero
- * stops the walk and is returned.
+ * names its rows as "/a" does), start included, depth first in directory order;
+ * then, with E4T_TREE_DELETED, the orphan and deleted inodes (path "<INO>"). fn
+ * returning non-zero stops the walk and is returned.
  */
 errcode_t e4t_tree_walk(struct e4t_tree *tree, ext2_ino_t start,
 			const char *start_path, e4t_row_fn fn, void *priv);

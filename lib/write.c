@@ -228,6 +228,45 @@ static int has_room(const struct e4t_inode *in, enum e4t_field f)
 	return (in->present & E4T_PRESENT_EXTRA(f)) != 0;
 }
 
+struct ino_ref {
+	ext2_ino_t ino;
+	size_t idx;
+};
+
+static int cmp_ino_ref(const void *a, const void *b)
+{
+	const struct ino_ref *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+errcode_t e4t_find_duplicates(const ext2_ino_t *ino, size_t n, long *dup_of)
+{
+	struct ino_ref *refs = calloc(n + 1, sizeof(*refs));
+	size_t i, m = 0;
+
+	if (!refs)
+		return ENOMEM;
+	for (i = 0; i < n; i++) {
+		dup_of[i] = -1;
+		if (!ino[i])
+			continue;
+		refs[m].ino = ino[i];
+		refs[m++].idx = i;
+	}
+	/* same inodes together, in the order given */
+	qsort(refs, m, sizeof(*refs), cmp_ino_ref);
+	for (i = 1; i < m; i++)
+		if (refs[i].ino == refs[i - 1].ino)
+			dup_of[refs[i].idx] = dup_of[refs[i - 1].idx] >= 0
+						      ? dup_of[refs[i - 1].idx]
+						      : (long)refs[i - 1].idx;
+	free(refs);
+	return 0;
+}
+
 errcode_t e4t_check_settable(const struct e4t_inode *in, unsigned fields,
 			     const struct e4t_ts *ts)
 {

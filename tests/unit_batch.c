@@ -284,6 +284,21 @@ static int unpack(const char *top, const char *image)
 	return system(cmd);
 }
 
+/* Each inode once: later names of an inode point at its first. */
+static void test_duplicates(void)
+{
+	static const ext2_ino_t ino[] = { 12, 0, 13, 12, 12, 0, 13, 14 };
+	static const long want[] = { -1, -1, -1, 0, 0, -1, 2, -1 };
+	long dup[8];
+	size_t i;
+
+	CHECK(e4t_find_duplicates(ino, 8, dup) == 0, "find_duplicates");
+	for (i = 0; i < 8; i++)
+		CHECK(dup[i] == want[i], "dup_of[%zu] = %ld, not %ld", i,
+		      dup[i], want[i]);
+	CHECK(e4t_find_duplicates(ino, 0, dup) == 0, "no inodes");
+}
+
 int main(void)
 {
 	static const char *const images[] = { "ext4-4k", "ext4-1k-inline",
@@ -304,6 +319,7 @@ int main(void)
 	CHECK(unpack(top, "ext4-4k") == 0, "unpack ext4-4k");
 	test_read_only();
 	test_batch();
+	test_duplicates();
 	unlink(path);
 	return unit_report("unit_batch");
 }

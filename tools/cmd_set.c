@@ -43,48 +43,27 @@ struct target {
 	int dup_of; /* an earlier target naming the same inode, or -1 */
 };
 
-struct ino_ref {
-	ext2_ino_t ino;
-	int idx;
-};
-
-static int cmp_ino_ref(const void *a, const void *b)
-{
-	const struct ino_ref *x = a, *y = b;
-
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
 /*
  * Each inode is written once, under the first FILESPEC that names it:
- * a hard link's other name, <INO> of a path given too, or a path given
- * twice points dup_of at that one.
+ * the others' dup_of points at that one.
  */
 static errcode_t mark_duplicates(struct target *targets, int n)
 {
-	struct ino_ref *refs = calloc((size_t)n + 1, sizeof(*refs));
-	int i, m = 0;
+	ext2_ino_t *ino = calloc((size_t)n + 1, sizeof(*ino));
+	long *dup = calloc((size_t)n + 1, sizeof(*dup));
+	errcode_t err = ENOMEM;
+	int i;
 
-	if (!refs)
-		return ENOMEM;
-	for (i = 0; i < n; i++) {
-		targets[i].dup_of = -1;
-		if (!targets[i].found)
-			continue;
-		refs[m].ino = targets[i].in.ino;
-		refs[m++].idx = i;
+	if (ino && dup) {
+		for (i = 0; i < n; i++)
+			ino[i] = targets[i].found ? targets[i].in.ino : 0;
+		err = e4t_find_duplicates(ino, (size_t)n, dup);
+		for (i = 0; i < n && !err; i++)
+			targets[i].dup_of = (int)dup[i];
 	}
-	qsort(refs, (size_t)m, sizeof(*refs), cmp_ino_ref);
-	for (i = 1; i < m; i++)
-		if (refs[i].ino == refs[i - 1].ino)
-			targets[refs[i].idx].dup_of =
-				targets[refs[i - 1].idx].dup_of >= 0
-					? targets[refs[i - 1].idx].dup_of
-					: refs[i - 1].idx;
-	free(refs);
-	return 0;
+	free(ino);
+	free(dup);
+	return err;
 }
 
 static void parse_time_arg(const char *text, const char *what,
