@@ -167,6 +167,9 @@ void check_write_opts(const struct e4t_write_opts *wo,
 /* --fields LIST of set and import: crtime, atime, mtime, ctime (a mask
  * of 1 << E4T_*); exits on a bad or empty one. */
 unsigned parse_fields(const char *list, const struct cmdinfo *cmd);
+/* A TIME option (--crtime, --since...): exits on a bad one. */
+void parse_time_option(const struct cmdinfo *cmd, const char *what,
+		       const char *arg, struct e4t_ts *ts);
 /* backfill and import: --policy (exits on a bad one). */
 enum e4t_policy parse_policy(const char *arg, const struct cmdinfo *cmd);
 /* --format for reports: text (0) or jsonl (1). */

@@ -66,17 +66,6 @@ static errcode_t mark_duplicates(struct target *targets, int n)
 	return err;
 }
 
-static void parse_time_arg(const char *text, const char *what,
-			   struct e4t_ts *ts)
-{
-	errcode_t err = e4t_time_parse(text, &ts->sec, &ts->nsec);
-
-	if (err)
-		usage_error(&set_cmd, "%s '%s': %s", what, text,
-			    error_message(err));
-	ts->flags = E4T_TS_STORED | E4T_TS_EXTRA;
-}
-
 /* "SPEC <INO>" (or "<INO>") for the lines about one target. */
 static char *target_label(const struct target *t)
 {
@@ -205,7 +194,8 @@ static void set_option(struct cmd_ctx *ctx, int opt, const char *arg)
 	case OPT_CTIME:
 		f = map[opt - OPT_CRTIME];
 		snprintf(name, sizeof(name), "--%s", e4t_field_name(f));
-		parse_time_arg(arg, name, &so.ts[f]);
+		parse_time_option(&set_cmd, name, arg, &so.ts[f]);
+		so.ts[f].flags |= E4T_TS_EXTRA;
 		so.given |= 1U << f;
 		break;
 	case 'r': so.reference = arg; break;

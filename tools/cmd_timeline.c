@@ -51,16 +51,6 @@ static void timeline_help(FILE *fp)
 		progname);
 }
 
-static void parse_time_opt(const struct cmdinfo *cmd, const char *arg,
-			   struct e4t_ts *ts, const char *opt)
-{
-	errcode_t err = e4t_time_parse(arg, &ts->sec, &ts->nsec);
-
-	if (err)
-		usage_error(cmd, "%s '%s': %s", opt, arg, error_message(err));
-	ts->flags = E4T_TS_STORED;
-}
-
 static enum e4t_field parse_field_opt(const struct cmdinfo *cmd,
 				      const char *arg, const char *opt)
 {
@@ -79,11 +69,11 @@ void timeline_opt(const struct cmdinfo *cmd, int opt, const char *arg,
 	switch (opt) {
 	case 'd': a->flags |= E4T_TREE_DELETED; break;
 	case OPT_SINCE:
-		parse_time_opt(cmd, arg, &a->since, "--since");
+		parse_time_option(cmd, "--since", arg, &a->since);
 		a->has_since = a->filter = 1;
 		break;
 	case OPT_UNTIL:
-		parse_time_opt(cmd, arg, &a->until, "--until");
+		parse_time_option(cmd, "--until", arg, &a->until);
 		a->has_until = a->filter = 1;
 		break;
 	case OPT_FIELD:

@@ -161,6 +161,16 @@ unsigned parse_fields(const char *list, const struct cmdinfo *cmd)
 	return fields;
 }
 
+void parse_time_option(const struct cmdinfo *cmd, const char *what,
+		       const char *arg, struct e4t_ts *ts)
+{
+	errcode_t err = e4t_time_parse(arg, &ts->sec, &ts->nsec);
+
+	if (err)
+		usage_error(cmd, "%s '%s': %s", what, arg, error_message(err));
+	ts->flags = E4T_TS_STORED;
+}
+
 enum e4t_policy parse_policy(const char *arg, const struct cmdinfo *cmd)
 {
 	int p = e4t_policy_parse(arg);
