@@ -148,8 +148,14 @@ struct e4t_journal *open_journal_or_exit(struct e4t_image *img,
 					 const char *path, unsigned flags,
 					 struct warn_ctx *wc);
 
-/* The journal's features as words ("64bit csum_v3") or JSON strings. */
-void print_journal_features(const struct e4t_jinfo *in, FILE *fp, int json);
+/* The journal's features: their names into names (room for
+ * E4T_JFEATURES_MAX), how many; as words ("64bit csum_v3", "(none)");
+ * as a record's "features" array (see report.h). */
+#define E4T_JFEATURES_MAX 8
+size_t journal_features(const struct e4t_jinfo *in, const char **names);
+void print_journal_features(const struct e4t_jinfo *in, FILE *fp);
+struct report;
+void rec_journal_features(struct report *r, const struct e4t_jinfo *in);
 
 /* Time text: ISO 8601 in UTC, or local time with --local. */
 char *fmt_time(const struct e4t_ts *ts, int local, char sep, char *buf,
