@@ -18,7 +18,8 @@
 #include "report.h"
 
 #define AUDIT_FORMATS                                                          \
-	(RF_MASK(RF_TEXT) | RF_MASK(RF_JSONL) | RF_MASK(RF_CSV) | RF_MASK(RF_JSON))
+	(RF_MASK(RF_TEXT) | RF_MASK(RF_JSONL) | RF_MASK(RF_CSV) |              \
+	 RF_MASK(RF_JSON))
 
 static void audit_help(FILE *fp)
 {
@@ -147,8 +148,8 @@ static void audit_text(struct e4t_journal *j, const struct e4t_audit *a,
 		if (trans_has_time(t))
 			e4t_iso8601(t->commit_sec, t->commit_nsec, 9, 'T',
 				    INT32_MIN, when, sizeof(when));
-		printf("%-10u %-11s %-30s %6u %6u", t->tid, trans_state(t), when,
-		       t->nr_jblocks, at->itable_blocks);
+		printf("%-10u %-11s %-30s %6u %6u", t->tid, trans_state(t),
+		       when, t->nr_jblocks, at->itable_blocks);
 		for (m = 0; m < E4T_NCHANGES; m++)
 			printf(" %7u", at->changes[m]);
 		if (at->atime_only)
@@ -240,10 +241,10 @@ static void rec_top(struct report *r, const struct top *t)
 }
 
 static const char *const audit_cols[] = {
-	"tid",	      "state",	 "commit_time", "journal_blocks",
-	"itable_blocks", "created", "deleted",	"crtime",
-	"mtime",      "ctime",	 "atime",	"other",
-	"atime_only", NULL,
+	"tid",		 "state",   "commit_time", "journal_blocks",
+	"itable_blocks", "created", "deleted",	   "crtime",
+	"mtime",	 "ctime",   "atime",	   "other",
+	"atime_only",	 NULL,
 };
 static const struct rec_schema audit_schema = {
 	.row = "transaction",
@@ -387,7 +388,10 @@ static int audit_main(int argc, char **argv)
 		case 'j': jpath = optarg; break;
 		case 's': flags &= ~E4T_J_STALE; break;
 		case 'S': flags |= E4T_J_STALE; break;
-		case 'f': fmt = report_format_parse(optarg, AUDIT_FORMATS, &audit_cmd); break;
+		case 'f':
+			fmt = report_format_parse(optarg, AUDIT_FORMATS,
+						  &audit_cmd);
+			break;
 		case 't':
 			errno = 0;
 			ntop = strtoul(optarg, &end, 10);

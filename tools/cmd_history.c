@@ -49,9 +49,9 @@ struct hctx {
 };
 
 static const char *const history_cols[] = {
-	"ino",	  "path",  "source", "tid",   "state",	 "commit_time",
-	"change", "groups", "links", "mode",  "size",	 "atime",
-	"mtime",  "ctime", "crtime", "dtime", "crtime_changed", NULL,
+	"ino",	  "path",   "source", "tid",   "state",		 "commit_time",
+	"change", "groups", "links",  "mode",  "size",		 "atime",
+	"mtime",  "ctime",  "crtime", "dtime", "crtime_changed", NULL,
 };
 static const struct rec_schema history_schema = {
 	.row = "copy",
@@ -87,17 +87,18 @@ static void rec_copy(struct hctx *h, const struct e4t_icopy *c,
 		int timed = (c->t->flags & E4T_JT_COMMITTED) &&
 			    !(c->t->flags & E4T_JT_FAST_COMMIT);
 
-		rec_cstr(r, "source", c->src == E4T_SRC_FAST_COMMIT
-					      ? "fast_commit"
-					      : "journal");
+		rec_cstr(r, "source",
+			 c->src == E4T_SRC_FAST_COMMIT ? "fast_commit"
+						       : "journal");
 		rec_u64(r, "tid", c->t->tid);
 		rec_cstr(r, "state",
 			 (c->t->flags & E4T_JT_LIVE) ? "live" : "stale");
 		rec_iso(r, "commit_time", timed ? &ts : NULL);
 	}
-	rec_cstr(r, "change", c->baseline ? "first"
-			      : c->same	  ? "unchanged"
-					  : e4t_change_name(c->change));
+	rec_cstr(r, "change",
+		 c->baseline ? "first"
+		 : c->same   ? "unchanged"
+			     : e4t_change_name(c->change));
 	rec_arr_begin(r, "groups");
 	if (!c->baseline && !c->same)
 		for (g = 0; g < E4T_NIGROUPS; g++)
@@ -214,8 +215,7 @@ static int find_name(const struct e4t_row *row, void *priv)
 /* "History of <INO> PATH": for an <INO> spec, its first name in the
  * tree; jsonl: a "heading" record (ino, path). */
 static void print_heading(struct e4t_image *img, ext2_ino_t ino,
-			  const char *spec, struct warn_ctx *wc,
-			  struct hctx *h)
+			  const char *spec, struct warn_ctx *wc, struct hctx *h)
 {
 	struct name_ctx nc = { ino, NULL };
 	char *p;
@@ -291,7 +291,10 @@ static int history_main(int argc, char **argv)
 		case 'j': jpath = optarg; break;
 		case 'a': h.all = 1; break;
 		case 'L': h.local = 1; break;
-		case 'f': fmt = report_format_parse(optarg, HISTORY_FORMATS, &history_cmd); break;
+		case 'f':
+			fmt = report_format_parse(optarg, HISTORY_FORMATS,
+						  &history_cmd);
+			break;
 		default: common_opt(c, optarg, &co, &history_cmd);
 		}
 	}

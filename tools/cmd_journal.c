@@ -232,9 +232,9 @@ static void rec_geom(struct report *r, const struct e4t_jinfo *in)
 }
 
 static const char *const journal_cols[] = {
-	"tid",	       "state",		 "committed", "csum",
-	"commit_time", "first_block",	 "journal_blocks",
-	"blocks",      "revoked",	 "fc_inodes", NULL,
+	"tid",	       "state",		 "committed", "csum",	 "commit_time",
+	"first_block", "journal_blocks", "blocks",    "revoked", "fc_inodes",
+	NULL,
 };
 static const struct rec_schema journal_schema = {
 	.row = "transaction",
@@ -366,7 +366,10 @@ static int journal_main(int argc, char **argv)
 		switch (c) {
 		case 'j': jpath = optarg; break;
 		case 's': flags |= E4T_J_STALE; break;
-		case 'f': fmt = report_format_parse(optarg, JOURNAL_FORMATS, &journal_cmd); break;
+		case 'f':
+			fmt = report_format_parse(optarg, JOURNAL_FORMATS,
+						  &journal_cmd);
+			break;
 		case 'b': blocks = 1; break;
 		default: common_opt(c, optarg, &co, &journal_cmd);
 		}

@@ -114,12 +114,32 @@ static int inode_in_use(const struct e4t_inode *in)
 }
 
 static const char *const stat_cols[] = {
-	"spec",	      "ino",	     "type",	   "mode",	"flags",
-	"uid",	      "gid",	     "size",	   "links",	"inode_size",
-	"extra_isize", "atime",	     "atime_raw",  "mtime",	"mtime_raw",
-	"ctime",      "ctime_raw",   "crtime",	   "crtime_raw", "dtime",
-	"dtime_raw",  "csum_bad",    "extra_isize_bad", "orphan_list",
-	"in_use",     NULL,
+	"spec",
+	"ino",
+	"type",
+	"mode",
+	"flags",
+	"uid",
+	"gid",
+	"size",
+	"links",
+	"inode_size",
+	"extra_isize",
+	"atime",
+	"atime_raw",
+	"mtime",
+	"mtime_raw",
+	"ctime",
+	"ctime_raw",
+	"crtime",
+	"crtime_raw",
+	"dtime",
+	"dtime_raw",
+	"csum_bad",
+	"extra_isize_bad",
+	"orphan_list",
+	"in_use",
+	NULL,
 };
 static const struct rec_schema stat_schema = {
 	.row = "inode",
@@ -226,7 +246,8 @@ static int stat_main(int argc, char **argv)
 		if (c == OPT_LOCAL)
 			local = 1;
 		else if (c == 'f')
-			fmt = report_format_parse(optarg, STAT_FORMATS, &stat_cmd);
+			fmt = report_format_parse(optarg, STAT_FORMATS,
+						  &stat_cmd);
 		else
 			usage_error(&stat_cmd, "unknown option");
 	}

@@ -79,7 +79,8 @@ void rec_end(struct report *r);
 
 /* key is ignored for the elements of an array. */
 void rec_str(struct report *r, const char *key, const char *s, size_t len);
-void rec_cstr(struct report *r, const char *key, const char *s); /* NULL: null */
+void rec_cstr(struct report *r, const char *key,
+	      const char *s); /* NULL: null */
 /* A name: as rec_str, and when it is not valid UTF-8 (jsonl) also
  * KEY_hex (its bytes) and "KEY_utf8":false, as timeline's "path". */
 void rec_path(struct report *r, const char *key, const char *s, size_t len);
