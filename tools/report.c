@@ -27,7 +27,8 @@ const char *report_format_name(enum report_format f)
 enum report_format report_format_parse(const char *arg, unsigned allowed,
 				       const struct cmdinfo *cmd)
 {
-	struct lbuf names = { NULL, 0, 0 };
+	char names[64];
+	size_t len = 0, n;
 	int f;
 
 	for (f = 0; f < RF_NFORMATS; f++)
@@ -36,12 +37,18 @@ enum report_format report_format_parse(const char *arg, unsigned allowed,
 	for (f = 0; f < RF_NFORMATS; f++) {
 		if (!(allowed & RF_MASK(f)))
 			continue;
-		if (names.len)
-			lb_puts(&names, ", ");
-		lb_puts(&names, rf_names[f]);
+		n = strlen(rf_names[f]);
+		if (len + n + 3 > sizeof(names))
+			break;
+		if (len) {
+			memcpy(names + len, ", ", 2);
+			len += 2;
+		}
+		memcpy(names + len, rf_names[f], n);
+		len += n;
 	}
-	lb_putc(&names, 0);
-	usage_error(cmd, "unknown format '%s' (%s)", arg, names.p);
+	names[len] = 0;
+	usage_error(cmd, "unknown format '%s' (%s)", arg, names);
 }
 
 /* csv: what the values at a level do */
@@ -75,8 +82,10 @@ void report_init(struct report *r, enum report_format fmt, FILE *fp,
 		r->ncols++;
 	r->cells = calloc(r->ncols ? r->ncols : 1, sizeof(*r->cells));
 	r->set = calloc(r->ncols ? r->ncols : 1, 1);
-	if (!r->cells || !r->set)
-		lb_grow(&r->lb, (size_t)-1 / 2); /* exits: out of memory */
+	if (!r->cells || !r->set) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		exit(EXIT_INTERNAL);
+	}
 	for (i = 0; i < r->ncols; i++) {
 		if (i)
 			lb_putc(&r->lb, ',');
