@@ -274,7 +274,7 @@ static void audit_json(struct report *r, struct e4t_journal *j,
 		rec_obj_begin(r, NULL);
 		rec_u64(r, "tid", t->tid);
 		rec_iso(r, "commit_time", trans_has_time(t) ? &ts : NULL);
-		rec_bool(r, "live", t->flags & E4T_JT_LIVE);
+		rec_bool(r, "live", !!(t->flags & E4T_JT_LIVE));
 		rec_cstr(r, "state", trans_state(t));
 		rec_u64(r, "blocks", t->nr_jblocks);
 		rec_u64(r, "itable_blocks", at->itable_blocks);

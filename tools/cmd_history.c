@@ -71,7 +71,7 @@ static void rec_copy(struct hctx *h, const struct e4t_icopy *c,
 		     const struct e4t_inode *in, int crtime_flag)
 {
 	struct report *r = &h->rep;
-	int f, g;
+	int f;
 
 	rec_begin(r, "copy");
 	rec_u64(r, "ino", h->ino);
@@ -100,11 +100,14 @@ static void rec_copy(struct hctx *h, const struct e4t_icopy *c,
 		 : c->same   ? "unchanged"
 			     : e4t_change_name(c->change));
 	rec_arr_begin(r, "groups");
-	if (!c->baseline && !c->same)
+	if (!c->baseline && !c->same) {
+		int g;
+
 		for (g = 0; g < E4T_NIGROUPS; g++)
 			if (c->what & (1U << g))
 				rec_cstr(r, NULL,
 					 e4t_igroup_name((enum e4t_igroup)g));
+	}
 	rec_arr_end(r);
 	rec_u64(r, "links", in->links);
 	rec_octal(r, "mode", in->mode, 6);

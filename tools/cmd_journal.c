@@ -261,7 +261,7 @@ static void rec_trans(struct report *r, const struct e4t_jtrans *t)
 	rec_begin(r, "transaction");
 	rec_u64(r, "tid", t->tid);
 	rec_cstr(r, "state", state_name(t));
-	rec_bool(r, "committed", t->flags & E4T_JT_COMMITTED);
+	rec_bool(r, "committed", !!(t->flags & E4T_JT_COMMITTED));
 	rec_cstr(r, "csum", csum_name(t));
 	rec_iso(r, "commit_time", has_time(t) ? &ts : NULL);
 	rec_u64(r, "first_block", t->first_jblock);

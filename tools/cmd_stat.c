@@ -184,9 +184,9 @@ static void rec_inode(struct report *r, const char *spec,
 			snprintf(raw, sizeof(raw), "0x%08x", in->raw_base[f]);
 		rec_cstr(r, key, raw);
 	}
-	rec_bool(r, "csum_bad", in->flags & E4T_INO_CSUM_BAD);
-	rec_bool(r, "extra_isize_bad", in->flags & E4T_INO_EXTRA_BAD);
-	rec_bool(r, "orphan_list", in->flags & E4T_INO_ORPHAN_LIST);
+	rec_bool(r, "csum_bad", !!(in->flags & E4T_INO_CSUM_BAD));
+	rec_bool(r, "extra_isize_bad", !!(in->flags & E4T_INO_EXTRA_BAD));
+	rec_bool(r, "orphan_list", !!(in->flags & E4T_INO_ORPHAN_LIST));
 	rec_bool(r, "in_use", inode_in_use(in));
 	rec_end(r);
 }
