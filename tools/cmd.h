@@ -90,9 +90,12 @@ struct cmd_ctx;
  */
 struct cmdinfo {
 	const char *name;
-	const char *args;      /* "[OPTIONS] IMAGE FILESPEC...", for usage */
-	const char *oneline;   /* for e4time --help */
-	unsigned flags;	       /* CMD_* */
+	const char *args;    /* "[OPTIONS] IMAGE FILESPEC...", for usage */
+	const char *oneline; /* for e4time --help */
+	unsigned flags;	     /* CMD_* */
+	/* CMD_FORMATS: the report formats (RF_MASK()s of report.h) parsed
+	 * into ctx->format; 0: the command reads ctx->format_name itself */
+	unsigned formats;
 	int argmin, argmax;    /* arguments, IMAGE included; argmax -1: any */
 	const char *argerr;    /* the usage error when their number is wrong */
 	const char *shortopts; /* the command's own options */
@@ -235,8 +238,14 @@ struct e4t_journal *open_journal_or_exit(struct e4t_image *img,
 					 const char *path, unsigned flags,
 					 struct warn_ctx *wc);
 
-/* The journal's features as words ("64bit csum_v3") or JSON strings. */
-void print_journal_features(const struct e4t_jinfo *in, FILE *fp, int json);
+/* The journal's features: their names into names (room for
+ * E4T_JFEATURES_MAX), how many; as words ("64bit csum_v3", "(none)");
+ * as a record's "features" array (see report.h). */
+#define E4T_JFEATURES_MAX 8
+size_t journal_features(const struct e4t_jinfo *in, const char **names);
+void print_journal_features(const struct e4t_jinfo *in, FILE *fp);
+struct report;
+void rec_journal_features(struct report *r, const struct e4t_jinfo *in);
 
 /* Time text: ISO 8601 in UTC, or local time with --local. */
 char *fmt_time(const struct e4t_ts *ts, int local, char sep, char *buf,
@@ -263,6 +272,7 @@ struct cmd_ctx {
 	struct e4t_refusal why;	    /* CMD_WRITE: why a write was refused */
 	struct e4t_write_opts wo;   /* CMD_WRITE: -n, -z, --no-undo */
 	const char *format_name;    /* CMD_FORMATS: -f NAME, or NULL */
+	int format;		    /* ... as cmdinfo.formats allows: RF_* */
 	int local;		    /* CMD_LOCAL */
 	const char *jpath;	    /* CMD_JOURNAL: -j FILE, or NULL */
 	unsigned jflags;	    /* CMD_JOURNAL: e4t_journal_load flags */

@@ -15,6 +15,11 @@
 #include "cmd.h"
 #include "escape.h"
 #include "linebuf.h"
+#include "report.h"
+
+#define AUDIT_FORMATS                                                          \
+	(RF_MASK(RF_TEXT) | RF_MASK(RF_JSONL) | RF_MASK(RF_CSV) |              \
+	 RF_MASK(RF_JSON))
 
 static void audit_help(FILE *fp)
 {
@@ -31,8 +36,14 @@ static void audit_help(FILE *fp)
 		"Options:\n"
 		"  -j, --journal FILE     external journal device or image\n"
 		"      --no-stale         the live log only\n"
-		"  -f, --format FMT       text (default), json or csv "
-		"(transactions)\n"
+		"      --stale            stale transactions too (the "
+		"default; undoes\n"
+		"                         an earlier --no-stale)\n"
+		"  -f, --format FMT       text (default), jsonl (records), "
+		"csv\n"
+		"                         (transactions) or json (one "
+		"object, the older\n"
+		"                         form of jsonl, kept as it was)\n"
 		"  -t, --top N            files to list (default 10)\n"
 		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
 		"command\n",
@@ -70,17 +81,6 @@ static int cmp_top(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-static void json_str(const char *s)
-{
-	struct lbuf b = { NULL, 0, 0 };
-
-	lb_putc(&b, '"');
-	esc_json(&b, s, strlen(s));
-	lb_putc(&b, '"');
-	lb_flush(&b, stdout);
-	free(b.p);
-}
-
 static const char *advice(const struct e4t_audit *a)
 {
 	if (a->changes[E4T_CH_ATIME] == 0)
@@ -97,6 +97,265 @@ static const char *advice(const struct e4t_audit *a)
 	       "writes";
 }
 
+static const char *trans_state(const struct e4t_jtrans *t)
+{
+	return (t->flags & E4T_JT_FAST_COMMIT) ? "fast_commit"
+	       : (t->flags & E4T_JT_LIVE)      ? "live"
+					       : "stale";
+}
+
+/* The transactions audit reports: committed, checksums good. */
+static int trans_used(const struct e4t_jtrans *t)
+{
+	return (t->flags & E4T_JT_COMMITTED) && !(t->flags & E4T_JT_CSUM_BAD);
+}
+
+static int trans_has_time(const struct e4t_jtrans *t)
+{
+	return !(t->flags & E4T_JT_FAST_COMMIT) &&
+	       (t->commit_sec || t->commit_nsec);
+}
+
+static void audit_text(struct e4t_journal *j, const struct e4t_audit *a,
+		       const struct top *top, size_t ntops)
+{
+	const struct e4t_jinfo *in = e4t_journal_info(j);
+	uint64_t u = a->inode_updates;
+	size_t i, k;
+
+	printf("Journal: %s, %u blocks of %u bytes, checksums %s, %s "
+	       "(next tid %u)\n",
+	       in->internal ? "internal" : "external", in->maxlen,
+	       in->blocksize,
+	       in->csum_version ? (in->csum_version == 1   ? "v1"
+				   : in->csum_version == 2 ? "v2"
+							   : "v3")
+				: "none",
+	       in->live ? "live (needs recovery)" : "clean", in->sequence);
+	printf("\n%-10s %-11s %-30s %6s %6s", "tid", "state", "commit time",
+	       "blocks", "itable");
+	for (k = 0; k < E4T_NCHANGES; k++)
+		printf(" %7s", e4t_change_name((enum e4t_change)k));
+	putchar('\n');
+	for (i = 0; i < a->ntrans; i++) {
+		const struct e4t_jtrans *t = e4t_journal_trans(j, i);
+		const struct e4t_audit_trans *at = &a->trans[i];
+		char when[E4T_ISO_BUFSZ] = "";
+		size_t m;
+
+		if (!trans_used(t))
+			continue;
+		if (trans_has_time(t))
+			e4t_iso8601(t->commit_sec, t->commit_nsec, 9, 'T',
+				    INT32_MIN, when, sizeof(when));
+		printf("%-10u %-11s %-30s %6u %6u", t->tid, trans_state(t),
+		       when, t->nr_jblocks, at->itable_blocks);
+		for (m = 0; m < E4T_NCHANGES; m++)
+			printf(" %7u", at->changes[m]);
+		if (at->atime_only)
+			printf("  atime only");
+		putchar('\n');
+	}
+	printf("\nSummary\n");
+	printf("  inode updates:          %" PRIu64 "\n", u);
+	for (k = 0; k < E4T_NCHANGES; k++)
+		printf("    %-22s %" PRIu64 "\n",
+		       e4t_change_name((enum e4t_change)k), a->changes[k]);
+	printf("  atime-only share:       %.1f%%\n",
+	       u ? 100.0 * (double)a->changes[E4T_CH_ATIME] / (double)u : 0.0);
+	printf("  atime-only transactions: %" PRIu64 " (%" PRIu64 " of %" PRIu64
+	       " journal blocks)\n",
+	       a->atime_only_transactions, a->atime_only_blocks,
+	       a->journal_blocks);
+	printf("  relatime would skip:    %" PRIu64 " atime-only updates\n",
+	       a->relatime_would_skip);
+	printf("  first copies (baseline): %" PRIu64
+	       " blocks; compared with an older home block: %" PRIu64
+	       "; unusable copies: %" PRIu64 "\n",
+	       a->baseline_blocks, a->disk_baselines, a->unusable_blocks);
+	if (ntops) {
+		printf("\nTop files by atime-only updates\n");
+		for (i = 0; i < ntops; i++) {
+			char *p = top[i].path ? escape_text(top[i].path,
+							    strlen(top[i].path))
+					      : NULL;
+
+			printf("  %8u  <%u> %s\n", top[i].atime_only,
+			       top[i].ino, p ? p : "(no name)");
+			free(p);
+		}
+	}
+	printf("\nAdvice: %s\n", advice(a));
+}
+
+/* The members of the journal record (json: the "journal" object). */
+static void rec_journal(struct report *r, const struct e4t_jinfo *in)
+{
+	rec_bool(r, "internal", in->internal);
+	rec_u64(r, "blocks", in->maxlen);
+	rec_u64(r, "blocksize", in->blocksize);
+	rec_journal_features(r, in);
+	rec_cstr(r, "state", in->live ? "live" : "clean");
+	rec_i64(r, "csum", in->csum_version);
+	rec_u64(r, "sequence", in->sequence);
+}
+
+static void rec_changes32(struct report *r, const uint32_t *changes)
+{
+	size_t m;
+
+	rec_obj_begin(r, "changes");
+	for (m = 0; m < E4T_NCHANGES; m++)
+		rec_u64(r, e4t_change_name((enum e4t_change)m), changes[m]);
+	rec_obj_end(r);
+}
+
+/* The members of the summary record (json: the "summary" object). */
+static void rec_summary(struct report *r, const struct e4t_audit *a)
+{
+	size_t k;
+
+	rec_u64(r, "inode_updates", a->inode_updates);
+	rec_u64(r, "atime_only", a->changes[E4T_CH_ATIME]);
+	rec_u64(r, "atime_only_transactions", a->atime_only_transactions);
+	rec_u64(r, "atime_only_blocks", a->atime_only_blocks);
+	rec_u64(r, "relatime_would_skip", a->relatime_would_skip);
+	rec_u64(r, "journal_blocks", a->journal_blocks);
+	rec_u64(r, "baseline_blocks", a->baseline_blocks);
+	rec_u64(r, "disk_baselines", a->disk_baselines);
+	rec_u64(r, "unusable_blocks", a->unusable_blocks);
+	rec_obj_begin(r, "changes");
+	for (k = 0; k < E4T_NCHANGES; k++)
+		rec_u64(r, e4t_change_name((enum e4t_change)k), a->changes[k]);
+	rec_obj_end(r);
+}
+
+static void rec_top(struct report *r, const struct top *t)
+{
+	if (t->path)
+		rec_path(r, "path", t->path, strlen(t->path));
+	else
+		rec_null(r, "path");
+	rec_u64(r, "ino", t->ino);
+	rec_u64(r, "atime_only", t->atime_only);
+}
+
+static const char *const audit_cols[] = {
+	"tid",		 "state",   "commit_time", "journal_blocks",
+	"itable_blocks", "created", "deleted",	   "crtime",
+	"mtime",	 "ctime",   "atime",	   "other",
+	"atime_only",	 NULL,
+};
+static const struct rec_schema audit_schema = {
+	.row = "transaction",
+	.cols = audit_cols,
+};
+
+/* -f json: one object, as audit always wrote it. */
+static void audit_json(struct report *r, struct e4t_journal *j,
+		       const struct e4t_audit *a, const struct top *top,
+		       size_t ntops)
+{
+	size_t i;
+
+	rec_begin(r, NULL);
+	rec_obj_begin(r, "journal");
+	rec_journal(r, e4t_journal_info(j));
+	rec_obj_end(r);
+	rec_objs_begin(r, "transactions");
+	for (i = 0; i < a->ntrans; i++) {
+		const struct e4t_jtrans *t = e4t_journal_trans(j, i);
+		const struct e4t_audit_trans *at = &a->trans[i];
+		struct e4t_ts ts = { t->commit_sec, t->commit_nsec,
+				     E4T_TS_STORED | E4T_TS_EXTRA };
+
+		if (!trans_used(t))
+			continue;
+		rec_obj_begin(r, NULL);
+		rec_u64(r, "tid", t->tid);
+		rec_iso(r, "commit_time", trans_has_time(t) ? &ts : NULL);
+		rec_bool(r, "live", !!(t->flags & E4T_JT_LIVE));
+		rec_cstr(r, "state", trans_state(t));
+		rec_u64(r, "blocks", t->nr_jblocks);
+		rec_u64(r, "itable_blocks", at->itable_blocks);
+		rec_bool(r, "atime_only", at->atime_only);
+		rec_changes32(r, at->changes);
+		rec_obj_end(r);
+	}
+	rec_arr_end(r);
+	rec_obj_begin(r, "summary");
+	rec_summary(r, a);
+	rec_obj_end(r);
+	rec_objs_begin(r, "top");
+	for (i = 0; i < ntops; i++) {
+		rec_obj_begin(r, NULL);
+		rec_top(r, &top[i]);
+		rec_obj_end(r);
+	}
+	rec_arr_end(r);
+	rec_cstr(r, "advice", advice(a));
+	rec_end(r);
+}
+
+/* -f jsonl: a journal record, one per transaction, a summary record
+ * (with the advice), one per top file; -f csv: the transactions. */
+static void audit_records(struct report *r, struct e4t_journal *j,
+			  const struct e4t_audit *a, const struct top *top,
+			  size_t ntops)
+{
+	size_t i;
+
+	rec_begin(r, "journal");
+	rec_journal(r, e4t_journal_info(j));
+	rec_end(r);
+	for (i = 0; i < a->ntrans; i++) {
+		const struct e4t_jtrans *t = e4t_journal_trans(j, i);
+		const struct e4t_audit_trans *at = &a->trans[i];
+		struct e4t_ts ts = { t->commit_sec, t->commit_nsec,
+				     E4T_TS_STORED | E4T_TS_EXTRA };
+
+		if (!trans_used(t))
+			continue;
+		rec_begin(r, "transaction");
+		rec_u64(r, "tid", t->tid);
+		rec_cstr(r, "state", trans_state(t));
+		rec_iso(r, "commit_time", trans_has_time(t) ? &ts : NULL);
+		rec_u64(r, "journal_blocks", t->nr_jblocks);
+		rec_u64(r, "itable_blocks", at->itable_blocks);
+		rec_changes32(r, at->changes);
+		rec_bool(r, "atime_only", at->atime_only);
+		rec_end(r);
+	}
+	rec_begin(r, "summary");
+	rec_summary(r, a);
+	rec_cstr(r, "advice", advice(a));
+	rec_end(r);
+	for (i = 0; i < ntops; i++) {
+		rec_begin(r, "top");
+		rec_u64(r, "rank", i + 1);
+		rec_top(r, &top[i]);
+		rec_end(r);
+	}
+}
+
+static void print_audit(struct e4t_journal *j, const struct e4t_audit *a,
+			const struct top *top, size_t ntops,
+			enum report_format fmt)
+{
+	struct report r;
+
+	if (fmt == RF_TEXT) {
+		audit_text(j, a, top, ntops);
+		return;
+	}
+	report_init(&r, fmt, stdout, &audit_schema);
+	if (fmt == RF_JSON)
+		audit_json(&r, j, a, top, ntops);
+	else
+		audit_records(&r, j, a, top, ntops);
+	report_finish(&r);
+}
+
 static int audit_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -111,7 +370,8 @@ static int audit_main(int argc, char **argv)
 	struct common_opts co = { 0, 0 };
 	const char *jpath = NULL;
 	unsigned flags = E4T_J_STALE;
-	int fmt = 0, c, status;
+	enum report_format fmt = RF_TEXT;
+	int c, status;
 	unsigned long ntop = 10;
 	struct e4t_image *img;
 	struct e4t_journal *j;
@@ -119,7 +379,6 @@ static int audit_main(int argc, char **argv)
 	struct warn_ctx wc;
 	struct top *top = NULL;
 	size_t i, k, ntops = 0;
-	const struct e4t_jinfo *in;
 	errcode_t err;
 	char *end;
 
@@ -130,17 +389,8 @@ static int audit_main(int argc, char **argv)
 		case 's': flags &= ~E4T_J_STALE; break;
 		case 'S': flags |= E4T_J_STALE; break;
 		case 'f':
-			if (strcmp(optarg, "text") == 0)
-				fmt = 0;
-			else if (strcmp(optarg, "json") == 0)
-				fmt = 1;
-			else if (strcmp(optarg, "csv") == 0)
-				fmt = 2;
-			else
-				usage_error(&audit_cmd,
-					    "unknown format '%s' (text, json, "
-					    "csv)",
-					    optarg);
+			fmt = report_format_parse(optarg, AUDIT_FORMATS,
+						  &audit_cmd);
 			break;
 		case 't':
 			errno = 0;
@@ -159,7 +409,6 @@ static int audit_main(int argc, char **argv)
 	wc.quiet = co.quiet;
 	wc.count = 0;
 	j = open_journal_or_exit(img, jpath, flags, &wc);
-	in = e4t_journal_info(j);
 	err = e4t_audit_run(img, j, NULL, NULL, &a);
 	if (err) {
 		report(img->name, "audit", err);
@@ -197,164 +446,7 @@ static int audit_main(int argc, char **argv)
 		e4t_tree_free(tree);
 	}
 
-	if (fmt == 2) {
-		printf("tid,state,commit_time,journal_blocks,itable_blocks");
-		for (k = 0; k < E4T_NCHANGES; k++)
-			printf(",%s", e4t_change_name((enum e4t_change)k));
-		printf(",atime_only\n");
-	} else if (fmt == 1) {
-		printf("{\"journal\":{\"internal\":%s,\"blocks\":%u,"
-		       "\"blocksize\":%u,\"features\":[",
-		       in->internal ? "true" : "false", in->maxlen,
-		       in->blocksize);
-		print_journal_features(in, stdout, 1);
-		printf("],\"state\":\"%s\",\"csum\":%d,\"sequence\":%u},"
-		       "\"transactions\":[",
-		       in->live ? "live" : "clean", in->csum_version,
-		       in->sequence);
-	} else {
-		printf("Journal: %s, %u blocks of %u bytes, checksums %s, %s "
-		       "(next tid %u)\n",
-		       in->internal ? "internal" : "external", in->maxlen,
-		       in->blocksize,
-		       in->csum_version ? (in->csum_version == 1   ? "v1"
-					   : in->csum_version == 2 ? "v2"
-								   : "v3")
-					: "none",
-		       in->live ? "live (needs recovery)" : "clean",
-		       in->sequence);
-		printf("\n%-10s %-11s %-30s %6s %6s", "tid", "state",
-		       "commit time", "blocks", "itable");
-		for (k = 0; k < E4T_NCHANGES; k++)
-			printf(" %7s", e4t_change_name((enum e4t_change)k));
-		putchar('\n');
-	}
-	for (i = 0, k = 0; i < a->ntrans; i++) {
-		const struct e4t_jtrans *t = e4t_journal_trans(j, i);
-		const struct e4t_audit_trans *at = &a->trans[i];
-		const char *state = (t->flags & E4T_JT_FAST_COMMIT)
-					    ? "fast_commit"
-				    : (t->flags & E4T_JT_LIVE) ? "live"
-							       : "stale";
-		char when[E4T_ISO_BUFSZ] = "";
-		size_t m;
-
-		if (!(t->flags & E4T_JT_COMMITTED) ||
-		    (t->flags & E4T_JT_CSUM_BAD))
-			continue;
-		if (!(t->flags & E4T_JT_FAST_COMMIT) &&
-		    (t->commit_sec || t->commit_nsec))
-			e4t_iso8601(t->commit_sec, t->commit_nsec, 9, 'T',
-				    INT32_MIN, when, sizeof(when));
-		if (fmt == 2) {
-			printf("%u,%s,%s,%u,%u", t->tid, state, when,
-			       t->nr_jblocks, at->itable_blocks);
-			for (m = 0; m < E4T_NCHANGES; m++)
-				printf(",%u", at->changes[m]);
-			printf(",%d\n", at->atime_only);
-		} else if (fmt == 1) {
-			printf("%s{\"tid\":%u,\"commit_time\":%s%s%s,"
-			       "\"live\":%s,\"state\":\"%s\",\"blocks\":%u,"
-			       "\"itable_blocks\":%u,\"atime_only\":%s,"
-			       "\"changes\":{",
-			       k++ ? "," : "", t->tid, *when ? "\"" : "",
-			       *when ? when : "null", *when ? "\"" : "",
-			       (t->flags & E4T_JT_LIVE) ? "true" : "false",
-			       state, t->nr_jblocks, at->itable_blocks,
-			       at->atime_only ? "true" : "false");
-			for (m = 0; m < E4T_NCHANGES; m++)
-				printf("%s\"%s\":%u", m ? "," : "",
-				       e4t_change_name((enum e4t_change)m),
-				       at->changes[m]);
-			printf("}}");
-		} else {
-			printf("%-10u %-11s %-30s %6u %6u", t->tid, state, when,
-			       t->nr_jblocks, at->itable_blocks);
-			for (m = 0; m < E4T_NCHANGES; m++)
-				printf(" %7u", at->changes[m]);
-			if (at->atime_only)
-				printf("  atime only");
-			putchar('\n');
-		}
-	}
-	if (fmt == 1) {
-		printf("],\"summary\":{\"inode_updates\":%" PRIu64
-		       ",\"atime_only\":%" PRIu64
-		       ",\"atime_only_transactions\":%" PRIu64
-		       ",\"atime_only_blocks\":%" PRIu64
-		       ",\"relatime_would_skip\":%" PRIu64
-		       ",\"journal_blocks\":%" PRIu64
-		       ",\"baseline_blocks\":%" PRIu64
-		       ",\"disk_baselines\":%" PRIu64
-		       ",\"unusable_blocks\":%" PRIu64 ",\"changes\":{",
-		       a->inode_updates, a->changes[E4T_CH_ATIME],
-		       a->atime_only_transactions, a->atime_only_blocks,
-		       a->relatime_would_skip, a->journal_blocks,
-		       a->baseline_blocks, a->disk_baselines,
-		       a->unusable_blocks);
-		for (k = 0; k < E4T_NCHANGES; k++)
-			printf("%s\"%s\":%" PRIu64, k ? "," : "",
-			       e4t_change_name((enum e4t_change)k),
-			       a->changes[k]);
-		printf("}},\"top\":[");
-		for (i = 0; i < ntops; i++) {
-			printf("%s{", i ? "," : "");
-			if (top[i].path) {
-				struct lbuf b = { NULL, 0, 0 };
-
-				esc_json_path(&b, top[i].path,
-					      strlen(top[i].path));
-				lb_flush(&b, stdout);
-				free(b.p);
-			} else {
-				printf("\"path\":null");
-			}
-			printf(",\"ino\":%u,\"atime_only\":%u}", top[i].ino,
-			       top[i].atime_only);
-		}
-		printf("],\"advice\":");
-		json_str(advice(a));
-		printf("}\n");
-	} else if (fmt == 0) {
-		uint64_t u = a->inode_updates;
-
-		printf("\nSummary\n");
-		printf("  inode updates:          %" PRIu64 "\n", u);
-		for (k = 0; k < E4T_NCHANGES; k++)
-			printf("    %-22s %" PRIu64 "\n",
-			       e4t_change_name((enum e4t_change)k),
-			       a->changes[k]);
-		printf("  atime-only share:       %.1f%%\n",
-		       u ? 100.0 * (double)a->changes[E4T_CH_ATIME] / (double)u
-			 : 0.0);
-		printf("  atime-only transactions: %" PRIu64 " (%" PRIu64
-		       " of %" PRIu64 " journal blocks)\n",
-		       a->atime_only_transactions, a->atime_only_blocks,
-		       a->journal_blocks);
-		printf("  relatime would skip:    %" PRIu64
-		       " atime-only updates\n",
-		       a->relatime_would_skip);
-		printf("  first copies (baseline): %" PRIu64
-		       " blocks; compared with an older home block: %" PRIu64
-		       "; unusable copies: %" PRIu64 "\n",
-		       a->baseline_blocks, a->disk_baselines,
-		       a->unusable_blocks);
-		if (ntops) {
-			printf("\nTop files by atime-only updates\n");
-			for (i = 0; i < ntops; i++) {
-				char *p = top[i].path
-						  ? escape_text(
-							    top[i].path,
-							    strlen(top[i].path))
-						  : NULL;
-
-				printf("  %8u  <%u> %s\n", top[i].atime_only,
-				       top[i].ino, p ? p : "(no name)");
-				free(p);
-			}
-		}
-		printf("\nAdvice: %s\n", advice(a));
-	}
+	print_audit(j, a, top, ntops, fmt);
 	status =
 		(wc.count || e4t_journal_damaged(j) || image_damage_status(img))
 			? EXIT_PARTIAL

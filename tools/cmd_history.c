@@ -14,6 +14,9 @@
 
 #include "cmd.h"
 #include "escape.h"
+#include "report.h"
+
+#define HISTORY_FORMATS (RF_MASK(RF_TEXT) | RF_MASK(RF_JSONL) | RF_MASK(RF_CSV))
 
 static void history_help(FILE *fp)
 {
@@ -28,7 +31,9 @@ static void history_help(FILE *fp)
 		"  -j, --journal FILE     external journal device or image\n"
 		"  -a, --all              also list copies that did not "
 		"change\n"
-		"      --local            local time instead of UTC\n"
+		"  -f, --format FMT       text (default), jsonl or csv "
+		"(copies)\n"
+		"      --local            local time instead of UTC (text)\n"
 		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
 		"command\n",
 		progname);
@@ -38,7 +43,86 @@ struct hctx {
 	unsigned inode_size;
 	int all, local;
 	unsigned long copies, crtime_changes;
+	struct report rep; /* jsonl, csv */
+	ext2_ino_t ino;
+	char *path; /* the heading's name, or NULL */
 };
+
+static const char *const history_cols[] = {
+	"ino",	  "path",   "source", "tid",   "state",		 "commit_time",
+	"change", "groups", "links",  "mode",  "size",		 "atime",
+	"mtime",  "ctime",  "crtime", "dtime", "crtime_changed", NULL,
+};
+static const struct rec_schema history_schema = {
+	.row = "copy",
+	.cols = history_cols,
+};
+
+static void rec_hpath(struct hctx *h)
+{
+	if (h->path)
+		rec_path(&h->rep, "path", h->path, strlen(h->path));
+	else
+		rec_null(&h->rep, "path");
+}
+
+/* A copy as a record: jsonl or csv. */
+static void rec_copy(struct hctx *h, const struct e4t_icopy *c,
+		     const struct e4t_inode *in, int crtime_flag)
+{
+	struct report *r = &h->rep;
+	int f;
+
+	rec_begin(r, "copy");
+	rec_u64(r, "ino", h->ino);
+	rec_hpath(h);
+	if (c->src == E4T_SRC_DISK) {
+		rec_cstr(r, "source", "disk");
+		rec_null(r, "tid");
+		rec_null(r, "state");
+		rec_null(r, "commit_time");
+	} else {
+		struct e4t_ts ts = { c->t->commit_sec, c->t->commit_nsec,
+				     E4T_TS_STORED | E4T_TS_EXTRA };
+		int timed = (c->t->flags & E4T_JT_COMMITTED) &&
+			    !(c->t->flags & E4T_JT_FAST_COMMIT);
+
+		rec_cstr(r, "source",
+			 c->src == E4T_SRC_FAST_COMMIT ? "fast_commit"
+						       : "journal");
+		rec_u64(r, "tid", c->t->tid);
+		rec_cstr(r, "state",
+			 (c->t->flags & E4T_JT_LIVE) ? "live" : "stale");
+		rec_iso(r, "commit_time", timed ? &ts : NULL);
+	}
+	rec_cstr(r, "change",
+		 c->baseline ? "first"
+		 : c->same   ? "unchanged"
+			     : e4t_change_name(c->change));
+	rec_arr_begin(r, "groups");
+	if (!c->baseline && !c->same) {
+		int g;
+
+		for (g = 0; g < E4T_NIGROUPS; g++)
+			if (c->what & (1U << g))
+				rec_cstr(r, NULL,
+					 e4t_igroup_name((enum e4t_igroup)g));
+	}
+	rec_arr_end(r);
+	rec_u64(r, "links", in->links);
+	rec_octal(r, "mode", in->mode, 6);
+	rec_u64(r, "size", in->size);
+	for (f = 0; f < E4T_NFIELDS; f++) {
+		const struct e4t_ts *ts = &in->ts[f];
+		int shown = (ts->flags & E4T_TS_STORED) &&
+			    !(f == E4T_DTIME && (ts->flags & E4T_TS_ZERO));
+
+		rec_time(r, e4t_field_name((enum e4t_field)f),
+			 shown ? ts : NULL);
+	}
+	rec_bool(r, "crtime_changed", crtime_flag);
+	rec_end(r);
+}
 
 static int on_copy(const struct e4t_icopy *c, void *priv)
 {
@@ -52,6 +136,16 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 	h->copies++;
 	e4t_inode_decode_disk(c->raw, h->inode_size, h->inode_size, c->ino,
 			      &in);
+	if (h->rep.fmt != RF_TEXT) {
+		int flag = c->crtime_changed && !c->baseline &&
+			   c->change != E4T_CH_CREATED &&
+			   (in.ts[E4T_CRTIME].flags & E4T_TS_STORED);
+
+		if (flag)
+			h->crtime_changes++;
+		rec_copy(h, c, &in, flag);
+		return 0;
+	}
 	if (c->src == E4T_SRC_DISK) {
 		printf("on disk (home block)");
 	} else {
@@ -121,9 +215,10 @@ static int find_name(const struct e4t_row *row, void *priv)
 	return 1; /* the first name is enough */
 }
 
-/* "History of <INO> PATH": for an <INO> spec, its first name in the tree. */
+/* "History of <INO> PATH": for an <INO> spec, its first name in the
+ * tree; jsonl: a "heading" record (ino, path). */
 static void print_heading(struct e4t_image *img, ext2_ino_t ino,
-			  const char *spec, struct warn_ctx *wc)
+			  const char *spec, struct warn_ctx *wc, struct hctx *h)
 {
 	struct name_ctx nc = { ino, NULL };
 	char *p;
@@ -137,10 +232,39 @@ static void print_heading(struct e4t_image *img, ext2_ino_t ino,
 		e4t_tree_free(tree);
 		spec = nc.path;
 	}
+	h->ino = ino;
+	h->path = spec ? strdup(spec) : NULL;
+	if (h->rep.fmt != RF_TEXT) {
+		rec_begin(&h->rep, "heading");
+		rec_u64(&h->rep, "ino", ino);
+		rec_hpath(h);
+		rec_end(&h->rep);
+		free(nc.path);
+		return;
+	}
 	p = spec ? escape_text(spec, strlen(spec)) : NULL;
 	printf("History of <%u> %s\n", ino, p ? p : "(no name)");
 	free(p);
 	free(nc.path);
+}
+
+/* After the copies: the crtime note (text), a "summary" record. */
+static void print_summary(struct hctx *h)
+{
+	if (h->rep.fmt != RF_TEXT) {
+		rec_begin(&h->rep, "summary");
+		rec_u64(&h->rep, "ino", h->ino);
+		rec_u64(&h->rep, "copies", h->copies);
+		rec_u64(&h->rep, "crtime_changes", h->crtime_changes);
+		rec_end(&h->rep);
+	} else if (h->crtime_changes) {
+		printf("\n%lu copies show a changed crtime: the time was set "
+		       "by something other than the kernel\n",
+		       h->crtime_changes);
+	}
+	report_finish(&h->rep);
+	free(h->path);
+	h->path = NULL;
 }
 
 static int history_main(int argc, char **argv)
@@ -149,11 +273,13 @@ static int history_main(int argc, char **argv)
 		{ "journal", required_argument, NULL, 'j' },
 		{ "all", no_argument, NULL, 'a' },
 		{ "local", no_argument, NULL, 'L' },
+		{ "format", required_argument, NULL, 'f' },
 		COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common_opts co = { 0, 0 };
-	struct hctx h = { 0, 0, 0, 0, 0 };
+	struct hctx h = { 0 };
+	enum report_format fmt = RF_TEXT;
 	const char *jpath = NULL;
 	struct e4t_image *img;
 	struct e4t_journal *j;
@@ -162,12 +288,16 @@ static int history_main(int argc, char **argv)
 	errcode_t err;
 	int c, status;
 
-	while ((c = getopt_long(argc, argv, "j:a" COMMON_SHORTOPTS, longopts,
+	while ((c = getopt_long(argc, argv, "j:af:" COMMON_SHORTOPTS, longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'j': jpath = optarg; break;
 		case 'a': h.all = 1; break;
 		case 'L': h.local = 1; break;
+		case 'f':
+			fmt = report_format_parse(optarg, HISTORY_FORMATS,
+						  &history_cmd);
+			break;
 		default: common_opt(c, optarg, &co, &history_cmd);
 		}
 	}
@@ -185,14 +315,12 @@ static int history_main(int argc, char **argv)
 	}
 	j = open_journal_or_exit(img, jpath, E4T_J_STALE, &wc);
 	h.inode_size = img->inode_size;
-	print_heading(img, ino, argv[optind + 1], &wc);
+	report_init(&h.rep, fmt, stdout, &history_schema);
+	print_heading(img, ino, argv[optind + 1], &wc, &h);
 	err = e4t_inode_history(img, j, ino, on_copy, &h);
 	if (err)
 		report(img->name, argv[optind + 1], err);
-	if (h.crtime_changes)
-		printf("\n%lu copies show a changed crtime: the time was set "
-		       "by something other than the kernel\n",
-		       h.crtime_changes);
+	print_summary(&h);
 	status = (err || wc.count || e4t_journal_damaged(j) ||
 		  image_damage_status(img))
 			 ? EXIT_PARTIAL

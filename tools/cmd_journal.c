@@ -13,6 +13,9 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "report.h"
+
+#define JOURNAL_FORMATS (RF_MASK(RF_TEXT) | RF_MASK(RF_JSONL) | RF_MASK(RF_CSV))
 
 static void journal_help(FILE *fp)
 {
@@ -26,7 +29,8 @@ static void journal_help(FILE *fp)
 		"Options:\n"
 		"  -j, --journal FILE     external journal device or image\n"
 		"      --stale            also find stale transactions\n"
-		"  -f, --format FMT       text (default) or jsonl\n"
+		"  -f, --format FMT       text (default), jsonl or csv "
+		"(transactions)\n"
 		"  -b, --blocks           list every journaled block (text)\n"
 		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
 		"command\n",
@@ -87,7 +91,7 @@ static void print_geom_text(const struct e4t_jinfo *in, size_t ntrans)
 	if (in->fc_blocks)
 		printf(", fast commit %u..%u", in->fc_first, in->maxlen - 1);
 	printf(")\nFeatures:   ");
-	print_journal_features(in, stdout, 0);
+	print_journal_features(in, stdout);
 	printf("\nChecksums:  %s%s\n",
 	       in->csum_version == 0   ? "none"
 	       : in->csum_version == 1 ? "v1 (crc32 in commit blocks)"
@@ -157,22 +161,43 @@ static void print_trans_text(const struct e4t_jtrans *t, int blocks)
 		       t->fc_inodes[i].offset, t->fc_inodes[i].len);
 }
 
-static void print_geom_json(const struct e4t_jinfo *in)
+/* jsonl: the journal record, {"journal":{...}} (journal's records have
+ * no "record" key: they are as they were before the record writers). */
+static void rec_geom(struct report *r, const struct e4t_jinfo *in)
 {
 	char uuid[40];
 
 	uuid_text(in->uuid, uuid);
-	printf("{\"journal\":{\"internal\":%s,\"blocksize\":%u,\"maxlen\":%u,"
-	       "\"first\":%u,\"log_end\":%u,\"fc_blocks\":%u,\"sequence\":%u,"
-	       "\"start\":%u,\"csum\":%d,\"live\":%s,\"features\":[",
-	       in->internal ? "true" : "false", in->blocksize, in->maxlen,
-	       in->first, in->log_end, in->fc_blocks, in->sequence, in->start,
-	       in->csum_version, in->live ? "true" : "false");
-	print_journal_features(in, stdout, 1);
-	printf("],\"uuid\":\"%s\"}}\n", uuid);
+	rec_begin(r, "journal");
+	rec_obj_begin(r, "journal");
+	rec_bool(r, "internal", in->internal);
+	rec_u64(r, "blocksize", in->blocksize);
+	rec_u64(r, "maxlen", in->maxlen);
+	rec_u64(r, "first", in->first);
+	rec_u64(r, "log_end", in->log_end);
+	rec_u64(r, "fc_blocks", in->fc_blocks);
+	rec_u64(r, "sequence", in->sequence);
+	rec_u64(r, "start", in->start);
+	rec_i64(r, "csum", in->csum_version);
+	rec_bool(r, "live", in->live);
+	rec_journal_features(r, in);
+	rec_cstr(r, "uuid", uuid);
+	rec_obj_end(r);
+	rec_end(r);
 }
 
-static void print_trans_json(const struct e4t_jtrans *t)
+static const char *const journal_cols[] = {
+	"tid",	       "state",		 "committed", "csum",	 "commit_time",
+	"first_block", "journal_blocks", "blocks",    "revoked", "fc_inodes",
+	NULL,
+};
+static const struct rec_schema journal_schema = {
+	.row = "transaction",
+	.cols = journal_cols,
+	.untyped = 1,
+};
+
+static void rec_trans(struct report *r, const struct e4t_jtrans *t)
 {
 	static const struct {
 		uint32_t bit;
@@ -184,44 +209,68 @@ static void print_trans_json(const struct e4t_jtrans *t)
 		{ E4T_JB_OUT_OF_FS, "out_of_fs" },
 		{ E4T_JB_OVERWRITTEN, "overwritten" },
 	};
+	struct e4t_ts ts = { t->commit_sec, t->commit_nsec,
+			     E4T_TS_STORED | E4T_TS_EXTRA };
 	size_t i, k;
 
-	printf("{\"tid\":%u,\"state\":\"%s\",\"committed\":%s,\"csum\":\"%s\","
-	       "\"commit_time\":",
-	       t->tid, state_name(t),
-	       (t->flags & E4T_JT_COMMITTED) ? "true" : "false", csum_name(t));
-	if (has_time(t)) {
-		char when[E4T_ISO_BUFSZ];
-
-		e4t_iso8601(t->commit_sec, t->commit_nsec, 9, 'T', INT32_MIN,
-			    when, sizeof(when));
-		printf("\"%s\"", when);
-	} else {
-		printf("null");
-	}
-	printf(",\"first_block\":%u,\"journal_blocks\":%u,\"blocks\":[",
-	       t->first_jblock, t->nr_jblocks);
+	rec_begin(r, "transaction");
+	rec_u64(r, "tid", t->tid);
+	rec_cstr(r, "state", state_name(t));
+	rec_bool(r, "committed", !!(t->flags & E4T_JT_COMMITTED));
+	rec_cstr(r, "csum", csum_name(t));
+	rec_iso(r, "commit_time", has_time(t) ? &ts : NULL);
+	rec_u64(r, "first_block", t->first_jblock);
+	rec_u64(r, "journal_blocks", t->nr_jblocks);
+	rec_objs_begin(r, "blocks");
 	for (i = 0; i < t->nblocks; i++) {
 		const struct e4t_jblock *b = &t->blocks[i];
-		int n = 0;
 
-		printf("%s{\"fsblock\":%" PRIu64 ",\"jblock\":%u,\"flags\":[",
-		       i ? "," : "", b->fsblock, b->jblock);
+		rec_obj_begin(r, NULL);
+		rec_u64(r, "fsblock", b->fsblock);
+		rec_u64(r, "jblock", b->jblock);
+		rec_arr_begin(r, "flags");
 		for (k = 0; k < sizeof(fl) / sizeof(fl[0]); k++)
 			if (b->flags & fl[k].bit)
-				printf("%s\"%s\"", n++ ? "," : "", fl[k].name);
-		printf("]}");
+				rec_cstr(r, NULL, fl[k].name);
+		rec_arr_end(r);
+		rec_obj_end(r);
 	}
-	printf("],\"revoked\":[");
+	rec_arr_end(r);
+	rec_arr_begin(r, "revoked");
 	for (i = 0; i < t->nrevoked; i++)
-		printf("%s%" PRIu64, i ? "," : "", t->revoked[i]);
-	printf("],\"fc_inodes\":[");
-	for (i = 0; i < t->nfc_inodes; i++)
-		printf("%s{\"ino\":%u,\"jblock\":%u,\"offset\":%u,\"len\":%u}",
-		       i ? "," : "", t->fc_inodes[i].ino,
-		       t->fc_inodes[i].jblock, t->fc_inodes[i].offset,
-		       t->fc_inodes[i].len);
-	printf("]}\n");
+		rec_u64(r, NULL, t->revoked[i]);
+	rec_arr_end(r);
+	rec_objs_begin(r, "fc_inodes");
+	for (i = 0; i < t->nfc_inodes; i++) {
+		rec_obj_begin(r, NULL);
+		rec_u64(r, "ino", t->fc_inodes[i].ino);
+		rec_u64(r, "jblock", t->fc_inodes[i].jblock);
+		rec_u64(r, "offset", t->fc_inodes[i].offset);
+		rec_u64(r, "len", t->fc_inodes[i].len);
+		rec_obj_end(r);
+	}
+	rec_arr_end(r);
+	rec_end(r);
+}
+
+/* The journal in text, jsonl or csv (transactions). */
+static void print_journal(struct e4t_journal *j, enum report_format fmt,
+			  int blocks)
+{
+	size_t i, n = e4t_journal_count(j);
+	struct report r;
+
+	if (fmt == RF_TEXT) {
+		print_geom_text(e4t_journal_info(j), n);
+		for (i = 0; i < n; i++)
+			print_trans_text(e4t_journal_trans(j, i), blocks);
+		return;
+	}
+	report_init(&r, fmt, stdout, &journal_schema);
+	rec_geom(&r, e4t_journal_info(j));
+	for (i = 0; i < n; i++)
+		rec_trans(&r, e4t_journal_trans(j, i));
+	report_finish(&r);
 }
 
 static int journal_main(int argc, char **argv)
@@ -237,11 +286,11 @@ static int journal_main(int argc, char **argv)
 	struct common_opts co = { 0, 0 };
 	const char *jpath = NULL;
 	unsigned flags = 0;
-	int json = 0, blocks = 0, c, status;
+	enum report_format fmt = RF_TEXT;
+	int blocks = 0, c, status;
 	struct e4t_image *img;
 	struct e4t_journal *j;
 	struct warn_ctx wc;
-	size_t i, n;
 
 	while ((c = getopt_long(argc, argv, "j:f:b" COMMON_SHORTOPTS, longopts,
 				NULL)) != -1) {
@@ -249,14 +298,8 @@ static int journal_main(int argc, char **argv)
 		case 'j': jpath = optarg; break;
 		case 's': flags |= E4T_J_STALE; break;
 		case 'f':
-			if (strcmp(optarg, "text") == 0)
-				json = 0;
-			else if (strcmp(optarg, "jsonl") == 0)
-				json = 1;
-			else
-				usage_error(&journal_cmd,
-					    "unknown format '%s' (text, jsonl)",
-					    optarg);
+			fmt = report_format_parse(optarg, JOURNAL_FORMATS,
+						  &journal_cmd);
 			break;
 		case 'b': blocks = 1; break;
 		default: common_opt(c, optarg, &co, &journal_cmd);
@@ -269,17 +312,7 @@ static int journal_main(int argc, char **argv)
 	wc.quiet = co.quiet;
 	wc.count = 0;
 	j = open_journal_or_exit(img, jpath, flags, &wc);
-	n = e4t_journal_count(j);
-	if (json)
-		print_geom_json(e4t_journal_info(j));
-	else
-		print_geom_text(e4t_journal_info(j), n);
-	for (i = 0; i < n; i++) {
-		if (json)
-			print_trans_json(e4t_journal_trans(j, i));
-		else
-			print_trans_text(e4t_journal_trans(j, i), blocks);
-	}
+	print_journal(j, fmt, blocks);
 	status = image_damage_status(img);
 	if (wc.count || e4t_journal_damaged(j))
 		status = EXIT_PARTIAL;

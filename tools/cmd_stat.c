@@ -10,6 +10,10 @@
 
 #include "cmd.h"
 #include "escape.h"
+#include "output.h"
+#include "report.h"
+
+#define STAT_FORMATS (RF_MASK(RF_TEXT) | RF_MASK(RF_JSONL) | RF_MASK(RF_CSV))
 
 static void stat_help(FILE *fp)
 {
@@ -20,7 +24,8 @@ static void stat_help(FILE *fp)
 		"of each file, as ISO 8601 with\nnanoseconds and as the raw "
 		"on-disk words.  FILESPEC is an absolute path\nor <INODE>.\n\n"
 		"Options:\n"
-		"  --local                local time instead of UTC\n"
+		"  -f, --format FMT       text (default), jsonl or csv\n"
+		"      --local            local time instead of UTC (text)\n"
 		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
 		"command\n",
 		progname);
@@ -108,6 +113,97 @@ static int inode_in_use(const struct e4t_inode *in)
 	return in->mode != 0 && in->links > 0;
 }
 
+static const char *const stat_cols[] = {
+	"spec",
+	"ino",
+	"type",
+	"mode",
+	"flags",
+	"uid",
+	"gid",
+	"size",
+	"links",
+	"inode_size",
+	"extra_isize",
+	"atime",
+	"atime_raw",
+	"mtime",
+	"mtime_raw",
+	"ctime",
+	"ctime_raw",
+	"crtime",
+	"crtime_raw",
+	"dtime",
+	"dtime_raw",
+	"csum_bad",
+	"extra_isize_bad",
+	"orphan_list",
+	"in_use",
+	NULL,
+};
+static const struct rec_schema stat_schema = {
+	.row = "inode",
+	.cols = stat_cols,
+};
+
+/* One inode as a record: jsonl or csv. */
+static void rec_inode(struct report *r, const char *spec,
+		      const struct e4t_inode *in)
+{
+	char key[16], raw[32];
+	int f;
+
+	rec_begin(r, "inode");
+	rec_path(r, "spec", spec, strlen(spec));
+	rec_u64(r, "ino", in->ino);
+	rec_cstr(r, "type", e4t_mode_type_name(in->mode));
+	rec_octal(r, "mode", in->mode & 07777, 4);
+	rec_u64(r, "flags", in->iflags);
+	rec_u64(r, "uid", in->uid);
+	rec_u64(r, "gid", in->gid);
+	rec_u64(r, "size", in->size);
+	rec_u64(r, "links", in->links);
+	rec_u64(r, "inode_size", in->inode_size);
+	if (in->inode_size > 128)
+		rec_u64(r, "extra_isize", in->extra_isize);
+	else
+		rec_null(r, "extra_isize");
+	for (f = 0; f < E4T_NFIELDS; f++) {
+		const struct e4t_ts *ts = &in->ts[f];
+
+		rec_time(r, e4t_field_name(f), ts_shown(ts, f) ? ts : NULL);
+		snprintf(key, sizeof(key), "%s_raw", e4t_field_name(f));
+		if (!(ts->flags & E4T_TS_STORED)) {
+			rec_null(r, key);
+			continue;
+		}
+		if (ts->flags & E4T_TS_EXTRA)
+			snprintf(raw, sizeof(raw), "0x%08x:%08x",
+				 in->raw_base[f], in->raw_extra[f]);
+		else
+			snprintf(raw, sizeof(raw), "0x%08x", in->raw_base[f]);
+		rec_cstr(r, key, raw);
+	}
+	rec_bool(r, "csum_bad", !!(in->flags & E4T_INO_CSUM_BAD));
+	rec_bool(r, "extra_isize_bad", !!(in->flags & E4T_INO_EXTRA_BAD));
+	rec_bool(r, "orphan_list", !!(in->flags & E4T_INO_ORPHAN_LIST));
+	rec_bool(r, "in_use", inode_in_use(in));
+	rec_end(r);
+}
+
+/* One inode in the report's format; n: inodes shown before it. */
+static void show_inode(struct report *r, const char *spec,
+		       const struct e4t_inode *in, int local, int n)
+{
+	if (r->fmt != RF_TEXT) {
+		rec_inode(r, spec, in);
+		return;
+	}
+	if (n)
+		putchar('\n');
+	print_inode(spec, in, local);
+}
+
 /* Warn on stderr about what makes this inode's report doubtful. */
 static int check_inode(const char *image, const char *spec,
 		       const struct e4t_inode *in)
@@ -131,7 +227,9 @@ static int stat_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct e4t_image *img = ctx->img;
 	int i, shown = 0, status = EXIT_OK;
+	struct report rep;
 
+	report_init(&rep, ctx->format, stdout, &stat_schema);
 	for (i = 0; i < argc; i++) {
 		struct e4t_inode in;
 		ext2_ino_t ino;
@@ -161,12 +259,11 @@ static int stat_run(struct cmd_ctx *ctx, int argc, char **argv)
 					      cond_status(COND_DANGLING));
 			continue;
 		}
-		if (shown++)
-			putchar('\n');
-		print_inode(argv[i], &in, ctx->local);
+		show_inode(&rep, argv[i], &in, ctx->local, shown++);
 		if (check_inode(img->name, argv[i], &in) != EXIT_OK)
 			status = worse_status(status, cond_status(COND_DAMAGE));
 	}
+	report_finish(&rep);
 	return status;
 }
 
@@ -174,7 +271,8 @@ const struct cmdinfo stat_cmd = {
 	.name = "stat",
 	.args = "[OPTIONS] IMAGE FILESPEC...",
 	.oneline = "show every timestamp of some inodes, raw words included",
-	.flags = CMD_IMAGE | CMD_LOCAL,
+	.flags = CMD_IMAGE | CMD_LOCAL | CMD_FORMATS,
+	.formats = STAT_FORMATS,
 	.argmin = 2,
 	.argmax = -1,
 	.argerr = "need an image and at least one file",

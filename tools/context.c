@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "report.h"
 
 #define MAX_LONGOPTS 64
 
@@ -112,6 +113,9 @@ static void parse_opts(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (cmd->flags & CMD_WRITE)
 		check_write_opts(&ctx->wo, cmd);
+	if (cmd->formats && ctx->format_name)
+		ctx->format = (int)report_format_parse(ctx->format_name,
+						       cmd->formats, cmd);
 }
 
 /* Open the image as the flags say; EXIT_OK or the status said. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "cmd.h"
+#include "report.h"
 
 /* Open the image and its journal, load it; exits on failure. */
 struct e4t_journal *open_journal_or_exit(struct e4t_image *img,
@@ -35,8 +36,8 @@ struct e4t_journal *open_journal_or_exit(struct e4t_image *img,
 	return j;
 }
 
-/* The journal's features as words or JSON strings (cmd.h). */
-void print_journal_features(const struct e4t_jinfo *in, FILE *fp, int json)
+/* The journal's features (cmd.h). */
+size_t journal_features(const struct e4t_jinfo *in, const char **names)
 {
 	static const struct {
 		int incompat;
@@ -48,20 +49,35 @@ void print_journal_features(const struct e4t_jinfo *in, FILE *fp, int json)
 		{ 1, 0x8, "csum_v2" },	    { 1, 0x10, "csum_v3" },
 		{ 1, 0x20, "fast_commit" },
 	};
-	size_t i;
-	int n = 0;
+	size_t i, n = 0;
 
 	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 		uint32_t v = f[i].incompat ? in->incompat : in->compat;
 
-		if (!(v & f[i].bit))
-			continue;
-		if (json)
-			fprintf(fp, "%s\"%s\"", n ? "," : "", f[i].name);
-		else
-			fprintf(fp, "%s%s", n ? " " : "", f[i].name);
-		n++;
+		if (v & f[i].bit)
+			names[n++] = f[i].name;
 	}
-	if (!json && !n)
+	return n;
+}
+
+void print_journal_features(const struct e4t_jinfo *in, FILE *fp)
+{
+	const char *names[E4T_JFEATURES_MAX];
+	size_t i, n = journal_features(in, names);
+
+	for (i = 0; i < n; i++)
+		fprintf(fp, "%s%s", i ? " " : "", names[i]);
+	if (!n)
 		fputs("(none)", fp);
+}
+
+void rec_journal_features(struct report *r, const struct e4t_jinfo *in)
+{
+	const char *names[E4T_JFEATURES_MAX];
+	size_t i, n = journal_features(in, names);
+
+	rec_arr_begin(r, "features");
+	for (i = 0; i < n; i++)
+		rec_cstr(r, NULL, names[i]);
+	rec_arr_end(r);
 }

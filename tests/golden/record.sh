@@ -114,6 +114,12 @@ per_image() {
 		grep -oE '"ino":[0-9]+' | cut -d: -f2 | sort -nu | sed 's/.*/<&>/')
 	# shellcheck disable=SC2086 # one argument per inode
 	[ -n "$inos" ] && run stat_every-inode-timeline-d-lists stat "$img" $inos
+	for f in jsonl csv; do
+		r stat -f "$f" "$img" / '<2>' '<11>' '<12>' '<13>' /hello.txt \
+			/dir/sub/deep.txt
+		r stat -q -f "$f" "$img" /nonexistent '<0>' '<7>'
+	done
+	r stat -f bogus "$img" /
 
 	# timeline
 	r timeline "$img"
@@ -155,17 +161,21 @@ per_image() {
 	r journal "${J[@]}" -f jsonl "$img"
 	r journal "${J[@]}" --stale -f jsonl "$img"
 	r journal "${J[@]}" -q --stale "$img"
+	r journal "${J[@]}" -f csv "$img"
+	r journal "${J[@]}" --stale -f csv "$img"
 	r journal "${J[@]}" -f bogus "$img"
 	[ -n "$jdev" ] && r journal "$img"
 
 	# audit
-	for f in text json csv; do
+	for f in text json jsonl csv; do
 		r audit "${J[@]}" -f "$f" "$img"
 		r audit "${J[@]}" -f "$f" --no-stale "$img"
 	done
 	r audit "${J[@]}" "$img"
 	r audit "${J[@]}" -t 3 "$img"
 	r audit "${J[@]}" -t 0 -q "$img"
+	r audit "${J[@]}" -f jsonl -t 3 "$img"
+	r audit "${J[@]}" -f bogus "$img"
 	[ -n "$jdev" ] && r audit "$img"
 
 	# history
@@ -173,6 +183,13 @@ per_image() {
 		r history "${J[@]}" "$img" "$spec"
 		r history "${J[@]}" -a "$img" "$spec"
 	done
+	for f in jsonl csv; do
+		for spec in '<2>' '<12>' '<13>' /hello.txt; do
+			r history "${J[@]}" -f "$f" "$img" "$spec"
+			r history "${J[@]}" -a -f "$f" "$img" "$spec"
+		done
+	done
+	r history "${J[@]}" -f bogus "$img" '<2>'
 
 	# set, dry runs
 	r set -n "$img" '<12>' --crtime "$TIMES"
@@ -273,6 +290,8 @@ r stat -o 2048 offset.img '<12>'
 r journal --stale -o 2048 offset.img
 r audit -o 2048 offset.img
 r history -o 2048 offset.img '<12>'
+r stat -f jsonl -o 2048 offset.img '<12>'
+r history -f csv -o 2048 offset.img '<12>'
 r export --offset 1048576 offset.img
 r set -n -o 2048 offset.img '<12>' --crtime "$TIMES"
 r backfill -n -o 2048 --from dosattrib offset.img

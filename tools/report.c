@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * report.c --- report formats and record writers (see report.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "escape.h"
+#include "output.h"
+#include "report.h"
+
+static const char *const rf_names[RF_NFORMATS] = {
+	[RF_TEXT] = "text",
+	[RF_JSONL] = "jsonl",
+	[RF_CSV] = "csv",
+	[RF_JSON] = "json",
+};
+
+const char *report_format_name(enum report_format f)
+{
+	return f < RF_NFORMATS ? rf_names[f] : "?";
+}
+
+enum report_format report_format_parse(const char *arg, unsigned allowed,
+				       const struct cmdinfo *cmd)
+{
+	char names[64];
+	size_t len = 0, n;
+	int f;
+
+	for (f = 0; f < RF_NFORMATS; f++)
+		if ((allowed & RF_MASK(f)) && !strcmp(arg, rf_names[f]))
+			return (enum report_format)f;
+	for (f = 0; f < RF_NFORMATS; f++) {
+		if (!(allowed & RF_MASK(f)))
+			continue;
+		n = strlen(rf_names[f]);
+		if (len + n + 3 > sizeof(names))
+			break;
+		if (len) {
+			memcpy(names + len, ", ", 2);
+			len += 2;
+		}
+		memcpy(names + len, rf_names[f], n);
+		len += n;
+	}
+	names[len] = 0;
+	usage_error(cmd, "unknown format '%s' (%s)", arg, names);
+}
+
+/* csv: what the values at a level do */
+enum { M_COLS, M_ARRAY, M_OBJS, M_IGNORE };
+
+static int column(const struct report *r, const char *key)
+{
+	size_t i;
+
+	if (!key)
+		return -1;
+	for (i = 0; i < r->ncols; i++)
+		if (!strcmp(r->schema->cols[i], key))
+			return (int)i;
+	return -1;
+}
+
+void report_init(struct report *r, enum report_format fmt, FILE *fp,
+		 const struct rec_schema *schema)
+{
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->fp = fp;
+	r->fmt = fmt;
+	r->schema = schema;
+	if (fmt != RF_CSV)
+		return;
+	r->eol = isatty(fileno(fp)) ? "\n" : "\r\n";
+	while (schema->cols[r->ncols])
+		r->ncols++;
+	r->cells = calloc(r->ncols ? r->ncols : 1, sizeof(*r->cells));
+	r->set = calloc(r->ncols ? r->ncols : 1, 1);
+	if (!r->cells || !r->set) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		exit(EXIT_INTERNAL);
+	}
+	for (i = 0; i < r->ncols; i++) {
+		if (i)
+			lb_putc(&r->lb, ',');
+		esc_csv(&r->lb, schema->cols[i], strlen(schema->cols[i]));
+	}
+	lb_puts(&r->lb, r->eol);
+}
+
+int report_finish(struct report *r)
+{
+	int rc = lb_flush(&r->lb, r->fp);
+	size_t i;
+
+	for (i = 0; i < r->ncols; i++)
+		lb_free(&r->cells[i]);
+	free(r->cells);
+	free(r->set);
+	lb_free(&r->lb);
+	r->cells = NULL;
+	r->set = NULL;
+	r->ncols = 0;
+	return rc;
+}
+
+static int is_json(const struct report *r)
+{
+	return r->fmt == RF_JSONL || r->fmt == RF_JSON;
+}
+
+void rec_begin(struct report *r, const char *kind)
+{
+	size_t i;
+
+	r->depth = 0;
+	r->first[0] = 1;
+	r->is_arr[0] = 0;
+	if (is_json(r)) {
+		lb_putc(&r->lb, '{');
+		if (kind && !r->schema->untyped)
+			rec_cstr(r, "record", kind);
+		return;
+	}
+	r->mode[0] = (kind && r->schema->row && !strcmp(kind, r->schema->row))
+			     ? M_COLS
+			     : M_IGNORE;
+	for (i = 0; i < r->ncols; i++) {
+		r->cells[i].len = 0;
+		r->set[i] = 0;
+	}
+}
+
+void rec_end(struct report *r)
+{
+	size_t i;
+
+	if (is_json(r)) {
+		lb_puts(&r->lb, "}\n");
+	} else if (r->mode[0] == M_COLS) {
+		for (i = 0; i < r->ncols; i++) {
+			if (i)
+				lb_putc(&r->lb, ',');
+			esc_csv(&r->lb, r->cells[i].p ? r->cells[i].p : "",
+				r->cells[i].len);
+		}
+		lb_puts(&r->lb, r->eol);
+	}
+	lb_flush(&r->lb, r->fp);
+}
+
+/* json: the separator and "key": of the next member or element */
+static void json_key(struct report *r, const char *key)
+{
+	int d = r->depth;
+
+	if (!r->first[d])
+		lb_putc(&r->lb, ',');
+	r->first[d] = 0;
+	if (!r->is_arr[d] && key) {
+		lb_putc(&r->lb, '"');
+		lb_puts(&r->lb, key);
+		lb_puts(&r->lb, "\":");
+	}
+}
+
+/* csv: the cell a value goes to, or NULL when it is left out */
+static struct lbuf *csv_cell(struct report *r, const char *key)
+{
+	int d = r->depth, c;
+
+	switch (r->mode[d]) {
+	case M_COLS:
+		c = column(r, key);
+		if (c < 0)
+			return NULL;
+		r->set[c] = 1;
+		r->cells[c].len = 0;
+		return &r->cells[c];
+	case M_ARRAY:
+		if (r->count[d]++)
+			lb_putc(&r->cells[r->col[d]], ' ');
+		return &r->cells[r->col[d]];
+	default: return NULL;
+	}
+}
+
+/* Where a scalar goes: r->lb after its key (json), a cell, or NULL. */
+static struct lbuf *value(struct report *r, const char *key)
+{
+	if (is_json(r)) {
+		json_key(r, key);
+		return &r->lb;
+	}
+	return csv_cell(r, key);
+}
+
+void rec_str(struct report *r, const char *key, const char *s, size_t len)
+{
+	struct lbuf *b = value(r, key);
+
+	if (!b)
+		return;
+	if (!is_json(r)) {
+		lb_write(b, s, len);
+		return;
+	}
+	lb_putc(b, '"');
+	esc_json(b, s, len);
+	lb_putc(b, '"');
+}
+
+void rec_cstr(struct report *r, const char *key, const char *s)
+{
+	if (s)
+		rec_str(r, key, s, strlen(s));
+	else
+		rec_null(r, key);
+}
+
+void rec_path(struct report *r, const char *key, const char *s, size_t len)
+{
+	struct lbuf *b = &r->lb;
+
+	if (!s) {
+		rec_null(r, key);
+		return;
+	}
+	rec_str(r, key, s, len);
+	if (!is_json(r) || r->is_arr[r->depth] || utf8_valid(s, len))
+		return;
+	lb_puts(b, ",\"");
+	lb_puts(b, key);
+	lb_puts(b, "_hex\":\"");
+	esc_hex(b, s, len);
+	lb_puts(b, "\",\"");
+	lb_puts(b, key);
+	lb_puts(b, "_utf8\":false");
+}
+
+void rec_u64(struct report *r, const char *key, uint64_t v)
+{
+	struct lbuf *b = value(r, key);
+
+	if (b)
+		lb_u64(b, v);
+}
+
+void rec_i64(struct report *r, const char *key, int64_t v)
+{
+	struct lbuf *b = value(r, key);
+
+	if (b)
+		lb_i64(b, v);
+}
+
+void rec_bool(struct report *r, const char *key, int v)
+{
+	struct lbuf *b = value(r, key);
+
+	if (!b)
+		return;
+	if (is_json(r))
+		lb_puts(b, v ? "true" : "false");
+	else
+		lb_putc(b, v ? '1' : '0');
+}
+
+void rec_null(struct report *r, const char *key)
+{
+	struct lbuf *b = value(r, key);
+
+	if (b && is_json(r))
+		lb_puts(b, "null");
+}
+
+void rec_octal(struct report *r, const char *key, unsigned v, int digits)
+{
+	char buf[16];
+	int i = (int)sizeof(buf);
+
+	do {
+		buf[--i] = (char)('0' + (v & 7));
+		v >>= 3;
+		digits--;
+	} while ((v || digits > 0) && i > 0);
+	rec_str(r, key, buf + i, sizeof(buf) - (size_t)i);
+}
+
+void rec_time(struct report *r, const char *key, const struct e4t_ts *ts)
+{
+	struct lbuf *b;
+
+	if (!ts) {
+		rec_null(r, key);
+		return;
+	}
+	b = value(r, key);
+	if (!b)
+		return;
+	if (is_json(r))
+		lb_time_json(b, ts);
+	else
+		lb_iso(b, ts, 9);
+}
+
+void rec_iso(struct report *r, const char *key, const struct e4t_ts *ts)
+{
+	struct lbuf *b;
+
+	if (!ts) {
+		rec_null(r, key);
+		return;
+	}
+	b = value(r, key);
+	if (!b)
+		return;
+	if (is_json(r))
+		lb_putc(b, '"');
+	lb_iso(b, ts, 9);
+	if (is_json(r))
+		lb_putc(b, '"');
+}
+
+/* Open a level: an object (arr 0), an array of values (1) or of
+ * objects (2). */
+static void open_level(struct report *r, const char *key, int arr)
+{
+	int d = r->depth, m = M_IGNORE, c;
+
+	if (d + 1 >= REC_MAXDEPTH)
+		abort(); /* records are described in the code: a bug */
+	if (is_json(r)) {
+		json_key(r, key);
+		lb_putc(&r->lb, arr ? '[' : '{');
+	} else if (r->mode[d] == M_COLS) {
+		if (!arr) {
+			m = M_COLS; /* flattened */
+		} else if ((c = column(r, key)) >= 0) {
+			m = arr == 1 ? M_ARRAY : M_OBJS;
+			r->col[d + 1] = c;
+			r->count[d + 1] = 0;
+			r->set[c] = 1;
+			r->cells[c].len = 0;
+		}
+	} else if (r->mode[d] == M_OBJS && !arr) {
+		r->count[d]++;
+	}
+	r->depth = ++d;
+	r->first[d] = 1;
+	r->is_arr[d] = arr != 0;
+	r->mode[d] = (unsigned char)m;
+}
+
+static void close_level(struct report *r)
+{
+	int d = r->depth;
+
+	if (is_json(r))
+		lb_putc(&r->lb, r->is_arr[d] ? ']' : '}');
+	else if (r->mode[d] == M_OBJS)
+		lb_u64(&r->cells[r->col[d]], r->count[d]);
+	if (d > 0)
+		r->depth = d - 1;
+}
+
+void rec_obj_begin(struct report *r, const char *key)
+{
+	open_level(r, key, 0);
+}
+
+void rec_obj_end(struct report *r)
+{
+	close_level(r);
+}
+
+void rec_arr_begin(struct report *r, const char *key)
+{
+	open_level(r, key, 1);
+}
+
+void rec_objs_begin(struct report *r, const char *key)
+{
+	open_level(r, key, 2);
+}
+
+void rec_arr_end(struct report *r)
+{
+	close_level(r);
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * report.h --- the report formats of stat, journal, audit and history,
+ * and record writers: one description of a record (rec_begin, rec_str,
+ * rec_u64, ..., rec_end) makes a JSON object on a line of its own
+ * (jsonl) or a CSV row (RFC 4180, header line once, as fmt_csv writes).
+ *
+ * jsonl: every record has a "record" key naming its kind first (unless
+ * the schema says untyped: journal's records, kept as they always were).
+ * Nested objects and arrays are written as they are described.
+ *
+ * csv: only the records of the schema's row kind are rows; the others
+ * (headings, summaries) are left out.  A value goes to the column named
+ * by its key, a nested object's members to the columns of theirs (the
+ * object is flattened), keys without a column are left out, columns
+ * without a value are empty.  An array of values is one field, the
+ * values separated by spaces; an array of objects (rec_objs_begin) is
+ * the number of its objects.  Booleans are 1 or 0, null is empty.
+ */
+#ifndef E4TIME_REPORT_H
+#define E4TIME_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cmd.h"
+#include "linebuf.h"
+
+enum report_format {
+	RF_TEXT,
+	RF_JSONL,
+	RF_CSV,
+	RF_JSON, /* audit's single JSON document */
+	RF_NFORMATS
+};
+#define RF_MASK(f) (1U << (f))
+
+/* The format named by arg, if it is in allowed (a mask of RF_MASK()s);
+ * else a usage error naming the allowed ones. */
+enum report_format report_format_parse(const char *arg, unsigned allowed,
+				       const struct cmdinfo *cmd);
+const char *report_format_name(enum report_format f);
+
+struct rec_schema {
+	const char *row;	 /* csv: the kind of record rows are made of */
+	const char *const *cols; /* csv: the columns, NULL-terminated */
+	int untyped;		 /* jsonl: no "record" key */
+};
+
+#define REC_MAXDEPTH 8
+
+struct report {
+	FILE *fp;
+	enum report_format fmt;
+	const struct rec_schema *schema;
+	struct lbuf lb;
+	const char *eol; /* csv: CR LF, or LF on a terminal */
+	/* the record being built */
+	int depth;
+	unsigned char first[REC_MAXDEPTH]; /* json: no member written yet */
+	unsigned char is_arr[REC_MAXDEPTH];
+	unsigned char mode[REC_MAXDEPTH]; /* csv: what values at a level do */
+	int col[REC_MAXDEPTH];		  /* csv: an array's column */
+	size_t count[REC_MAXDEPTH];	  /* csv: an array's elements */
+	size_t ncols;
+	struct lbuf *cells; /* csv: one per column, raw bytes */
+	unsigned char *set;
+};
+
+/* Start a report on fp (csv: writes the header line). */
+void report_init(struct report *r, enum report_format fmt, FILE *fp,
+		 const struct rec_schema *schema);
+/* Write out what is left and free; 0 or -1 (errno set). */
+int report_finish(struct report *r);
+
+void rec_begin(struct report *r, const char *kind);
+/* Ends the record and writes it out. */
+void rec_end(struct report *r);
+
+/* key is ignored for the elements of an array. */
+void rec_str(struct report *r, const char *key, const char *s, size_t len);
+void rec_cstr(struct report *r, const char *key,
+	      const char *s); /* NULL: null */
+/* A name: as rec_str, and when it is not valid UTF-8 (jsonl) also
+ * KEY_hex (its bytes) and "KEY_utf8":false, as timeline's "path". */
+void rec_path(struct report *r, const char *key, const char *s, size_t len);
+void rec_u64(struct report *r, const char *key, uint64_t v);
+void rec_i64(struct report *r, const char *key, int64_t v);
+void rec_bool(struct report *r, const char *key, int v);
+void rec_null(struct report *r, const char *key);
+/* v in octal, at least 'digits' digits, as a string ("0644"). */
+void rec_octal(struct report *r, const char *key, unsigned v, int digits);
+/* A time: jsonl {"sec":S,"nsec":N,"iso":"...Z"[,"suspect":[...]]} as
+ * timeline writes it, csv ISO 8601 UTC with 9 fraction digits; null
+ * (empty) when ts is NULL. */
+void rec_time(struct report *r, const char *key, const struct e4t_ts *ts);
+/* A time as an ISO 8601 string alone (9 fraction digits); NULL: null. */
+void rec_iso(struct report *r, const char *key, const struct e4t_ts *ts);
+
+void rec_obj_begin(struct report *r, const char *key);
+void rec_obj_end(struct report *r);
+/* An array of values (rec_arr_begin) or of objects (rec_objs_begin). */
+void rec_arr_begin(struct report *r, const char *key);
+void rec_objs_begin(struct report *r, const char *key);
+void rec_arr_end(struct report *r);
+
+#endif
