@@ -75,7 +75,7 @@ struct cmd_ctx;
 #define CMD_WRITE                                                              \
 	0x02		 /* with CMD_IMAGE: -n, -z, --no-undo; opened for      \
 			  * writing unless -n; the undo file finished after */
-#define CMD_JOURNAL 0x04 /* -j FILE; the journal loaded before run() */
+#define CMD_JOURNAL 0x04 /* -j FILE; ctx_journal() loads the journal */
 #define CMD_TREE    0x08 /* --threads; ctx_tree() indexes the filesystem */
 #define CMD_FORMATS 0x10 /* -f, --format NAME (ctx->format_name) */
 #define CMD_LOCAL   0x20 /* --local (ctx->local) */
@@ -105,8 +105,6 @@ struct cmdinfo {
 	int (*run)(struct cmd_ctx *ctx, int argc, char **argv);
 	void (*done)(struct cmd_ctx *ctx);
 	void (*help)(FILE *fp);
-	/* a command not yet on the table's lifecycle: it does it all */
-	int (*func)(int argc, char **argv);
 };
 
 extern const struct cmdinfo stat_cmd;
@@ -278,13 +276,16 @@ struct cmd_ctx {
 	unsigned jflags;	    /* CMD_JOURNAL: e4t_journal_load flags */
 	struct e4t_tree_opts topts; /* CMD_TREE: threads; flags (deleted) */
 	struct e4t_image *img;	    /* CMD_IMAGE: open during run() */
-	struct e4t_journal *j;	    /* CMD_JOURNAL: loaded during run() */
-	struct e4t_tree *tree;	    /* CMD_TREE: once ctx_tree() loaded it */
-	struct warn_ctx wc;	    /* the warning count: EXIT_PARTIAL */
+	struct e4t_journal *j; /* CMD_JOURNAL: once ctx_journal() loaded it */
+	struct e4t_tree *tree; /* CMD_TREE: once ctx_tree() loaded it */
+	struct warn_ctx wc;    /* the warning count: EXIT_PARTIAL */
 };
 
 /* Run cmd with argv[0] its name; the exit status. */
 int cmd_run(const struct cmdinfo *cmd, int argc, char **argv);
+/* The journal (-j FILE, or the filesystem's), loaded once with
+ * ctx->jflags; exits EXIT_IMAGE when it cannot be read. */
+struct e4t_journal *ctx_journal(struct cmd_ctx *ctx);
 /* The filesystem's tree, indexed once (progress shown); NULL when it
  * could not be: said, and *status set as index_error_status(). */
 struct e4t_tree *ctx_tree(struct cmd_ctx *ctx, int *status);

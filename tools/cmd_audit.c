@@ -356,114 +356,118 @@ static void print_audit(struct e4t_journal *j, const struct e4t_audit *a,
 	report_finish(&r);
 }
 
-static int audit_main(int argc, char **argv)
+static const struct option audit_longopts[] = {
+	{ "no-stale", no_argument, NULL, 's' },
+	{ "stale", no_argument, NULL, 'S' },
+	{ "top", required_argument, NULL, 't' },
+	{ NULL, 0, NULL, 0 },
+};
+static unsigned long ntop = 10; /* --top */
+static int no_stale;		/* --no-stale (--stale undoes it) */
+
+static void audit_opt(struct cmd_ctx *ctx, int c, const char *arg)
 {
-	static const struct option longopts[] = {
-		{ "journal", required_argument, NULL, 'j' },
-		{ "no-stale", no_argument, NULL, 's' },
-		{ "stale", no_argument, NULL, 'S' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "top", required_argument, NULL, 't' },
-		COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct common_opts co = { 0, 0 };
-	const char *jpath = NULL;
-	unsigned flags = E4T_J_STALE;
-	enum report_format fmt = RF_TEXT;
-	int c, status;
-	unsigned long ntop = 10;
-	struct e4t_image *img;
-	struct e4t_journal *j;
-	struct e4t_audit *a;
-	struct warn_ctx wc;
-	struct top *top = NULL;
-	size_t i, k, ntops = 0;
-	errcode_t err;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "j:f:t:" COMMON_SHORTOPTS, longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'j': jpath = optarg; break;
-		case 's': flags &= ~E4T_J_STALE; break;
-		case 'S': flags |= E4T_J_STALE; break;
-		case 'f':
-			fmt = report_format_parse(optarg, AUDIT_FORMATS,
-						  &audit_cmd);
-			break;
-		case 't':
-			errno = 0;
-			ntop = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || optarg[0] == '-')
-				usage_error(&audit_cmd, "bad --top '%s'",
-					    optarg);
-			break;
-		default: common_opt(c, optarg, &co, &audit_cmd);
-		}
+	switch (c) {
+	case 's': no_stale = 1; break;
+	case 'S': no_stale = 0; break;
+	case 't':
+		errno = 0;
+		ntop = strtoul(arg, &end, 10);
+		if (errno || *end || !*arg || arg[0] == '-')
+			usage_error(&audit_cmd, "bad --top '%s'", arg);
+		break;
+	default: usage_error(&audit_cmd, "unknown option");
 	}
-	if (argc - optind != 1)
-		usage_error(&audit_cmd, "give one IMAGE");
-	img = open_image_or_exit(argv[optind], &co);
-	wc.image = img->name;
-	wc.quiet = co.quiet;
-	wc.count = 0;
-	j = open_journal_or_exit(img, jpath, flags, &wc);
-	err = e4t_audit_run(img, j, NULL, NULL, &a);
-	if (err) {
-		report(img->name, "audit", err);
-		e4t_journal_close(j);
-		e4t_image_close(img);
-		return err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE;
-	}
+}
 
-	/* the top files by atime-only updates, with their paths */
+/* The files with the most atime-only updates, at most ntop, with their
+ * first paths; NULL when out of memory. */
+static struct top *top_files(struct cmd_ctx *ctx, const struct e4t_audit *a,
+			     size_t *ntops)
+{
+	struct top *top;
+	size_t i, k, n = 0;
+
 	for (i = 0; i < a->ninodes; i++)
 		if (a->inodes[i].changes[E4T_CH_ATIME])
-			ntops++;
-	top = calloc(ntops ? ntops : 1, sizeof(*top));
-	if (!top) {
-		report(img->name, "audit", ENOMEM);
-		return EXIT_INTERNAL;
-	}
+			n++;
+	top = calloc(n ? n : 1, sizeof(*top));
+	if (!top)
+		return NULL;
 	for (i = 0, k = 0; i < a->ninodes; i++)
 		if (a->inodes[i].changes[E4T_CH_ATIME]) {
 			top[k].ino = a->inodes[i].ino;
 			top[k++].atime_only =
 				a->inodes[i].changes[E4T_CH_ATIME];
 		}
-	qsort(top, ntops, sizeof(*top), cmp_top);
-	if (ntops > ntop)
-		ntops = ntop;
-	if (ntops) {
-		struct e4t_tree_opts topts = { .warn = lib_warn, .priv = &wc };
+	qsort(top, n, sizeof(*top), cmp_top);
+	*ntops = n > ntop ? ntop : n;
+	if (*ntops) {
+		struct e4t_tree_opts topts = { .warn = lib_warn,
+					       .priv = &ctx->wc };
 		struct e4t_tree *tree = NULL;
-		struct path_ctx pc = { top, ntops };
+		struct path_ctx pc = { top, *ntops };
 
-		if (e4t_tree_load(img, &topts, &tree) == 0)
+		if (e4t_tree_load(ctx->img, &topts, &tree) == 0)
 			e4t_tree_walk(tree, EXT2_ROOT_INO, "/", find_paths,
 				      &pc);
 		e4t_tree_free(tree);
 	}
+	return top;
+}
 
-	print_audit(j, a, top, ntops, fmt);
-	status =
-		(wc.count || e4t_journal_damaged(j) || image_damage_status(img))
-			? EXIT_PARTIAL
-			: EXIT_OK;
+static int audit_prepare(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	ctx->jflags = no_stale ? 0 : E4T_J_STALE;
+	return EXIT_OK;
+}
+
+static int audit_run(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct e4t_journal *j = ctx_journal(ctx);
+	struct e4t_audit *a;
+	struct top *top;
+	size_t i, ntops = 0;
+	errcode_t err;
+
+	(void)argc;
+	(void)argv;
+	err = e4t_audit_run(ctx->img, j, NULL, NULL, &a);
+	if (err) {
+		report(ctx->img->name, "audit", err);
+		return cond_status(err == ENOMEM ? COND_NOMEM : COND_JOURNAL);
+	}
+	top = top_files(ctx, a, &ntops);
+	if (!top) {
+		report(ctx->img->name, "audit", ENOMEM);
+		e4t_audit_free(a);
+		return cond_status(COND_NOMEM);
+	}
+	print_audit(j, a, top, ntops, (enum report_format)ctx->format);
 	for (i = 0; i < ntops; i++)
 		free(top[i].path);
 	free(top);
 	e4t_audit_free(a);
-	e4t_journal_close(j);
-	e4t_image_close(img);
-	return finish_stdout(status);
+	return EXIT_OK;
 }
 
 const struct cmdinfo audit_cmd = {
 	.name = "audit",
-	.func = audit_main,
 	.args = "IMAGE",
 	.oneline = "atime churn and inode changes, from the journal",
+	.flags = CMD_IMAGE | CMD_JOURNAL | CMD_FORMATS,
+	.formats = AUDIT_FORMATS,
+	.argmin = 1,
+	.argmax = 1,
+	.argerr = "give one IMAGE",
+	.shortopts = "t:",
+	.longopts = audit_longopts,
+	.opt = audit_opt,
+	.prepare = audit_prepare,
+	.run = audit_run,
 	.help = audit_help,
 };

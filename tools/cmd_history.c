@@ -267,73 +267,60 @@ static void print_summary(struct hctx *h)
 	h->path = NULL;
 }
 
-static int history_main(int argc, char **argv)
+static const struct option history_longopts[] = {
+	{ "all", no_argument, NULL, 'a' },
+	{ NULL, 0, NULL, 0 },
+};
+static struct hctx h;
+
+static void history_opt(struct cmd_ctx *ctx, int c, const char *arg)
 {
-	static const struct option longopts[] = {
-		{ "journal", required_argument, NULL, 'j' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "local", no_argument, NULL, 'L' },
-		{ "format", required_argument, NULL, 'f' },
-		COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct common_opts co = { 0, 0 };
-	struct hctx h = { 0 };
-	enum report_format fmt = RF_TEXT;
-	const char *jpath = NULL;
-	struct e4t_image *img;
+	(void)ctx;
+	(void)arg;
+	if (c != 'a')
+		usage_error(&history_cmd, "unknown option");
+	h.all = 1;
+}
+
+static int history_run(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct e4t_image *img = ctx->img;
 	struct e4t_journal *j;
-	struct warn_ctx wc;
 	ext2_ino_t ino;
 	errcode_t err;
-	int c, status;
 
-	while ((c = getopt_long(argc, argv, "j:af:" COMMON_SHORTOPTS, longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'j': jpath = optarg; break;
-		case 'a': h.all = 1; break;
-		case 'L': h.local = 1; break;
-		case 'f':
-			fmt = report_format_parse(optarg, HISTORY_FORMATS,
-						  &history_cmd);
-			break;
-		default: common_opt(c, optarg, &co, &history_cmd);
-		}
-	}
-	if (argc - optind != 2)
-		usage_error(&history_cmd, "give IMAGE and one FILESPEC");
-	img = open_image_or_exit(argv[optind], &co);
-	wc.image = img->name;
-	wc.quiet = co.quiet;
-	wc.count = 0;
-	err = e4t_image_resolve(img, argv[optind + 1], &ino);
+	(void)argc;
+	err = e4t_image_resolve(img, argv[0], &ino);
 	if (err) {
-		report(img->name, argv[optind + 1], err);
-		e4t_image_close(img);
+		report(img->name, argv[0], err);
 		return filespec_status(err);
 	}
-	j = open_journal_or_exit(img, jpath, E4T_J_STALE, &wc);
+	ctx->jflags = E4T_J_STALE;
+	j = ctx_journal(ctx);
+	h.local = ctx->local;
 	h.inode_size = img->inode_size;
-	report_init(&h.rep, fmt, stdout, &history_schema);
-	print_heading(img, ino, argv[optind + 1], &wc, &h);
+	report_init(&h.rep, (enum report_format)ctx->format, stdout,
+		    &history_schema);
+	print_heading(img, ino, argv[0], &ctx->wc, &h);
 	err = e4t_inode_history(img, j, ino, on_copy, &h);
 	if (err)
-		report(img->name, argv[optind + 1], err);
+		report(img->name, argv[0], err);
 	print_summary(&h);
-	status = (err || wc.count || e4t_journal_damaged(j) ||
-		  image_damage_status(img))
-			 ? EXIT_PARTIAL
-			 : EXIT_OK;
-	e4t_journal_close(j);
-	e4t_image_close(img);
-	return finish_stdout(status);
+	return err ? cond_status(COND_DAMAGE) : EXIT_OK;
 }
 
 const struct cmdinfo history_cmd = {
 	.name = "history",
-	.func = history_main,
 	.args = "IMAGE FILESPEC",
 	.oneline = "every copy of one inode in the journal and on disk",
+	.flags = CMD_IMAGE | CMD_JOURNAL | CMD_FORMATS | CMD_LOCAL,
+	.formats = HISTORY_FORMATS,
+	.argmin = 2,
+	.argmax = 2,
+	.argerr = "give IMAGE and one FILESPEC",
+	.shortopts = "a",
+	.longopts = history_longopts,
+	.opt = history_opt,
+	.run = history_run,
 	.help = history_help,
 };

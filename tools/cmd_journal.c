@@ -273,58 +273,44 @@ static void print_journal(struct e4t_journal *j, enum report_format fmt,
 	report_finish(&r);
 }
 
-static int journal_main(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "journal", required_argument, NULL, 'j' },
-		{ "stale", no_argument, NULL, 's' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "blocks", no_argument, NULL, 'b' },
-		COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct common_opts co = { 0, 0 };
-	const char *jpath = NULL;
-	unsigned flags = 0;
-	enum report_format fmt = RF_TEXT;
-	int blocks = 0, c, status;
-	struct e4t_image *img;
-	struct e4t_journal *j;
-	struct warn_ctx wc;
+static const struct option journal_longopts[] = {
+	{ "stale", no_argument, NULL, 's' },
+	{ "blocks", no_argument, NULL, 'b' },
+	{ NULL, 0, NULL, 0 },
+};
+static int blocks; /* -b */
 
-	while ((c = getopt_long(argc, argv, "j:f:b" COMMON_SHORTOPTS, longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'j': jpath = optarg; break;
-		case 's': flags |= E4T_J_STALE; break;
-		case 'f':
-			fmt = report_format_parse(optarg, JOURNAL_FORMATS,
-						  &journal_cmd);
-			break;
-		case 'b': blocks = 1; break;
-		default: common_opt(c, optarg, &co, &journal_cmd);
-		}
+static void journal_opt(struct cmd_ctx *ctx, int c, const char *arg)
+{
+	(void)arg;
+	switch (c) {
+	case 's': ctx->jflags |= E4T_J_STALE; break;
+	case 'b': blocks = 1; break;
+	default: usage_error(&journal_cmd, "unknown option");
 	}
-	if (argc - optind != 1)
-		usage_error(&journal_cmd, "give one IMAGE");
-	img = open_image_or_exit(argv[optind], &co);
-	wc.image = img->name;
-	wc.quiet = co.quiet;
-	wc.count = 0;
-	j = open_journal_or_exit(img, jpath, flags, &wc);
-	print_journal(j, fmt, blocks);
-	status = image_damage_status(img);
-	if (wc.count || e4t_journal_damaged(j))
-		status = EXIT_PARTIAL;
-	e4t_journal_close(j);
-	e4t_image_close(img);
-	return finish_stdout(status);
+}
+
+static int journal_run(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	print_journal(ctx_journal(ctx), (enum report_format)ctx->format,
+		      blocks);
+	return EXIT_OK;
 }
 
 const struct cmdinfo journal_cmd = {
 	.name = "journal",
-	.func = journal_main,
 	.args = "IMAGE",
 	.oneline = "list the jbd2 journal's transactions, checked",
+	.flags = CMD_IMAGE | CMD_JOURNAL | CMD_FORMATS,
+	.formats = JOURNAL_FORMATS,
+	.argmin = 1,
+	.argmax = 1,
+	.argerr = "give one IMAGE",
+	.shortopts = "b",
+	.longopts = journal_longopts,
+	.opt = journal_opt,
+	.run = journal_run,
 	.help = journal_help,
 };

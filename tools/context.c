@@ -137,10 +137,15 @@ static int open_image(struct cmd_ctx *ctx, const char *name)
 	ctx->topts.warn = lib_warn;
 	ctx->topts.progress = progress_cb;
 	ctx->topts.priv = &ctx->wc;
-	if (ctx->cmd->flags & CMD_JOURNAL)
+	return EXIT_OK;
+}
+
+struct e4t_journal *ctx_journal(struct cmd_ctx *ctx)
+{
+	if (!ctx->j)
 		ctx->j = open_journal_or_exit(ctx->img, ctx->jpath, ctx->jflags,
 					      &ctx->wc);
-	return EXIT_OK;
+	return ctx->j;
 }
 
 struct e4t_tree *ctx_tree(struct cmd_ctx *ctx, int *status)
@@ -185,8 +190,6 @@ int cmd_run(const struct cmdinfo *cmd, int argc, char **argv)
 	struct cmd_ctx ctx;
 	int n, status = EXIT_OK;
 
-	if (cmd->func)
-		return cmd->func(argc, argv);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cmd = cmd;
 	ctx.wo.why = &ctx.why;
