@@ -101,8 +101,23 @@ test_external_journal() {
 }
 
 test_usage() {
+	run info -f bodyfile "$TMP/ext2.img"
+	assertEquals "bodyfile is not a format of info" 2 "$RC"
 	run info -f csv "$TMP/ext2.img"
-	assertEquals "csv is not a format of info" 2 "$RC"
+	assertEquals "csv: status" 0 "$RC"
+	assertEquals "csv: a header and one row" 2 "$(wc -l <"$OUT")"
+	python3 - "$OUT" "$TMP/ext2.json" <<'PY' >"$TMP/csvdiff"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+j = json.load(open(sys.argv[2]))
+for k, v in j.items():
+    if k == "record":
+        continue
+    want = "" if v is None else str(v)
+    if rows[0].get(k) != want:
+        print("%s: csv %r, jsonl %r" % (k, rows[0].get(k), want))
+PY
+	assertEquals "csv says what jsonl says" "" "$(cat "$TMP/csvdiff")"
 	run info
 	assertEquals "no image" 2 "$RC"
 	run info "$TMP/ext2.img" extra

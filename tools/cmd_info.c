@@ -11,7 +11,7 @@
 #include <e2p/e2p.h>
 
 #include "cmd.h"
-#include "escape.h"
+#include "report.h"
 
 static void info_help(FILE *fp)
 {
@@ -21,167 +21,125 @@ static void info_help(FILE *fp)
 		"and extra_isize\n(want and min), the journal, and when it "
 		"was made, last mounted and\nlast written.\n\n"
 		"Options:\n"
-		"  -f, --format FMT       text (default) or jsonl: one "
-		"record\n"
-		"      --local            local time instead of UTC\n"
+		"  -f, --format FMT       text (default), jsonl (one record) "
+		"or csv (one row)\n"
+		"      --local            local time instead of UTC (text)\n"
 		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
 		"command\n",
 		progname);
 }
 
-/* One line of the report: "Key:  value" in text, "key":value in jsonl. */
-struct info_out {
-	struct lbuf b;
-	int json, n;
+/* clang-format off */
+static const char *const keys[] = {
+	"uuid", "label", "block_size", "blocks", "groups", "blocks_per_group",
+	"inodes", "inodes_per_group", "inode_size", "want_extra_isize",
+	"min_extra_isize", "features", "journal", "mkfs_time", "mount_time",
+	"last_mounted_on", "write_time", "mount_count", NULL
 };
+static const char *const labels[] = {
+	"UUID:", "Label:", "Block size:", "Blocks:", "Groups:",
+	"Blocks per group:", "Inodes:", "Inodes per group:", "Inode size:",
+	"Extra isize (want):", "Extra isize (min):", "Features:", "Journal:",
+	"Created:", "Last mounted:", "Last mounted on:", "Last written:",
+	"Mount count:", NULL
+};
+/* clang-format on */
+static const struct rec_schema schema = { "info", keys, 0, labels };
 
-static void key(struct info_out *o, const char *json, const char *text)
-{
-	if (o->json)
-		lb_printf(&o->b, "%s\"%s\":", o->n++ ? "," : "{", json);
-	else
-		lb_printf(&o->b, "%-22s", text);
-}
-
-static void put_num(struct info_out *o, const char *json, const char *text,
-		    uint64_t v)
-{
-	key(o, json, text);
-	lb_u64(&o->b, v);
-	if (!o->json)
-		lb_putc(&o->b, '\n');
-}
-
-static void put_str(struct info_out *o, const char *json, const char *text,
-		    const char *s, size_t len)
-{
-	key(o, json, text);
-	if (!o->json) {
-		esc_text(&o->b, s, len);
-		lb_putc(&o->b, '\n');
-	} else if (s) {
-		lb_putc(&o->b, '"');
-		esc_json(&o->b, s, len);
-		lb_putc(&o->b, '"');
-	} else {
-		lb_puts(&o->b, "null");
-	}
-}
-
-/* A superblock time: whole seconds, 40 bits; 0 is never. */
-static void put_time(struct info_out *o, const char *json, const char *text,
-		     uint32_t lo, uint8_t hi, int local)
+/* A superblock time: whole seconds, 40 bits; 0 is never (jsonl null). */
+static void rec_sb_time(struct report *r, const char *key, uint32_t lo,
+			uint8_t hi, int local)
 {
 	int64_t sec = (int64_t)lo | ((int64_t)hi << 32);
-	int32_t off = INT32_MIN;
 	char when[E4T_ISO_BUFSZ];
-	struct tm tm;
 	time_t t = (time_t)sec;
+	struct tm tm;
 
-	if (local && localtime_r(&t, &tm))
-		off = (int32_t)tm.tm_gmtoff;
-	e4t_iso8601(sec, 0, 0, 'T', off, when, sizeof(when));
-	put_str(o, json, text, sec ? when : (o->json ? NULL : "never"),
-		sec ? strlen(when) : 5);
+	if (!sec) {
+		rec_cstr(r, key, r->fmt == RF_TEXT ? "never" : NULL);
+		return;
+	}
+	e4t_iso8601(sec, 0, 0, 'T',
+		    local && localtime_r(&t, &tm) ? (int32_t)tm.tm_gmtoff
+						  : INT32_MIN,
+		    when, sizeof(when));
+	rec_cstr(r, key, when);
 }
 
-/* "has_journal ext_attr ...": the feature names e2fsprogs gives them. */
-static void put_features(struct info_out *o, const struct ext2_super_block *sb)
+/* The features by the names e2fsprogs gives them. */
+static void rec_features(struct report *r, const struct ext2_super_block *sb)
 {
 	const __u32 words[3] = { sb->s_feature_compat, sb->s_feature_incompat,
 				 sb->s_feature_ro_compat };
-	const int kinds[3] = { E2P_FEATURE_COMPAT, E2P_FEATURE_INCOMPAT,
-			       E2P_FEATURE_RO_INCOMPAT };
-	struct lbuf names = { NULL, 0, 0 };
+	struct lbuf b = { NULL, 0, 0 };
 	int i, bit;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3;
+	     i++) /* E2P_FEATURE_COMPAT, _INCOMPAT, _RO_INCOMPAT */
 		for (bit = 0; bit < 32; bit++)
 			if (words[i] & (1U << bit))
-				lb_printf(&names, "%s%s", names.len ? " " : "",
-					  e2p_feature2string(kinds[i],
-							     1U << bit));
-	put_str(o, "features", "Features:", names.p ? names.p : "", names.len);
-	lb_free(&names);
+				lb_printf(&b, "%s%s", b.len ? " " : "",
+					  e2p_feature2string(i, 1U << bit));
+	rec_str(r, "features", b.p ? b.p : "", b.len);
+	lb_free(&b);
 }
 
-static void put_journal(struct info_out *o, struct cmd_ctx *ctx)
+static void rec_journal(struct report *r, struct e4t_image *img)
 {
+	int has = ext2fs_has_feature_journal(img->fs->super);
 	struct e4t_journal *j = NULL;
-	const struct e4t_jinfo *in;
 	char what[128] = "none";
 
-	if (ext2fs_has_feature_journal(ctx->img->fs->super) &&
-	    e4t_journal_open(ctx->img, NULL, &j) == 0) {
-		in = e4t_journal_info(j);
+	if (has && e4t_journal_open(img, NULL, &j) == 0) {
+		const struct e4t_jinfo *in = e4t_journal_info(j);
+
 		snprintf(what, sizeof(what), "%s, %u blocks of %u bytes, %s",
 			 in->internal ? "internal" : "external", in->maxlen,
 			 in->blocksize,
 			 in->live ? "live (needs recovery)" : "clean");
-	} else if (ext2fs_has_feature_journal(ctx->img->fs->super)) {
+	} else if (has) {
 		snprintf(what, sizeof(what), "%s",
-			 ctx->img->fs->super->s_journal_inum
+			 img->fs->super->s_journal_inum
 				 ? "internal, unreadable"
 				 : "external (not read: e4time journal -j)");
 	}
-	put_str(o, "journal", "Journal:", what, strlen(what));
+	rec_cstr(r, "journal", what);
 	e4t_journal_close(j);
-}
-
-static int info_json;
-
-static int info_prepare(struct cmd_ctx *ctx, int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	info_json = ctx->format_name &&
-		    parse_report_format(ctx->format_name, ctx->cmd);
-	return EXIT_OK;
 }
 
 static int info_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	const struct ext2_super_block *sb = ctx->img->fs->super;
-	struct info_out o = { { NULL, 0, 0 }, 0, 0 };
-	int l = ctx->local, status;
+	ext2_filsys fs = ctx->img->fs;
+	const struct ext2_super_block *sb = fs->super;
+	const char *name = (const char *)sb->s_volume_name;
+	const char *last = (const char *)sb->s_last_mounted;
+	struct report r;
 
 	(void)argc;
 	(void)argv;
-	o.json = info_json;
-	put_str(&o, "uuid", "UUID:", e2p_uuid2str((void *)sb->s_uuid), 36);
-	put_str(&o, "label", "Label:", (const char *)sb->s_volume_name,
-		strnlen((const char *)sb->s_volume_name, EXT2_LABEL_LEN));
-	put_num(&o, "block_size", "Block size:", ctx->img->fs->blocksize);
-	put_num(&o, "blocks",
-		"Blocks:", ext2fs_blocks_count(ctx->img->fs->super));
-	put_num(&o, "groups", "Groups:", ctx->img->fs->group_desc_count);
-	put_num(&o, "blocks_per_group",
-		"Blocks per group:", sb->s_blocks_per_group);
-	put_num(&o, "inodes", "Inodes:", sb->s_inodes_count);
-	put_num(&o, "inodes_per_group",
-		"Inodes per group:", sb->s_inodes_per_group);
-	put_num(&o, "inode_size", "Inode size:", EXT2_INODE_SIZE(sb));
-	put_num(&o, "want_extra_isize",
-		"Extra isize (want):", sb->s_want_extra_isize);
-	put_num(&o, "min_extra_isize",
-		"Extra isize (min):", sb->s_min_extra_isize);
-	put_features(&o, sb);
-	put_journal(&o, ctx);
-	put_time(&o, "mkfs_time", "Created:", sb->s_mkfs_time,
-		 sb->s_mkfs_time_hi, l);
-	put_time(&o, "mount_time", "Last mounted:", sb->s_mtime, sb->s_mtime_hi,
-		 l);
-	put_str(&o, "last_mounted_on",
-		"Last mounted on:", (const char *)sb->s_last_mounted,
-		strnlen((const char *)sb->s_last_mounted, 64));
-	put_time(&o, "write_time", "Last written:", sb->s_wtime, sb->s_wtime_hi,
-		 l);
-	put_num(&o, "mount_count", "Mount count:", sb->s_mnt_count);
-	if (o.json)
-		lb_puts(&o.b, "}\n");
-	status = lb_flush(&o.b, stdout) ? cond_status(COND_OUTPUT) : EXIT_OK;
-	lb_free(&o.b);
-	return status;
+	report_init(&r, (enum report_format)ctx->format, stdout, &schema);
+	rec_begin(&r, "info");
+	rec_cstr(&r, "uuid", e2p_uuid2str((void *)sb->s_uuid));
+	rec_str(&r, "label", name, strnlen(name, EXT2_LABEL_LEN));
+	rec_u64(&r, "block_size", fs->blocksize);
+	rec_u64(&r, "blocks", ext2fs_blocks_count(fs->super));
+	rec_u64(&r, "groups", fs->group_desc_count);
+	rec_u64(&r, "blocks_per_group", sb->s_blocks_per_group);
+	rec_u64(&r, "inodes", sb->s_inodes_count);
+	rec_u64(&r, "inodes_per_group", sb->s_inodes_per_group);
+	rec_u64(&r, "inode_size", EXT2_INODE_SIZE(sb));
+	rec_u64(&r, "want_extra_isize", sb->s_want_extra_isize);
+	rec_u64(&r, "min_extra_isize", sb->s_min_extra_isize);
+	rec_features(&r, sb);
+	rec_journal(&r, ctx->img);
+	rec_sb_time(&r, "mkfs_time", sb->s_mkfs_time, sb->s_mkfs_time_hi,
+		    ctx->local);
+	rec_sb_time(&r, "mount_time", sb->s_mtime, sb->s_mtime_hi, ctx->local);
+	rec_str(&r, "last_mounted_on", last, strnlen(last, 64));
+	rec_sb_time(&r, "write_time", sb->s_wtime, sb->s_wtime_hi, ctx->local);
+	rec_u64(&r, "mount_count", sb->s_mnt_count);
+	rec_end(&r);
+	return report_finish(&r) ? cond_status(COND_OUTPUT) : EXIT_OK;
 }
 
 const struct cmdinfo info_cmd = {
@@ -189,10 +147,10 @@ const struct cmdinfo info_cmd = {
 	.args = "[OPTIONS] IMAGE",
 	.oneline = "the filesystem: geometry, features, inode size, journal",
 	.flags = CMD_IMAGE | CMD_FORMATS | CMD_LOCAL,
+	.formats = RF_MASK(RF_TEXT) | RF_MASK(RF_JSONL) | RF_MASK(RF_CSV),
 	.argmin = 1,
 	.argmax = 1,
 	.argerr = "give one IMAGE",
-	.prepare = info_prepare,
 	.run = info_run,
 	.help = info_help,
 };

@@ -75,6 +75,9 @@ void report_init(struct report *r, enum report_format fmt, FILE *fp,
 	r->fp = fp;
 	r->fmt = fmt;
 	r->schema = schema;
+	if (fmt == RF_TEXT && schema->labels)
+		while (schema->cols[r->ncols])
+			r->ncols++;
 	if (fmt != RF_CSV)
 		return;
 	r->eol = isatty(fileno(fp)) ? "\n" : "\r\n";
@@ -99,7 +102,7 @@ int report_finish(struct report *r)
 	int rc = lb_flush(&r->lb, r->fp);
 	size_t i;
 
-	for (i = 0; i < r->ncols; i++)
+	for (i = 0; r->cells && i < r->ncols; i++)
 		lb_free(&r->cells[i]);
 	free(r->cells);
 	free(r->set);
@@ -115,6 +118,12 @@ static int is_json(const struct report *r)
 	return r->fmt == RF_JSONL || r->fmt == RF_JSON;
 }
 
+/* text as "Label:  value" lines (rec_schema.labels) */
+static int is_labels(const struct report *r)
+{
+	return r->fmt == RF_TEXT && r->schema->labels;
+}
+
 void rec_begin(struct report *r, const char *kind)
 {
 	size_t i;
@@ -128,6 +137,8 @@ void rec_begin(struct report *r, const char *kind)
 			rec_cstr(r, "record", kind);
 		return;
 	}
+	if (is_labels(r))
+		return;
 	r->mode[0] = (kind && r->schema->row && !strcmp(kind, r->schema->row))
 			     ? M_COLS
 			     : M_IGNORE;
@@ -143,6 +154,9 @@ void rec_end(struct report *r)
 
 	if (is_json(r)) {
 		lb_puts(&r->lb, "}\n");
+	} else if (is_labels(r)) {
+		if (!r->first[0])
+			lb_putc(&r->lb, '\n');
 	} else if (r->mode[0] == M_COLS) {
 		for (i = 0; i < r->ncols; i++) {
 			if (i)
@@ -194,8 +208,20 @@ static struct lbuf *csv_cell(struct report *r, const char *key)
 /* Where a scalar goes: r->lb after its key (json), a cell, or NULL. */
 static struct lbuf *value(struct report *r, const char *key)
 {
+	int c;
+
 	if (is_json(r)) {
 		json_key(r, key);
+		return &r->lb;
+	}
+	if (is_labels(r)) {
+		c = r->depth ? -1 : column(r, key);
+		if (c < 0)
+			return NULL;
+		if (!r->first[0])
+			lb_putc(&r->lb, '\n');
+		r->first[0] = 0;
+		lb_printf(&r->lb, "%-22s", r->schema->labels[c]);
 		return &r->lb;
 	}
 	return csv_cell(r, key);
@@ -207,6 +233,10 @@ void rec_str(struct report *r, const char *key, const char *s, size_t len)
 
 	if (!b)
 		return;
+	if (is_labels(r)) {
+		esc_text(b, s, len);
+		return;
+	}
 	if (!is_json(r)) {
 		lb_write(b, s, len);
 		return;

@@ -45,6 +45,10 @@ struct rec_schema {
 	const char *row;	 /* csv: the kind of record rows are made of */
 	const char *const *cols; /* csv: the columns, NULL-terminated */
 	int untyped;		 /* jsonl: no "record" key */
+	/* text: "Label:" for each of cols: a record is written as one
+	 * "Label:  value" line per key of cols (NULL: text is the
+	 * command's own) */
+	const char *const *labels;
 };
 
 #define REC_MAXDEPTH 8
