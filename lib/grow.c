@@ -17,12 +17,14 @@ errcode_t e4t_grow(void *arrp, size_t *cap, size_t need, size_t elem,
 
 	if (need <= *cap)
 		return 0;
+	if (!elem)
+		return EINVAL;
 	while (n < need) {
 		if (n > SIZE_MAX / 2)
 			return ENOMEM;
 		n *= 2;
 	}
-	if (elem && n > SIZE_MAX / elem)
+	if (n > SIZE_MAX / elem)
 		return ENOMEM;
 	p = realloc(*arr, n * elem);
 	if (!p)

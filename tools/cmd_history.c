@@ -271,7 +271,7 @@ static const struct option history_longopts[] = {
 	{ "all", no_argument, NULL, 'a' },
 	{ NULL, 0, NULL, 0 },
 };
-static struct hctx h;
+static struct hctx hist;
 
 static void history_opt(struct cmd_ctx *ctx, int c, const char *arg)
 {
@@ -279,7 +279,7 @@ static void history_opt(struct cmd_ctx *ctx, int c, const char *arg)
 	(void)arg;
 	if (c != 'a')
 		usage_error(&history_cmd, "unknown option");
-	h.all = 1;
+	hist.all = 1;
 }
 
 static int history_run(struct cmd_ctx *ctx, int argc, char **argv)
@@ -297,15 +297,15 @@ static int history_run(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	ctx->jflags = E4T_J_STALE;
 	j = ctx_journal(ctx);
-	h.local = ctx->local;
-	h.inode_size = img->inode_size;
-	report_init(&h.rep, (enum report_format)ctx->format, stdout,
+	hist.local = ctx->local;
+	hist.inode_size = img->inode_size;
+	report_init(&hist.rep, (enum report_format)ctx->format, stdout,
 		    &history_schema);
-	print_heading(img, ino, argv[0], &ctx->wc, &h);
-	err = e4t_inode_history(img, j, ino, on_copy, &h);
+	print_heading(img, ino, argv[0], &ctx->wc, &hist);
+	err = e4t_inode_history(img, j, ino, on_copy, &hist);
 	if (err)
 		report(img->name, argv[0], err);
-	print_summary(&h);
+	print_summary(&hist);
 	return err ? cond_status(COND_DAMAGE) : EXIT_OK;
 }
 

@@ -52,9 +52,10 @@ static errcode_t mark_duplicates(struct target *targets, int n)
 	ext2_ino_t *ino = calloc((size_t)n + 1, sizeof(*ino));
 	long *dup = calloc((size_t)n + 1, sizeof(*dup));
 	errcode_t err = ENOMEM;
-	int i;
 
 	if (ino && dup) {
+		int i;
+
 		for (i = 0; i < n; i++)
 			ino[i] = targets[i].found ? targets[i].in.ino : 0;
 		err = e4t_find_duplicates(ino, (size_t)n, dup);

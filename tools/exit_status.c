@@ -91,8 +91,7 @@ const struct condition conditions[COND_COUNT] = {
 
 const char *const exit_status_words[] = {
 	[EXIT_OK] = "success",
-	[EXIT_PARTIAL] = "output produced, but something could not be read or "
-			 "found",
+	[EXIT_PARTIAL] = "output produced, something unread or not found",
 	[EXIT_USAGE] = "usage error",
 	[EXIT_IMAGE] = "the image could not be read",
 	[EXIT_INTERNAL] = "internal error",

@@ -208,14 +208,13 @@ static struct lbuf *csv_cell(struct report *r, const char *key)
 /* Where a scalar goes: r->lb after its key (json), a cell, or NULL. */
 static struct lbuf *value(struct report *r, const char *key)
 {
-	int c;
-
 	if (is_json(r)) {
 		json_key(r, key);
 		return &r->lb;
 	}
 	if (is_labels(r)) {
-		c = r->depth ? -1 : column(r, key);
+		int c = r->depth ? -1 : column(r, key);
+
 		if (c < 0)
 			return NULL;
 		if (!r->first[0])
