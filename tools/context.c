@@ -97,13 +97,7 @@ static void parse_opts(struct cmd_ctx *ctx, int argc, char **argv)
 			continue;
 		case OPT_CTX_LOCAL: ctx->local = 1; continue;
 		case OPT_CTX_THREADS:
-			if (strcmp(optarg, "0") && strcmp(optarg, "1") &&
-			    strcmp(optarg, "2"))
-				usage_error(cmd,
-					    "--threads '%s': use 0 (choose), 1 "
-					    "or 2",
-					    optarg);
-			ctx->topts.threads = optarg[0] - '0';
+			ctx->topts.threads = parse_threads(optarg, cmd);
 			continue;
 		default: break;
 		}
