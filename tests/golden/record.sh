@@ -77,11 +77,12 @@ mkdir -p "$D"
 IMG=
 for a in --help -h --version -V help "help bogus" "" bogus "timeline" \
 	"stat" "set" "backfill" "import /nonexistent.img" \
-	"timeline /nonexistent.img" "journal /nonexistent.img"; do
+	"timeline /nonexistent.img" "journal /nonexistent.img" \
+	"help exit-status" "info /nonexistent.img"; do
 	# shellcheck disable=SC2086 # split on purpose
 	run "${a:-noargs}" $a
 done
-for c in stat timeline set backfill export import journal audit history; do
+for c in stat timeline set backfill export import journal audit history info; do
 	run "help_$c" help "$c"
 	run "${c}_--help" "$c" --help
 	run "${c}_-h" "$c" -h
@@ -191,6 +192,12 @@ per_image() {
 	done
 	r history "${J[@]}" -f bogus "$img" '<2>'
 
+	# info
+	r info "$img"
+	r info -f jsonl "$img"
+	r info -f csv "$img"
+	r info -f bogus "$img"
+
 	# set, dry runs
 	r set -n "$img" '<12>' --crtime "$TIMES"
 	r set -n "$img" / '<12>' '<13>' --atime "$TIMES" --mtime @0 --ctime 19700101
@@ -292,6 +299,7 @@ r audit -o 2048 offset.img
 r history -o 2048 offset.img '<12>'
 r stat -f jsonl -o 2048 offset.img '<12>'
 r history -f csv -o 2048 offset.img '<12>'
+r info -f jsonl -o 2048 offset.img
 r export --offset 1048576 offset.img
 r set -n -o 2048 offset.img '<12>' --crtime "$TIMES"
 r backfill -n -o 2048 --from dosattrib offset.img
