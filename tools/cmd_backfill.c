@@ -205,8 +205,6 @@ static int backfill_run(struct cmd_ctx *ctx, int argc, char **argv)
 	struct e4t_backfill_stats st = { 0 };
 	const char *spec = argc ? argv[0] : "/";
 	ext2_ino_t start = EXT2_ROOT_INO;
-	struct e4t_tree *tree;
-	int status = EXIT_OK;
 	errcode_t err;
 
 	bf.img = ctx->img;
@@ -216,7 +214,9 @@ static int backfill_run(struct cmd_ctx *ctx, int argc, char **argv)
 	bo.dry_run = bf.dry_run = ctx->wo.dry_run;
 	err = e4t_image_resolve(bf.img, spec, &start);
 	if (!err) {
-		tree = ctx_tree(ctx, &status);
+		int status = EXIT_OK;
+		struct e4t_tree *tree = ctx_tree(ctx, &status);
+
 		if (!tree)
 			return status;
 		if (bf.fmt != RF_TEXT)
