@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# test_reports.sh --- the report formats of stat, journal, audit and
-# history: each command in text, jsonl and csv (and audit's json) on the
-# bundled images, the jsonl and csv parsed back (python3 json, csv) and
+# test_reports.sh --- the report formats of stat, journal, audit,
+# history, backfill and import: each command in text, jsonl and csv (and
+# audit's json) on the bundled images, the jsonl and csv parsed back (python3 json, csv) and
 # checked: the keys and columns e4time(8) lists, and values that agree
 # with the text output (times to the nanosecond, inode numbers, counts)
 # and with each other; hostile names stay escaped; a bad --format names
@@ -11,7 +11,8 @@
 
 suite_setup() {
 	local n
-	for n in ext4-4k churn-strictatime-live churn-fastcommit-live; do
+	for n in ext4-4k churn-strictatime-live churn-fastcommit-live \
+		samba-dosattrib; do
 		unpack "$n" >/dev/null || return 1
 	done
 	CHECK="$TMP/check.py"
@@ -240,6 +241,103 @@ suite_setup() {
 	        same_row("history csv", rec, row, HC_KEYS[1:])
 	    eq("history: crtime changes", crt, s["crtime_changes"])
 
+	def path_bytes(rec):
+	    if "path_hex" in rec:
+	        return bytes.fromhex(rec["path_hex"])
+	    return rec["path"].encode()
+
+	def csv_bytes(v):
+	    return v.encode("utf-8", "surrogateescape")
+
+	# the keys of a record (jsonl) in the order of the columns (csv)
+	def same_rows(what, recs, rows, cols):
+	    eq("%s: csv rows" % what, len(recs), len(rows))
+	    for rec, row in zip(recs, rows):
+	        keys = [k for k in rec if k not in ("path_hex", "path_utf8")]
+	        eq("%s: keys in order" % what, [c for c in cols if c in keys], keys)
+	        if "path_hex" not in rec and "\ufffd" in rec["path"]:
+	            # import's jsonl has no path_hex, as it never had: csv
+	            # keeps the bytes jsonl turned into U+FFFD
+	            eq("%s: csv path" % what, rec["path"],
+	               csv_bytes(row["path"]).decode("utf-8", "replace"))
+	        else:
+	            eq("%s: csv path" % what, path_bytes(rec), csv_bytes(row["path"]))
+	        same_row(what + " csv", rec, row, cols[1:])
+
+	BF_COLS = ["path", "ino", "action", "reason", "detail", "source", "xattr",
+	           "version", "crtime", "source_time"]
+	BF_REASONS = {"no_xattr": "no xattr", "no_create_time": "no create time in it",
+	              "invalid_value": "invalid value", "not_earlier": "not earlier",
+	              "crtime_already_set": "crtime already set",
+	              "already_equal": "already equal",
+	              "inode_too_small": "inode too small", "unreadable": "unreadable"}
+
+	def check_backfill(txt, txterr, jl, cs):
+	    recs = jsonl(jl)
+	    rows = csv_rows(cs, BF_COLS)
+	    same_rows("backfill", recs, rows, BF_COLS)
+	    ch = [r for r in recs if r["action"] == "would_change"]
+	    sk = [r for r in recs if r["action"] == "skipped"]
+	    eq("backfill: actions", len(recs), len(ch) + len(sk))
+	    lines = text(txt).splitlines()
+	    eq("backfill: text lines", len(ch), len(lines))
+	    for r, l in zip(ch, lines):
+	        m = re.match(r"would set (.*) <(\d+)>: crtime (\S+) -> (\S+) \((\S+)( v(\d+))?\)$", l)
+	        if not m:
+	            fail("backfill: text line %r" % l)
+	        eq("backfill: text ino", r["ino"], int(m.group(2)))
+	        eq("backfill: text crtime", r["crtime"]["iso"], m.group(3))
+	        eq("backfill: text source_time", r["source_time"]["iso"], m.group(4))
+	        eq("backfill: text source", r["source"], m.group(5))
+	        eq("backfill: text version", r.get("version"),
+	           int(m.group(7)) if m.group(7) else None)
+	    e = text(txterr)
+	    m = re.search(r"backfill from \S+: (\d+) files scanned, (\d+) would change(; skipped: (.*))?$", e, re.M)
+	    if not m:
+	        fail("backfill: no summary in %r" % e)
+	    eq("backfill: scanned", len(recs), int(m.group(1)))
+	    eq("backfill: would change", len(ch), int(m.group(2)))
+	    skipped = {}
+	    for part in (m.group(4) or "").split(", "):
+	        if part:
+	            n, why = part.split(" ", 1)
+	            skipped[why] = int(n)
+	    want = {}
+	    for r in sk:
+	        want[BF_REASONS[r["reason"]]] = want.get(BF_REASONS[r["reason"]], 0) + 1
+	    eq("backfill: skipped by reason", want, skipped)
+
+	IM_COLS = ["path", "line", "ino", "action", "field", "from", "to", "detail"]
+
+	def check_import(txt, txterr, jl, cs):
+	    recs = jsonl(jl)
+	    rows = csv_rows(cs, IM_COLS)
+	    same_rows("import", recs, rows, IM_COLS)
+	    ch = [r for r in recs if r["action"] == "would_change"]
+	    lines = text(txt).splitlines()
+	    eq("import: text lines", len(ch), len(lines))
+	    for r, l in zip(ch, lines):
+	        m = re.match(r"would set (.*) <(\d+)>: (\w+) (\S+) -> (\S+)$", l)
+	        if not m:
+	            fail("import: text line %r" % l)
+	        eq("import: text", [r["ino"], r["field"], r["from"], r["to"]],
+	           [int(m.group(2)), m.group(3), m.group(4), m.group(5)])
+	    e = text(txterr)
+	    m = re.search(r"import: (\d+) entries, (\d+) would change, (\d+) unchanged, "
+	                  r"(\d+) refused, (\d+) unmatched, (\d+) ambiguous", e)
+	    if not m:
+	        fail("import: no summary in %r" % e)
+	    n = lambda a: len([r for r in recs if r["action"] == a])
+	    eq("import: would change (inodes)", len(set(r["ino"] for r in ch)),
+	       int(m.group(2)))
+	    eq("import: unchanged, refused, unmatched, ambiguous",
+	       [n("unchanged"), n("refused"), n("unmatched"), n("ambiguous")],
+	       [int(m.group(i)) for i in range(3, 7)])
+	    eq("import: unmatched named", n("unmatched"),
+	       len(re.findall(r"not in this image$", e, re.M)))
+	    if not ch or not n("unmatched"):
+	        fail("import: the test wants changed and unmatched entries")
+
 	cmd = sys.argv[1]
 	globals()["check_" + cmd](*sys.argv[2:])
 	PY
@@ -254,6 +352,19 @@ fmt3() {
 		run_ro "$img" "$@" -f "$f"
 		assertEquals "$* -f $f: $(head -3 "$ERR")" 0 "$RC"
 		cp "$OUT" "$TMP/r.$f"
+	done
+}
+
+# fmt3w STATUS IMAGE ARGS...: as fmt3 for a writing command's dry run
+# (-n), each run exiting STATUS; stderr kept too (r.text.err).
+fmt3w() {
+	local want=$1 img=$2 f
+	shift 2
+	for f in text jsonl csv; do
+		run_ro "$img" "$@" -f "$f"
+		assertEquals "$* -f $f: $(head -3 "$ERR")" "$want" "$RC"
+		cp "$OUT" "$TMP/r.$f"
+		cp "$ERR" "$TMP/r.$f.err"
 	done
 }
 
@@ -331,6 +442,41 @@ test_history_hostile_names() {
 	done < <(truth_lines ext4-4k | awk '$1 ~ /^2f6e616d65732f/')
 }
 
+test_backfill() {
+	local img p t
+	for img in "$TMP/samba-dosattrib.img" "$TMP/ext4-4k.img"; do
+		for p in earlier missing always; do
+			fmt3w 0 "$img" backfill -n "$img" --from dosattrib --policy "$p"
+			check backfill "$TMP/r.text" "$TMP/r.text.err" "$TMP/r.jsonl" "$TMP/r.csv"
+		done
+	done
+	# the records come in the same order whatever the threads
+	img="$TMP/samba-dosattrib.img"
+	for f in jsonl csv; do
+		for t in 1 2; do
+			run_ro "$img" backfill -n --threads "$t" -f "$f" "$img" --from dosattrib
+			cp "$OUT" "$TMP/t$t"
+		done
+		assertTrue "backfill -f $f: --threads 1 and 2 agree" "cmp -s '$TMP/t1' '$TMP/t2'"
+	done
+}
+
+# import: an image's own export with every time moved, and two entries
+# no path matches (one with a comma and a quote, for csv's quoting)
+test_import() {
+	local img="$TMP/ext4-4k.img" fields
+	run_ro "$img" export "$img"
+	assertEquals 0 "$RC"
+	{ sed -E 's/"sec":-?[0-9]+/"sec":1000000000/g' "$OUT"
+	  echo '{"path":"/not/here","ino":99,"crtime":{"sec":0,"nsec":0}}'
+	  echo '{"path":"/a, \"b\"","crtime":{"sec":0,"nsec":0}}'; } >"$TMP/moved.manifest"
+	for fields in crtime crtime,atime,mtime,ctime; do
+		fmt3w 1 "$img" import -n --policy always --fields "$fields" "$img" \
+			"$TMP/moved.manifest"
+		check import "$TMP/r.text" "$TMP/r.text.err" "$TMP/r.jsonl" "$TMP/r.csv"
+	done
+}
+
 test_bad_format_names_the_formats() {
 	local img="$TMP/ext4-4k.img" c
 	for c in stat history; do
@@ -344,7 +490,13 @@ test_bad_format_names_the_formats() {
 	run audit -f xml "$img"
 	assertEquals 2 "$RC"
 	assertContains "$(cat "$ERR")" "unknown format 'xml' (text, jsonl, csv, json)"
-	for c in stat journal audit history; do
+	run backfill -f json "$img" --from dosattrib
+	assertEquals 2 "$RC"
+	assertContains "$(cat "$ERR")" "backfill: unknown format 'json' (text, jsonl, csv)"
+	run import -f json "$img" /dev/null
+	assertEquals 2 "$RC"
+	assertContains "$(cat "$ERR")" "import: unknown format 'json' (text, jsonl, csv)"
+	for c in stat journal audit history backfill import; do
 		run help "$c"
 		assertContains "help $c lists jsonl" "$(cat "$OUT")" "jsonl"
 		assertContains "help $c lists csv" "$(cat "$OUT")" "csv"

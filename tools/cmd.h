@@ -173,8 +173,6 @@ void parse_time_option(const struct cmdinfo *cmd, const char *what,
 		       const char *arg, struct e4t_ts *ts);
 /* backfill and import: --policy (exits on a bad one). */
 enum e4t_policy parse_policy(const char *arg, const struct cmdinfo *cmd);
-/* --format for reports: text (0) or jsonl (1). */
-int parse_report_format(const char *arg, const struct cmdinfo *cmd);
 /* --threads: 0 (choose), 1 or 2 (exits on anything else). */
 int parse_threads(const char *arg, const struct cmdinfo *cmd);
 

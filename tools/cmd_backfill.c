@@ -4,7 +4,7 @@
  * creation time that other software stored in an xattr (Samba/ksmbd
  * DOSATTRIB, netatalk, systemd, or a named xattr), under a policy.
  * The work is e4t_backfill_run()'s (lib/backfill.c); here are the options,
- * the report (text or JSON lines) and the summary.
+ * the report (text, JSON lines or CSV) and the summary.
  */
 #include "config.h"
 
@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "lib/xsource.h"
 #include "output.h"
+#include "report.h"
 
 static void backfill_help(FILE *fp)
 {
@@ -29,20 +30,34 @@ static void backfill_help(FILE *fp)
 		"                         than the crtime), missing (only "
 		"where crtime is 0),\n"
 		"                         always\n"
-		"  -f, --format FMT       text (default) or jsonl: one record "
-		"per file\n"
+		"  -f, --format FMT       text (default), jsonl or csv: one "
+		"record per file\n"
 		"      --threads N        threads: 0 chooses (default), 1 or "
 		"2\n" WRITE_HELP "",
 		progname, e4t_source_spec_help());
 }
 
-/* The report: records formatted into out (stdout) and err (stderr, the
- * damage lines), written out at the end of each chunk. */
+/* The report: text formatted into out, jsonl and csv records written
+ * by rep (both to stdout, in the callback's order), and err (stderr,
+ * the damage lines), written out at the end of each chunk. */
 struct bf_ctx {
 	struct e4t_image *img;
 	struct e4t_source *src;
-	int jsonl, dry_run, quiet;
+	enum report_format fmt;
+	int dry_run, quiet;
+	struct report rep;
 	struct lbuf out, err;
+};
+
+/* jsonl: untyped, as the records always were */
+static const char *const backfill_cols[] = {
+	"path",	 "ino",	    "action", "reason",	     "detail", "source",
+	"xattr", "version", "crtime", "source_time", NULL,
+};
+static const struct rec_schema backfill_schema = {
+	.row = "file",
+	.cols = backfill_cols,
+	.untyped = 1,
 };
 
 static int record(const struct e4t_backfill_rec *r, void *priv)
@@ -53,41 +68,29 @@ static int record(const struct e4t_backfill_rec *r, void *priv)
 	const char *src = e4t_source_name(c->src);
 	struct lbuf *b = &c->out;
 
-	if (c->jsonl) {
-		lb_putc(b, '{');
-		esc_json_path(b, r->path, r->path_len);
-		lb_printf(b, ",\"ino\":%u,\"action\":\"%s\"", r->ino,
-			  r->reason == E4T_BF_CHANGED
-				  ? (c->dry_run ? "would_change" : "changed")
-				  : "skipped");
+	if (c->fmt != RF_TEXT) {
+		struct report *rp = &c->rep;
+
+		rec_begin(rp, "file");
+		rec_path(rp, "path", r->path, r->path_len);
+		rec_u64(rp, "ino", r->ino);
+		rec_cstr(rp, "action",
+			 r->reason == E4T_BF_CHANGED
+				 ? (c->dry_run ? "would_change" : "changed")
+				 : "skipped");
 		if (r->reason != E4T_BF_CHANGED)
-			lb_printf(b, ",\"reason\":\"%s\"",
-				  e4t_bf_reason_name(r->reason));
-		if (r->why) {
-			lb_puts(b, ",\"detail\":\"");
-			esc_json(b, r->why, strlen(r->why));
-			lb_putc(b, '"');
-		}
-		lb_puts(b, ",\"source\":\"");
-		esc_json(b, src, strlen(src));
-		lb_putc(b, '"');
-		if (r->xattr) {
-			lb_puts(b, ",\"xattr\":\"");
-			esc_json(b, r->xattr, strlen(r->xattr));
-			lb_putc(b, '"');
-		}
+			rec_cstr(rp, "reason", e4t_bf_reason_name(r->reason));
+		if (r->why)
+			rec_cstr(rp, "detail", r->why);
+		rec_cstr(rp, "source", src);
+		if (r->xattr)
+			rec_cstr(rp, "xattr", r->xattr);
 		if (r->version)
-			lb_printf(b, ",\"version\":%d", r->version);
-		lb_puts(b, ",\"crtime\":");
-		if (cur->flags & E4T_TS_STORED)
-			lb_time_json(b, cur);
-		else
-			lb_puts(b, "null");
-		if (to) {
-			lb_puts(b, ",\"source_time\":");
-			lb_time_json(b, to);
-		}
-		lb_puts(b, "}\n");
+			rec_i64(rp, "version", r->version);
+		rec_time(rp, "crtime", cur->flags & E4T_TS_STORED ? cur : NULL);
+		if (to)
+			rec_time(rp, "source_time", to);
+		rec_end(rp);
 	} else if (r->reason == E4T_BF_CHANGED) {
 		if (c->dry_run)
 			lb_puts(b, "would set ");
@@ -126,7 +129,7 @@ static int chunk_done(void *priv)
 	struct bf_ctx *c = priv;
 	int err = 0;
 
-	if (lb_flush(&c->out, stdout))
+	if (lb_flush(&c->out, stdout) || ferror(stdout))
 		err = errno ? errno : EIO;
 	if (c->err.len)
 		fwrite(c->err.p, 1, c->err.len, stderr);
@@ -185,8 +188,7 @@ static int backfill_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 	(void)argc;
 	if (!from)
 		usage_error(&backfill_cmd, "--from SOURCE is required");
-	if (ctx->format_name)
-		bf.jsonl = parse_report_format(ctx->format_name, &backfill_cmd);
+	bf.fmt = (enum report_format)ctx->format;
 	err = e4t_source_parse(from, &bf.src);
 	if (err == EINVAL)
 		usage_error(&backfill_cmd, "--from '%s': %s", from,
@@ -203,7 +205,6 @@ static int backfill_run(struct cmd_ctx *ctx, int argc, char **argv)
 	struct e4t_backfill_stats st = { 0 };
 	const char *spec = argc ? argv[0] : "/";
 	ext2_ino_t start = EXT2_ROOT_INO;
-	int status = EXIT_OK;
 	errcode_t err;
 
 	bf.img = ctx->img;
@@ -213,11 +214,17 @@ static int backfill_run(struct cmd_ctx *ctx, int argc, char **argv)
 	bo.dry_run = bf.dry_run = ctx->wo.dry_run;
 	err = e4t_image_resolve(bf.img, spec, &start);
 	if (!err) {
+		int status = EXIT_OK;
 		struct e4t_tree *tree = ctx_tree(ctx, &status);
 
 		if (!tree)
 			return status;
+		if (bf.fmt != RF_TEXT)
+			report_init(&bf.rep, bf.fmt, stdout, &backfill_schema);
 		err = e4t_backfill_run(bf.img, tree, start, spec, &bo, &st);
+		if (bf.fmt != RF_TEXT && report_finish(&bf.rep) && !err &&
+		    !st.write_err)
+			err = errno ? errno : EIO;
 	}
 	lb_free(&bf.out);
 	lb_free(&bf.err);
@@ -242,6 +249,7 @@ const struct cmdinfo backfill_cmd = {
 	.args = "[OPTIONS] IMAGE [FILESPEC] --from SOURCE",
 	.oneline = "set crtime from Samba, netatalk, systemd or other xattrs",
 	.flags = CMD_IMAGE | CMD_WRITE | CMD_TREE | CMD_FORMATS,
+	.formats = RF_MASK(RF_TEXT) | RF_MASK(RF_JSONL) | RF_MASK(RF_CSV),
 	.argmin = 1,
 	.argmax = 2,
 	.argerr = "need an image and at most one FILESPEC",

@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "output.h"
+#include "report.h"
 
 static void import_help(FILE *fp)
 {
@@ -28,19 +29,33 @@ static void import_help(FILE *fp)
 		"manifest is earlier),\n"
 		"                         missing (only where the time is 0), "
 		"always\n"
-		"  -f, --format FMT       text (default) or jsonl: one record "
-		"per entry\n"
+		"  -f, --format FMT       text (default), jsonl or csv: one "
+		"record per entry\n"
 		"      --threads N        threads indexing the image: 0 "
 		"chooses, 1 or 2\n" WRITE_HELP "",
 		progname);
 }
 
-/* The records, as text or JSON lines; diagnostics on stderr. */
+/* The records, as text (lb) or as JSON lines or CSV (rep); diagnostics
+ * on stderr. */
 struct im_out {
 	const char *image;
-	int jsonl, quiet;
+	enum report_format fmt;
+	int quiet;
 	unsigned long shown; /* unmatched entries named on stderr */
 	struct lbuf lb;
+	struct report rep;
+};
+
+/* jsonl: untyped, as the records always were; a (would be) changed
+ * entry is a record per field */
+static const char *const import_cols[] = {
+	"path", "line", "ino", "action", "field", "from", "to", "detail", NULL,
+};
+static const struct rec_schema import_schema = {
+	.row = "entry",
+	.cols = import_cols,
+	.untyped = 1,
 };
 
 /* An inode's name as the messages show it: "/a/b <12>". */
@@ -50,39 +65,42 @@ static void label(struct lbuf *b, const struct e4t_import_rec *r)
 	lb_printf(b, " <%u>", r->ino);
 }
 
-static void json_start(struct lbuf *b, const struct e4t_import_rec *r)
+/* A record's first keys (jsonl, csv). */
+static void rec_start(struct report *rp, const struct e4t_import_rec *r)
 {
-	lb_puts(b, "{\"path\":\"");
-	esc_json(b, r->path, r->path_len);
-	lb_printf(b, "\",\"line\":%lu", r->line);
+	rec_begin(rp, "entry");
+	rec_str(rp, "path", r->path, r->path_len);
+	rec_u64(rp, "line", r->line);
 	if (r->outcome != E4T_IMPORT_UNMATCHED)
-		lb_printf(b, ",\"ino\":%u", r->ino);
-	lb_printf(b, ",\"action\":\"%s\"", e4t_import_outcome_name(r->outcome));
+		rec_u64(rp, "ino", r->ino);
+	rec_cstr(rp, "action", e4t_import_outcome_name(r->outcome));
 }
 
-/* (Would be) changed: one line per field. */
-static void put_changes(struct lbuf *b, const struct e4t_import_rec *r,
-			int jsonl)
+/* (Would be) changed: one line (record) per field. */
+static void put_changes(struct im_out *o, const struct e4t_import_rec *r)
 {
+	struct lbuf *b = &o->lb;
 	int f;
 
 	for (f = 0; f < E4T_DTIME; f++) {
 		if (!(r->fields & (1U << f)))
 			continue;
-		if (jsonl) {
-			json_start(b, r);
-			lb_printf(b, ",\"field\":\"%s\",\"from\":\"",
-				  e4t_field_name(f));
-		} else {
-			if (r->outcome == E4T_IMPORT_WOULD_CHANGE)
-				lb_puts(b, "would set ");
-			label(b, r);
-			lb_printf(b, ": %s ", e4t_field_name(f));
+		if (o->fmt != RF_TEXT) {
+			rec_start(&o->rep, r);
+			rec_cstr(&o->rep, "field", e4t_field_name(f));
+			rec_iso(&o->rep, "from", &r->old_ts[f]);
+			rec_iso(&o->rep, "to", &r->new_ts[f]);
+			rec_end(&o->rep);
+			continue;
 		}
+		if (r->outcome == E4T_IMPORT_WOULD_CHANGE)
+			lb_puts(b, "would set ");
+		label(b, r);
+		lb_printf(b, ": %s ", e4t_field_name(f));
 		lb_iso(b, &r->old_ts[f], 9);
-		lb_puts(b, jsonl ? "\",\"to\":\"" : " -> ");
+		lb_puts(b, " -> ");
 		lb_iso(b, &r->new_ts[f], 9);
-		lb_puts(b, jsonl ? "\"}\n" : "\n");
+		lb_putc(b, '\n');
 	}
 }
 
@@ -115,35 +133,33 @@ static void warn_rec(struct im_out *o, const struct e4t_import_rec *r)
 	lb_free(&w);
 }
 
-/* e4t_import_run's records, as text or JSON lines on stdout. */
+/* e4t_import_run's records, as text, JSON lines or CSV on stdout. */
 static int on_record(const struct e4t_import_rec *r, void *priv)
 {
 	struct im_out *o = priv;
 
 	switch (r->outcome) {
 	case E4T_IMPORT_CHANGED:
-	case E4T_IMPORT_WOULD_CHANGE: put_changes(&o->lb, r, o->jsonl); break;
+	case E4T_IMPORT_WOULD_CHANGE: put_changes(o, r); break;
 	case E4T_IMPORT_REFUSED:
-		if (o->jsonl) {
-			const char *msg = error_message(r->err);
-
-			json_start(&o->lb, r);
-			lb_puts(&o->lb, ",\"detail\":\"");
-			esc_json(&o->lb, msg, strlen(msg));
-			lb_puts(&o->lb, "\"}\n");
+		if (o->fmt != RF_TEXT) {
+			rec_start(&o->rep, r);
+			rec_cstr(&o->rep, "detail", error_message(r->err));
+			rec_end(&o->rep);
 		}
 		if (!o->quiet)
 			warn_rec(o, r);
 		break;
 	default:
-		if (o->jsonl) {
-			json_start(&o->lb, r);
-			lb_puts(&o->lb, "}\n");
+		if (o->fmt != RF_TEXT) {
+			rec_start(&o->rep, r);
+			rec_end(&o->rep);
 		} else if (!o->quiet && r->outcome != E4T_IMPORT_UNCHANGED) {
 			warn_rec(o, r);
 		}
 	}
-	if (lb_maybe_flush(&o->lb, stdout))
+	if (o->fmt != RF_TEXT ? ferror(stdout) != 0
+			      : lb_maybe_flush(&o->lb, stdout) != 0)
 		return errno ? errno : EIO;
 	return 0;
 }
@@ -216,8 +232,7 @@ static int import_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 	FILE *fp = stdin;
 	int status;
 
-	if (ctx->format_name)
-		out.jsonl = parse_report_format(ctx->format_name, &import_cmd);
+	out.fmt = (enum report_format)ctx->format;
 	if (argc == 2 && strcmp(argv[1], "-")) {
 		mname = argv[1];
 		fp = fopen(mname, "r");
@@ -254,11 +269,15 @@ static int import_run(struct cmd_ctx *ctx, int argc, char **argv)
 	tree = ctx_tree(ctx, &status);
 	if (!tree)
 		return status;
+	if (out.fmt != RF_TEXT)
+		report_init(&out.rep, out.fmt, stdout, &import_schema);
 	err = e4t_import_run(img, tree, &io, &st);
-	if (!out.jsonl && !out.quiet && out.shown > 10)
+	if (out.fmt == RF_TEXT && !out.quiet && out.shown > 10)
 		fprintf(stderr, "%s: %s: ... and %lu more not in this image\n",
 			progname, img->name, out.shown - 10);
 	if (lb_flush(&out.lb, stdout) && !err)
+		err = errno ? errno : EIO;
+	if (out.fmt != RF_TEXT && report_finish(&out.rep) && !err)
 		err = errno ? errno : EIO;
 	lb_free(&out.lb);
 	if (err && st.no_root) {
@@ -291,6 +310,7 @@ const struct cmdinfo import_cmd = {
 	.args = "[OPTIONS] IMAGE [MANIFEST]",
 	.oneline = "set times from a manifest that export wrote",
 	.flags = CMD_IMAGE | CMD_WRITE | CMD_TREE | CMD_FORMATS,
+	.formats = RF_MASK(RF_TEXT) | RF_MASK(RF_JSONL) | RF_MASK(RF_CSV),
 	.argmin = 1,
 	.argmax = 2,
 	.argerr = "need an image and at most one MANIFEST",

@@ -182,15 +182,6 @@ enum e4t_policy parse_policy(const char *arg, const struct cmdinfo *cmd)
 	return p;
 }
 
-int parse_report_format(const char *arg, const struct cmdinfo *cmd)
-{
-	if (!strcmp(arg, "jsonl"))
-		return 1;
-	if (strcmp(arg, "text"))
-		usage_error(cmd, "--format '%s': use text or jsonl", arg);
-	return 0;
-}
-
 int parse_threads(const char *arg, const struct cmdinfo *cmd)
 {
 	if (strcmp(arg, "0") && strcmp(arg, "1") && strcmp(arg, "2"))

@@ -209,7 +209,7 @@ per_image() {
 	# backfill, dry runs
 	for s in $SOURCES; do
 		for p in earlier missing always; do
-			for fmt in text jsonl; do
+			for fmt in text jsonl csv; do
 				r backfill -n --from "$s" --policy "$p" -f "$fmt" "$img"
 			done
 		done
@@ -229,7 +229,7 @@ per_image() {
 	for m in same early late; do
 		for p in earlier missing always; do
 			for fields in crtime crtime,atime,mtime,ctime; do
-				for fmt in text jsonl; do
+				for fmt in text jsonl csv; do
 					r import -n --policy "$p" --fields "$fields" -f "$fmt" \
 						"$img" "$name.$m.manifest"
 					r import -n --match inode --policy "$p" --fields "$fields" \
