@@ -322,32 +322,31 @@ void rec_octal(struct report *r, const char *key, unsigned v, int digits)
 	rec_str(r, key, buf + i, sizeof(buf) - (size_t)i);
 }
 
-void rec_time(struct report *r, const char *key, const struct e4t_ts *ts)
+/* Where a time goes; NULL when there is nothing more to write (null). */
+static struct lbuf *time_value(struct report *r, const char *key,
+			       const struct e4t_ts *ts)
 {
-	struct lbuf *b;
-
 	if (!ts) {
 		rec_null(r, key);
-		return;
+		return NULL;
 	}
-	b = value(r, key);
-	if (!b)
-		return;
-	if (is_json(r))
+	return value(r, key);
+}
+
+void rec_time(struct report *r, const char *key, const struct e4t_ts *ts)
+{
+	struct lbuf *b = time_value(r, key, ts);
+
+	if (b && is_json(r))
 		lb_time_json(b, ts);
-	else
+	else if (b)
 		lb_iso(b, ts, 9);
 }
 
 void rec_iso(struct report *r, const char *key, const struct e4t_ts *ts)
 {
-	struct lbuf *b;
+	struct lbuf *b = time_value(r, key, ts);
 
-	if (!ts) {
-		rec_null(r, key);
-		return;
-	}
-	b = value(r, key);
 	if (!b)
 		return;
 	if (is_json(r))
