@@ -686,6 +686,6 @@ errcode_t e4t_import_run(struct e4t_image *img, struct e4t_tree *tree,
 			 const struct e4t_import_opts *opts,
 			 struct e4t_import_stats *stats);
 
-#include "journal.h"
+#include "journal/journal.h"
 
 #endif /* E4TIME_H */

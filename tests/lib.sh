@@ -227,7 +227,7 @@ can_mount() {
 # default_undo IMAGE [OFFSET]: the undo file a writing command makes for
 # IMAGE when no -z is given: $E2FSPROGS_UNDO_DIR/e4time-BASE-HASH.e2undo,
 # HASH the 32-bit FNV-1a of the image's full name and then the offset's
-# 8 bytes, little-endian (lib/undo_path.c).
+# 8 bytes, little-endian (lib/write/undo_path.c).
 default_undo() {
 	python3 - "$1" "${2:-0}" "$E2FSPROGS_UNDO_DIR" <<'PYEOF'
 import os, sys

@@ -11,7 +11,7 @@
 # the undo file restores.  A second writer is refused (16) while the
 # first one holds the image.
 #
-# The kill points come from the test hook of lib/undo_io.c:
+# The kill points come from the test hook of lib/write/undo_io.c:
 # E4TIME_TEST_KILL_AFTER=N (E4TIME_TEST_STOP_AFTER=N) makes e4time send
 # itself SIGKILL (SIGSTOP) right after its Nth write to the image has
 # returned.  That is exact and needs no timing; a few kills at random

@@ -11,7 +11,7 @@ SPDX='SPDX-License-Identifier: GPL-2.0-or-later'
 # c_sources: every C source and header of the tree (not the generated
 # lib/e4time_err.[ch], which an in-tree build leaves in lib/).
 c_sources() {
-	(cd "$TOP_SRCDIR" && ls lib/*.c lib/*.h tools/*.c tools/*.h \
+	(cd "$TOP_SRCDIR" && ls lib/*.c lib/*.h lib/*/*.c lib/*/*.h tools/*.c tools/*.h \
 		tests/*.c tests/*.h tests/fuzz/*.c tests/fuzz/*.h bench/*.c) |
 		grep -v '^lib/e4time_err\.'
 }

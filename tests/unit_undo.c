@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "lib/e4time.h"
-#include "lib/csum.h"
-#include "lib/undo_io.h"
+#include "lib/fs/csum.h"
+#include "lib/write/undo_io.h"
 #include "unit.h"
 
 #define FILE_SIZE (4U << 20)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "lib/xsource.h"
+#include "lib/sources/xsource.h"
 #include "output.h"
 #include "report.h"
 

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "lib/xsource.h"
+#include "lib/sources/xsource.h"
 #include "fuzz.h"
 
 /* OK: a time ext4 can store, no reason; otherwise a reason. */

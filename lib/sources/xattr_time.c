@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "xsource.h"
+#include "sources/xsource.h"
 
 #define TEXT_MAX 63
 

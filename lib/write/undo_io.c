@@ -52,8 +52,8 @@
 #include <unistd.h>
 
 #include "e4time.h"
-#include "csum.h"
-#include "undo_io.h"
+#include "fs/csum.h"
+#include "write/undo_io.h"
 
 #define E2UNDO_MAGIC			"E2UNDO02"
 #define KEYBLOCK_MAGIC			0xCADECADE

@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "e4time.h"
-#include "csum.h"
-#include "undo_io.h"
+#include "fs/csum.h"
+#include "write/undo_io.h"
 
 #define UNDO_REGION (1U << 20)
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "csum.h"
+#include "fs/csum.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_CRC32C_INSN 1

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "e4time.h"
-#include "xsource.h"
+#include "sources/xsource.h"
 
 static const char *const reason_name[E4T_BF_NREASONS] = {
 	"changed",	 "no_xattr",	    "no_create_time",
