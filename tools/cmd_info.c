@@ -6,8 +6,6 @@
  */
 #include "config.h"
 
-#include <time.h>
-
 #include <e2p/e2p.h>
 
 #include "cmd.h"
@@ -46,25 +44,8 @@ static const char *const labels[] = {
 /* clang-format on */
 static const struct rec_schema schema = { "info", keys, 0, labels };
 
-/* A superblock time: whole seconds, 40 bits; 0 is never (jsonl null). */
-static void rec_sb_time(struct report *r, const char *key, uint32_t lo,
-			uint8_t hi, int local)
-{
-	int64_t sec = (int64_t)lo | ((int64_t)hi << 32);
-	char when[E4T_ISO_BUFSZ];
-	time_t t = (time_t)sec;
-	struct tm tm;
-
-	if (!sec) {
-		rec_cstr(r, key, r->fmt == RF_TEXT ? "never" : NULL);
-		return;
-	}
-	e4t_iso8601(sec, 0, 0, 'T',
-		    local && localtime_r(&t, &tm) ? (int32_t)tm.tm_gmtoff
-						  : INT32_MIN,
-		    when, sizeof(when));
-	rec_cstr(r, key, when);
-}
+/* A superblock time: 32 bits and 8 more in ..._hi (40 bits, unsigned) */
+#define SB_TIME(f) ((int64_t)(f) | ((int64_t)(f##_hi) << 32))
 
 /* The features by the names e2fsprogs gives them. */
 static void rec_features(struct report *r, const struct ext2_super_block *sb)
@@ -132,11 +113,10 @@ static int info_run(struct cmd_ctx *ctx, int argc, char **argv)
 	rec_u64(&r, "min_extra_isize", sb->s_min_extra_isize);
 	rec_features(&r, sb);
 	rec_journal(&r, ctx->img);
-	rec_sb_time(&r, "mkfs_time", sb->s_mkfs_time, sb->s_mkfs_time_hi,
-		    ctx->local);
-	rec_sb_time(&r, "mount_time", sb->s_mtime, sb->s_mtime_hi, ctx->local);
+	rec_epoch(&r, "mkfs_time", SB_TIME(sb->s_mkfs_time), ctx->local);
+	rec_epoch(&r, "mount_time", SB_TIME(sb->s_mtime), ctx->local);
 	rec_str(&r, "last_mounted_on", last, strnlen(last, 64));
-	rec_sb_time(&r, "write_time", sb->s_wtime, sb->s_wtime_hi, ctx->local);
+	rec_epoch(&r, "write_time", SB_TIME(sb->s_wtime), ctx->local);
 	rec_u64(&r, "mount_count", sb->s_mnt_count);
 	rec_end(&r);
 	return report_finish(&r) ? cond_status(COND_OUTPUT) : EXIT_OK;

@@ -28,8 +28,9 @@ static inline void lb_putc(struct lbuf *b, char c)
 
 static inline void lb_write(struct lbuf *b, const void *s, size_t n)
 {
+	/* b->p may still be NULL, and memcpy(NULL, s, 0) is undefined */
 	if (n == 0)
-		return; /* b->p may still be NULL: memcpy(NULL, s, 0) is undefined */
+		return;
 	if (b->len + n > b->cap)
 		lb_grow(b, n);
 	memcpy(b->p + b->len, s, n);

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "escape.h"
@@ -354,6 +355,23 @@ void rec_iso(struct report *r, const char *key, const struct e4t_ts *ts)
 	lb_iso(b, ts, 9);
 	if (is_json(r))
 		lb_putc(b, '"');
+}
+
+void rec_epoch(struct report *r, const char *key, int64_t sec, int local)
+{
+	char when[E4T_ISO_BUFSZ];
+	time_t t = (time_t)sec;
+	struct tm tm;
+
+	if (!sec) {
+		rec_cstr(r, key, r->fmt == RF_TEXT ? "never" : NULL);
+		return;
+	}
+	e4t_iso8601(sec, 0, 0, 'T',
+		    local && localtime_r(&t, &tm) ? (int32_t)tm.tm_gmtoff
+						  : INT32_MIN,
+		    when, sizeof(when));
+	rec_cstr(r, key, when);
 }
 
 /* Open a level: an object (arr 0), an array of values (1) or of

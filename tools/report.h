@@ -100,6 +100,10 @@ void rec_octal(struct report *r, const char *key, unsigned v, int digits);
 void rec_time(struct report *r, const char *key, const struct e4t_ts *ts);
 /* A time as an ISO 8601 string alone (9 fraction digits); NULL: null. */
 void rec_iso(struct report *r, const char *key, const struct e4t_ts *ts);
+/* A whole-second time, as the superblock keeps them: ISO 8601 with the
+ * local offset when local, else UTC; 0 is "never" in text, null in
+ * jsonl and empty in csv. */
+void rec_epoch(struct report *r, const char *key, int64_t sec, int local);
 
 void rec_obj_begin(struct report *r, const char *key);
 void rec_obj_end(struct report *r);
