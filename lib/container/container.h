@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * container.h --- evidence as examiners hold it: the layer beneath
+ * libext2fs.
+ *
+ *   container  the bytes of an evidence file, whatever holds them: a raw
+ *              file or device, split raw pieces, EWF (E01), qcow2, VMDK,
+ *              VHD/VHDX (container.c detects the format by content;
+ *              raw.c, split.c, ewf.c, qcow.c, vmdk.c, vhdi.c read them)
+ *   view       a run of bytes inside a container: the whole of it, a
+ *              partition (one extent) or an LVM logical volume (several
+ *              extents) (view.c); view_io.c makes a view an io_manager
+ *   volumes    what a container holds, found by the parsers: MBR and GPT
+ *              partition tables (mbr.c, gpt.c), LVM2 physical volumes
+ *              (lvm.c), and what is not ext2/3/4 (fsprobe.c); volumes.c
+ *              puts them together as `e4time volumes` lists them
+ *
+ * Nothing here prints: parsers return errcode_t (e4time_err.et) and
+ * leave warnings (a damaged primary GPT header, say) in the caller's
+ * e4t_cwarn callback.
+ */
+#ifndef E4TIME_CONTAINER_H
+#define E4TIME_CONTAINER_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ext2fs/ext2fs.h>
+
+/* ------------------------------------------------------------------ */
+/* Containers (container.c and one file per format)                    */
+/* ------------------------------------------------------------------ */
+
+enum e4t_ckind {
+	E4T_C_RAW,   /* a file or block device: the only writable kind */
+	E4T_C_SPLIT, /* raw pieces: disk.001, disk.002, ... */
+	E4T_C_EWF,   /* EnCase/EWF: .E01 .E02 ... (libewf) */
+	E4T_C_QCOW,  /* qcow/qcow2 (libqcow) */
+	E4T_C_VMDK,  /* VMware (libvmdk) */
+	E4T_C_VHDI,  /* VHD and VHDX (libvhdi) */
+};
+
+struct e4t_container;
+
+struct e4t_container_ops {
+	/* Read len bytes at off; off + len <= size (container.c checks).
+	 * Called with c->lock held. */
+	errcode_t (*read)(struct e4t_container *c, void *buf, size_t len,
+			  uint64_t off);
+	/* Verify stored hashes (EWF's MD5/SHA1): 0 when they match,
+	 * E4T_ERR_CONTAINER_HASH when not (what differs in msg),
+	 * E4T_ERR_CONTAINER_NO_HASH when none is stored. NULL: none. */
+	errcode_t (*verify)(struct e4t_container *c, char *msg, size_t msgsz);
+	void (*close)(struct e4t_container *c);
+};
+
+struct e4t_container {
+	const struct e4t_container_ops *ops;
+	enum e4t_ckind kind;
+	const char *kind_name; /* "raw", "split raw", "EWF", "qcow2", ... */
+	char *path;	       /* as given: the first piece */
+	uint64_t size;	       /* of the disk it holds, in bytes */
+	unsigned pieces;       /* files read (split raw, EWF segments) */
+	int fd;		       /* E4T_C_RAW: the open file, else -1 */
+	pthread_mutex_t lock;  /* libyal handles are not thread-safe */
+	void *priv;
+};
+
+/*
+ * Open path, whatever it holds; the format is told by content (and, for
+ * split raw, by the name of the first piece with its siblings beside
+ * it).  A format whose library this build lacks is
+ * E4T_ERR_CONTAINER_UNSUPPORTED, with its name in *what (a static
+ * string) so the caller can say "EWF (E01) image: this e4time was built
+ * without libewf".  A missing or short piece or parent is
+ * E4T_ERR_CONTAINER_PIECE with the piece's name in *what (malloc'd,
+ * the caller frees it).
+ */
+errcode_t e4t_container_open(const char *path, struct e4t_container **ret,
+			     char **what);
+errcode_t e4t_container_read(struct e4t_container *c, void *buf, size_t len,
+			     uint64_t off);
+void e4t_container_close(struct e4t_container *c);
+
+/* What container.c calls: each returns E4T_ERR_CONTAINER_UNSUPPORTED
+ * when built without its library.  *what as for e4t_container_open. */
+errcode_t e4t_raw_open(const char *path, struct e4t_container **ret);
+errcode_t e4t_split_open(const char *path, struct e4t_container **ret,
+			 char **what);
+errcode_t e4t_ewf_open(const char *path, struct e4t_container **ret,
+		       char **what);
+errcode_t e4t_qcow_open(const char *path, struct e4t_container **ret,
+			char **what);
+errcode_t e4t_vmdk_open(const char *path, struct e4t_container **ret,
+			char **what);
+errcode_t e4t_vhdi_open(const char *path, struct e4t_container **ret,
+			char **what);
+/* A new container with ops, kind and path set, fd -1, lock ready. */
+errcode_t e4t_container_new(const char *path, enum e4t_ckind kind,
+			    const char *kind_name,
+			    const struct e4t_container_ops *ops,
+			    struct e4t_container **ret);
+
+/* ------------------------------------------------------------------ */
+/* Views (view.c)                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Bytes [lstart, lstart+len) of the view are [pstart, pstart+len) of
+ * the container. */
+struct e4t_extent {
+	uint64_t lstart, pstart, len;
+};
+
+struct e4t_view {
+	struct e4t_container *c;
+	uint64_t size;
+	unsigned next; /* 0: the view is [base, base + size) */
+	uint64_t base;
+	struct e4t_extent *ext; /* sorted by lstart, contiguous, malloc'd */
+};
+
+/* Read len bytes at off of the view; EXT2_ET_SHORT_READ past its end. */
+errcode_t e4t_view_read(const struct e4t_view *v, void *buf, size_t len,
+			uint64_t off);
+/* Where byte off of the view is in the container, and how many bytes
+ * from there on are contiguous. */
+uint64_t e4t_view_map(const struct e4t_view *v, uint64_t off,
+		      uint64_t *contig);
+/* A view of [start, start + len) of another view (a partition inside a
+ * partition or an LV): extents are composed.  *out's extents are
+ * malloc'd (e4t_view_free). */
+errcode_t e4t_view_sub(const struct e4t_view *in, uint64_t start,
+		       uint64_t len, struct e4t_view *out);
+void e4t_view_free(struct e4t_view *v);
+
+/* An io_manager on a view, for ext2fs_open2() (view_io.c): the name
+ * e4t_view_io_name() returns stands for the view until
+ * e4t_view_io_forget().  Read-only. */
+extern io_manager e4t_view_io_manager;
+errcode_t e4t_view_io_name(const struct e4t_view *v, char *name,
+			   size_t namesz);
+void e4t_view_io_forget(const struct e4t_view *v);
+
+/* ------------------------------------------------------------------ */
+/* Parsers: partition tables, LVM2, filesystem signatures              */
+/* ------------------------------------------------------------------ */
+
+/* Warnings: one line each, without the image's name (the caller adds
+ * it), e.g. "GPT primary header checksum does not verify: the backup
+ * header at sector 2097151 is used". */
+typedef void (*e4t_cwarn)(void *arg, const char *msg);
+
+enum e4t_scheme {
+	E4T_PT_NONE,
+	E4T_PT_MBR,
+	E4T_PT_GPT,
+};
+
+struct e4t_part {
+	unsigned number;  /* pN: MBR 1-4 primary, 5... logical; GPT entry
+			     index + 1 */
+	uint64_t start;	  /* bytes from the start of the view */
+	uint64_t length;  /* bytes */
+	uint8_t mbr_type; /* MBR system id (GPT: 0) */
+	int logical;	  /* MBR: inside an extended partition */
+	uint8_t type_guid[16]; /* GPT, as stored (mixed-endian) */
+	uint8_t uuid[16];      /* GPT unique partition GUID, as stored */
+	char name[109];	       /* GPT name, UTF-8 (36 UTF-16 units) */
+};
+
+struct e4t_parttable {
+	enum e4t_scheme scheme;
+	unsigned sector;     /* bytes: 512 or 4096 */
+	uint8_t disk_guid[16]; /* GPT */
+	uint32_t mbr_id;       /* MBR disk signature */
+	unsigned nparts;
+	struct e4t_part *parts; /* malloc'd; by number; extended
+				   containers not listed */
+};
+
+/*
+ * The partition table of v (mbr.c, gpt.c; e4t_parttable_read tries GPT
+ * first (a protective MBR), then MBR): scheme E4T_PT_NONE and no parts
+ * when there is none, which is not an error.  A table found but
+ * impossible (an entry array whose CRC fails in both headers, entries
+ * outside the disk, an extended chain that loops) is
+ * E4T_ERR_PARTTABLE; what was wrong goes to warn.
+ */
+errcode_t e4t_parttable_read(const struct e4t_view *v,
+			     struct e4t_parttable *pt, e4t_cwarn warn,
+			     void *arg);
+errcode_t e4t_mbr_read(const struct e4t_view *v, struct e4t_parttable *pt,
+		       e4t_cwarn warn, void *arg);
+errcode_t e4t_gpt_read(const struct e4t_view *v, struct e4t_parttable *pt,
+		       e4t_cwarn warn, void *arg);
+void e4t_parttable_free(struct e4t_parttable *pt);
+/* "Linux filesystem", "Linux LVM", "EFI System", "Microsoft basic
+ * data", ... or NULL when not known. */
+const char *e4t_gpt_type_name(const uint8_t guid[16]);
+const char *e4t_mbr_type_name(uint8_t id);
+/* GUID as text, lower case, 36 characters + NUL */
+void e4t_guid_str(const uint8_t guid[16], char out[37]);
+
+/* LVM2 (lvm.c): a physical volume's label and the text metadata of its
+ * volume group. */
+struct e4t_lvm_seg {
+	uint64_t lstart_ext; /* first extent of the LV this segment maps */
+	uint64_t extents;    /* its length, in extents */
+	char *type;	     /* "striped" (linear is striped with 1
+				stripe), "mirror", "thin", "raid1", ... */
+	unsigned stripes;
+	char *pv;	     /* the PV's name in the metadata ("pv0") */
+	uint64_t pv_start_ext; /* where on it, in extents */
+};
+
+struct e4t_lvm_lv {
+	char *name;
+	char *uuid;
+	unsigned nsegs;
+	struct e4t_lvm_seg *segs; /* by lstart_ext */
+	/* why e4time cannot read it (a striped, mirrored, thin or raid LV;
+	 * a segment on a PV not in this image), or NULL */
+	char *refused;
+};
+
+struct e4t_lvm_pv {
+	char *name; /* "pv0" */
+	char *uuid; /* "xxxxxx-xxxx-..." as LVM writes it */
+	uint64_t pe_start; /* bytes from the start of the PV */
+	uint64_t pe_count;
+};
+
+struct e4t_lvm {
+	char pv_uuid[40]; /* this PV's, from its label (with dashes) */
+	uint64_t pv_size;  /* bytes, from the PV header */
+	char *vg_name;
+	char *vg_uuid;
+	uint64_t extent_size; /* bytes */
+	uint64_t seqno;
+	unsigned npvs, nlvs;
+	struct e4t_lvm_pv *pvs;
+	struct e4t_lvm_lv *lvs;
+};
+
+/* 0 and *found 0 when v holds no LVM2 label; E4T_ERR_LVM when it has
+ * one but the metadata is unreadable (why goes to warn). */
+errcode_t e4t_lvm_read(const struct e4t_view *v, struct e4t_lvm *out,
+		       int *found, e4t_cwarn warn, void *arg);
+void e4t_lvm_free(struct e4t_lvm *lvm);
+
+/* What a view holds, from signatures (fsprobe.c). */
+enum e4t_content {
+	E4T_FS_UNKNOWN,
+	E4T_FS_EMPTY, /* all zero where signatures would be */
+	E4T_FS_EXT,   /* ext2/3/4 */
+	E4T_FS_JOURNAL_DEV, /* an ext4 external journal */
+	E4T_FS_LVM_PV,
+	E4T_FS_LUKS1,
+	E4T_FS_LUKS2,
+	E4T_FS_BITLOCKER,
+	E4T_FS_XFS,
+	E4T_FS_BTRFS,
+	E4T_FS_NTFS,
+	E4T_FS_FAT,
+	E4T_FS_EXFAT,
+	E4T_FS_SWAP,
+	E4T_FS_ZFS,
+	E4T_FS_MDRAID,
+	E4T_FS_ISO9660,
+	E4T_FS_SQUASHFS,
+	E4T_FS_PARTTABLE, /* an MBR or GPT (a disk inside a partition) */
+};
+
+struct e4t_probe {
+	enum e4t_content content;
+	const char *name; /* "ext4", "LUKS2", "swap", "XFS", ... */
+	/* ext2/3/4: from the superblock; others where their header says */
+	char uuid[37];
+	char label[65];
+	/* ext2/3/4 only */
+	char last_mounted[65];
+	int64_t mtime, wtime; /* 0: never */
+};
+
+/* Probe the start of v; E4T_FS_UNKNOWN is not an error. */
+errcode_t e4t_probe(const struct e4t_view *v, struct e4t_probe *out);
+/* "LUKS2 encrypted: open it (cryptsetup open) and give e4time the
+ * mapped device", "swap space", "XFS filesystem: not ext2/3/4", ... for
+ * the message naming a volume e4time cannot read. */
+const char *e4t_content_advice(enum e4t_content c);
+
+#endif

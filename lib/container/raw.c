@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * raw.c --- a raw image file or a block device.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "e4time.h"
+#include "container/container.h"
+
+static errcode_t raw_read(struct e4t_container *c, void *buf, size_t len,
+			  uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(c->fd, (char *)buf + done, len - done,
+				  (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (n == 0)
+			return EXT2_ET_SHORT_READ;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static const struct e4t_container_ops raw_ops = { raw_read, NULL, NULL };
+
+errcode_t e4t_raw_open(const char *path, struct e4t_container **ret)
+{
+	struct e4t_container *c;
+	errcode_t err;
+	off_t end;
+
+	err = e4t_container_new(path, E4T_C_RAW, "raw", &raw_ops, &c);
+	if (err)
+		return err;
+	c->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (c->fd < 0) {
+		err = errno;
+		e4t_container_close(c);
+		return err;
+	}
+	end = lseek(c->fd, 0, SEEK_END); /* files and block devices */
+	if (end < 0) {
+		err = errno;
+		e4t_container_close(c);
+		return err;
+	}
+	c->size = (uint64_t)end;
+	*ret = c;
+	return 0;
+}
