@@ -163,10 +163,16 @@ struct e4t_in_use {
 	char backing[4096];
 };
 
+struct e4t_view;
+
 struct e4t_image {
 	ext2_filsys fs;
 	char *name;
-	uint64_t offset;
+	uint64_t offset; /* in the file, or in the view */
+	/* inside an evidence container (lib/container/): read through
+	 * view_io, never written */
+	const struct e4t_view *view;
+	char view_name[32];
 	uint32_t state; /* E4T_IMG_* */
 	unsigned inode_size;
 	/* writing (write.c) */
@@ -184,6 +190,10 @@ struct e4t_image {
 /* Open read-only; offset in bytes from the start of name. */
 errcode_t e4t_image_open(const char *name, uint64_t offset,
 			 struct e4t_image **ret);
+/* Open read-only the filesystem at offset of a view (container.h);
+ * name is the evidence file's, for messages.  v must outlive img. */
+errcode_t e4t_image_open_view(const char *name, const struct e4t_view *v,
+			      uint64_t offset, struct e4t_image **ret);
 void e4t_image_close(struct e4t_image *img);
 /* Another read-only handle on the same filesystem (for a second thread). */
 errcode_t e4t_image_reopen(struct e4t_image *img, ext2_filsys *fs);

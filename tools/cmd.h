@@ -45,6 +45,10 @@ enum cond {
 	COND_UNSAFE,
 	COND_UNDO,
 	COND_TARGET,
+	COND_CONTAINER,
+	COND_VOLUME,
+	COND_EVIDENCE_WRITE,
+	COND_HASH,
 	COND_COUNT
 };
 struct condition {
@@ -117,6 +121,7 @@ extern const struct cmdinfo journal_cmd;
 extern const struct cmdinfo audit_cmd;
 extern const struct cmdinfo history_cmd;
 extern const struct cmdinfo info_cmd;
+extern const struct cmdinfo volumes_cmd;
 
 extern const char *progname;
 extern char **cmd_argv; /* the command's argv, for messages */
@@ -124,11 +129,16 @@ extern char **cmd_argv; /* the command's argv, for messages */
 /* Options every image-reading command takes. */
 struct common_opts {
 	unsigned long long offset; /* bytes */
+	int offset_set;		   /* 0, 'o' (-o SECTORS) or 'O' (--offset) */
+	const char *volume;	   /* --volume SPEC, or NULL */
+	int verify;		   /* --verify-container */
 	int quiet;
 };
 
 enum {
 	OPT_OFFSET = 0x100,
+	OPT_VOLUME,
+	OPT_VERIFY,
 	OPT_NO_UNDO,
 	OPT_CTX_LOCAL,
 	OPT_CTX_THREADS,
@@ -137,6 +147,8 @@ enum {
 #define COMMON_LONGOPTS                                                        \
 	{ "offset", required_argument, NULL, OPT_OFFSET },                     \
 		{ "sector-offset", required_argument, NULL, 'o' },             \
+		{ "volume", required_argument, NULL, OPT_VOLUME },             \
+		{ "verify-container", no_argument, NULL, OPT_VERIFY },         \
 		{ "quiet", no_argument, NULL, 'q' },                           \
 	{                                                                      \
 		"help", no_argument, NULL, 'h'                                 \
@@ -217,9 +229,36 @@ void report(const char *image, const char *what, errcode_t err);
 void warnx_img(const char *image, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Open the image, print its state notes; exits EXIT_IMAGE on failure. */
+/* Open the image (the file at byte at, or a view of a container at
+ * byte at), print its state notes; exits EXIT_IMAGE on failure (the
+ * message gives -o/--offset as co has them). */
 struct e4t_image *open_image_or_exit(const char *name,
-				     const struct common_opts *co);
+				     const struct common_opts *co,
+				     const struct e4t_view *view, uint64_t at);
+
+/*
+ * The IMAGE argument as examiners hold it (evidence.c): the container
+ * (E01, split raw, qcow2...), the volume --volume names (or the only
+ * ext2/3/4 one), the filesystem at -o inside it.  On success *ev is
+ * open and either (*view NULL) the filesystem is at *offset of the
+ * file IMAGE itself (raw images, partitions, one-segment LVs: what
+ * writing commands can write), or it is at co->offset of *view.
+ * Otherwise said on stderr, and the exit status returned.
+ */
+struct evidence;
+int evidence_open(const char *name, const struct common_opts *co,
+		  struct evidence **ev, uint64_t *offset,
+		  const struct e4t_view **view);
+void evidence_close(struct evidence *ev);
+/* For `e4time volumes`: open the container alone (said on failure:
+ * the exit status), then scan its volumes (warnings said unless
+ * quiet). */
+int evidence_container(const char *name, int quiet, struct evidence **ev);
+int evidence_scan(struct evidence *ev);
+const struct e4t_volumes *evidence_volumes(const struct evidence *ev);
+struct e4t_container *evidence_of(const struct evidence *ev);
+/* --verify-container found a stored hash that does not match. */
+int evidence_hash_bad(const struct evidence *ev);
 
 struct warn_ctx;
 void lib_warn(errcode_t err, ext2_ino_t ino, const char *detail, void *priv);
@@ -274,6 +313,7 @@ struct cmd_ctx {
 	unsigned jflags;	    /* CMD_JOURNAL: e4t_journal_load flags */
 	struct e4t_tree_opts topts; /* CMD_TREE: threads; flags (deleted) */
 	struct e4t_image *img;	    /* CMD_IMAGE: open during run() */
+	struct evidence *ev;	    /* CMD_IMAGE: the container, volumes */
 	struct e4t_journal *j; /* CMD_JOURNAL: once ctx_journal() loaded it */
 	struct e4t_tree *tree; /* CMD_TREE: once ctx_tree() loaded it */
 	struct warn_ctx wc;    /* the warning count: EXIT_PARTIAL */

@@ -57,12 +57,20 @@ int common_opt(int c, const char *arg, struct common_opts *co,
 	switch (c) {
 	case OPT_OFFSET:
 		co->offset = parse_count(arg, "--offset", cmd);
+		co->offset_set = 'O';
 		return 1;
+	case OPT_VOLUME:
+		if (!*arg)
+			usage_error(cmd, "--volume: empty SPEC");
+		co->volume = arg;
+		return 1;
+	case OPT_VERIFY: co->verify = 1; return 1;
 	case 'o':
 		v = parse_count(arg, "-o", cmd);
 		if (v > UINT64_MAX / SECTOR_SIZE)
 			usage_error(cmd, "-o: offset too large: '%s'", arg);
 		co->offset = v * SECTOR_SIZE;
+		co->offset_set = 'o';
 		return 1;
 	case 'q': co->quiet = 1; return 1;
 	case 'h': cmd->help(stdout); exit(finish_stdout(EXIT_OK));
@@ -291,16 +299,28 @@ void warnx_img(const char *image, const char *fmt, ...)
 }
 
 struct e4t_image *open_image_or_exit(const char *name,
-				     const struct common_opts *co)
+				     const struct common_opts *co,
+				     const struct e4t_view *view, uint64_t at)
 {
 	struct e4t_image *img;
 	errcode_t err;
 
-	err = e4t_image_open(name, co->offset, &img);
+	if (view)
+		err = e4t_image_open_view(name, view, at, &img);
+	else
+		err = e4t_image_open(name, at, &img);
 	if (err) {
-		if (err == E4T_ERR_NOT_EXT || err == E4T_ERR_OFFSET) {
-			fprintf(stderr, "%s: %s: %s at offset %llu\n", progname,
-				name, error_message(err), co->offset);
+		if ((err == E4T_ERR_NOT_EXT || err == E4T_ERR_OFFSET) &&
+		    co->offset_set == 'o') {
+			fprintf(stderr,
+				"%s: %s: %s at sector %llu (byte %llu)%s\n",
+				progname, name, error_message(err),
+				co->offset / SECTOR_SIZE, co->offset,
+				co->volume ? " of the volume" : "");
+		} else if (err == E4T_ERR_NOT_EXT || err == E4T_ERR_OFFSET) {
+			fprintf(stderr, "%s: %s: %s at offset %llu%s\n",
+				progname, name, error_message(err), co->offset,
+				co->volume ? " of the volume" : "");
 		} else {
 			report(name, NULL, err);
 		}

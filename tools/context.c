@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "container/container.h"
 #include "report.h"
 
 #define MAX_LONGOPTS 64
@@ -115,16 +116,27 @@ static void parse_opts(struct cmd_ctx *ctx, int argc, char **argv)
 /* Open the image as the flags say; EXIT_OK or the status said. */
 static int open_image(struct cmd_ctx *ctx, const char *name)
 {
+	const struct e4t_view *view;
+	uint64_t at;
 	errcode_t err;
+	int status;
 
+	status = evidence_open(name, &ctx->co, &ctx->ev, &at, &view);
+	if (status)
+		return status;
+	if ((ctx->cmd->flags & CMD_WRITE) && view) {
+		warnx_img(name, "refusing to write: %s: %s",
+			  evidence_of(ctx->ev)->kind_name,
+			  error_message(E4T_ERR_CONTAINER_READONLY));
+		return cond_status(COND_EVIDENCE_WRITE);
+	}
 	if (ctx->cmd->flags & CMD_WRITE) {
 		/* a dry run opens read-only, and checks what a write would */
-		err = e4t_image_open_write(name, ctx->co.offset, &ctx->wo,
-					   &ctx->img);
+		err = e4t_image_open_write(name, at, &ctx->wo, &ctx->img);
 		if (err)
 			return open_write_status(name, &ctx->wo, err);
 	} else {
-		ctx->img = open_image_or_exit(name, &ctx->co);
+		ctx->img = open_image_or_exit(name, &ctx->co, view, at);
 	}
 	ctx->wc.image = ctx->img->name;
 	ctx->wc.quiet = ctx->co.quiet;
@@ -163,19 +175,26 @@ static int finish(struct cmd_ctx *ctx, int status)
 {
 	struct e4t_image *img = ctx->img;
 
-	if (!img)
+	if (!img) {
+		evidence_close(ctx->ev);
 		return finish_stdout(status);
+	}
 	if (status != EXIT_INTERNAL && status != EXIT_REFUSED) {
-		if (ctx->wc.count || image_damage_status(img))
+		if (ctx->wc.count || image_damage_status(img) ||
+		    evidence_hash_bad(ctx->ev))
 			status = worse_status(status, EXIT_PARTIAL);
 		if (ctx->j && e4t_journal_damaged(ctx->j))
 			status = worse_status(status, EXIT_PARTIAL);
 	}
 	e4t_tree_free(ctx->tree);
 	e4t_journal_close(ctx->j);
-	if ((ctx->cmd->flags & CMD_WRITE) && !ctx->wo.dry_run)
-		return finish_write(img, status);
+	if ((ctx->cmd->flags & CMD_WRITE) && !ctx->wo.dry_run) {
+		status = finish_write(img, status);
+		evidence_close(ctx->ev);
+		return status;
+	}
 	e4t_image_close(img);
+	evidence_close(ctx->ev);
 	return finish_stdout(status);
 }
 
@@ -202,7 +221,7 @@ int cmd_run(const struct cmdinfo *cmd, int argc, char **argv)
 	if (status == EXIT_OK)
 		status = finish(&ctx, cmd->run(&ctx, n, argv));
 	else
-		status = finish_stdout(status);
+		status = finish(&ctx, status);
 	if (cmd->done)
 		cmd->done(&ctx);
 	return status;

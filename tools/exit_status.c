@@ -56,7 +56,15 @@ const struct condition conditions[COND_COUNT] = {
 			"a directory, empty, or shorter than the offset)" },
 	[COND_NOT_EXT] = { EXIT_IMAGE, "not-ext",
 			   "no ext2, ext3 or ext4 filesystem at that "
-			   "offset" },
+			   "offset, in the volume --volume names, or in any "
+			   "volume of the image" },
+	[COND_CONTAINER] = { EXIT_IMAGE, "container",
+			     "an evidence container that cannot be read: "
+			     "damaged, a missing or short piece or parent, "
+			     "or a format this build lacks" },
+	[COND_VOLUME] = { EXIT_USAGE, "volume",
+			  "several ext2, ext3 or ext4 volumes and no "
+			  "--volume, or a --volume that names none" },
 	[COND_INDEX] = { EXIT_IMAGE, "index",
 			 "the filesystem could not be indexed" },
 	[COND_JOURNAL] = { EXIT_IMAGE, "journal",
@@ -84,6 +92,14 @@ const struct condition conditions[COND_COUNT] = {
 			"no usable undo file: the undo directory or file "
 			"cannot take it, or the undo file of an interrupted "
 			"run is in the way" },
+	[COND_EVIDENCE_WRITE] = { EXIT_REFUSED, "evidence",
+				  "for the writing commands, an image in an "
+				  "evidence container (EWF, qcow2, VMDK, VHD) "
+				  "or in a volume whose extents lie apart: "
+				  "e4time writes raw images only" },
+	[COND_HASH] = { EXIT_PARTIAL, "hash",
+			"with --verify-container, a stored hash that does "
+			"not match the data" },
 	[COND_TARGET] = { EXIT_REFUSED, "target",
 			  "for set, an inode that cannot take one of the "
 			  "times" },

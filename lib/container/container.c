@@ -102,10 +102,22 @@ static enum sniffed sniff(int fd)
 	return S_RAW;
 }
 
+/* A format this build cannot read: its name and library in *what. */
+static errcode_t unsupported(errcode_t err, const char *name, char **what)
+{
+	if (err == E4T_ERR_CONTAINER_UNSUPPORTED && !*what) {
+		*what = strdup(name);
+		if (!*what)
+			return ENOMEM;
+	}
+	return err;
+}
+
 errcode_t e4t_container_open(const char *path, struct e4t_container **ret,
 			     char **what)
 {
 	enum sniffed s;
+	errcode_t err;
 	int fd;
 
 	*ret = NULL;
@@ -116,19 +128,26 @@ errcode_t e4t_container_open(const char *path, struct e4t_container **ret,
 	s = sniff(fd);
 	close(fd);
 	switch (s) {
-	case S_EWF: return e4t_ewf_open(path, ret, what);
-	case S_QCOW: return e4t_qcow_open(path, ret, what);
-	case S_VMDK: return e4t_vmdk_open(path, ret, what);
+	case S_EWF:
+		return unsupported(e4t_ewf_open(path, ret, what),
+				   "EWF (E01) image (libewf)", what);
+	case S_QCOW:
+		return unsupported(e4t_qcow_open(path, ret, what),
+				   "qcow2 image (libqcow)", what);
+	case S_VMDK:
+		return unsupported(e4t_vmdk_open(path, ret, what),
+				   "VMDK image (libvmdk)", what);
 	case S_VHD:
-	case S_VHDX: return e4t_vhdi_open(path, ret, what);
+		return unsupported(e4t_vhdi_open(path, ret, what),
+				   "VHD image (libvhdi)", what);
+	case S_VHDX:
+		return unsupported(e4t_vhdi_open(path, ret, what),
+				   "VHDX image (libvhdi)", what);
 	case S_RAW: break;
 	}
 	/* split raw: a first piece with its second beside it */
-	{
-		errcode_t err = e4t_split_open(path, ret, what);
-
-		if (err != E4T_ERR_CONTAINER_UNSUPPORTED || *what)
-			return err;
-	}
+	err = e4t_split_open(path, ret, what);
+	if (err != E4T_ERR_CONTAINER_UNSUPPORTED || *what)
+		return err;
 	return e4t_raw_open(path, ret);
 }

@@ -71,9 +71,8 @@ struct e4t_container {
  * Open path, whatever it holds; the format is told by content (and, for
  * split raw, by the name of the first piece with its siblings beside
  * it).  A format whose library this build lacks is
- * E4T_ERR_CONTAINER_UNSUPPORTED, with its name in *what (a static
- * string) so the caller can say "EWF (E01) image: this e4time was built
- * without libewf".  A missing or short piece or parent is
+ * E4T_ERR_CONTAINER_UNSUPPORTED, with the format and the library in
+ * *what ("EWF (E01) image (libewf)", malloc'd).  A missing or short piece or parent is
  * E4T_ERR_CONTAINER_PIECE with the piece's name in *what (malloc'd,
  * the caller frees it).
  */
@@ -125,21 +124,19 @@ errcode_t e4t_view_read(const struct e4t_view *v, void *buf, size_t len,
 			uint64_t off);
 /* Where byte off of the view is in the container, and how many bytes
  * from there on are contiguous. */
-uint64_t e4t_view_map(const struct e4t_view *v, uint64_t off,
-		      uint64_t *contig);
+uint64_t e4t_view_map(const struct e4t_view *v, uint64_t off, uint64_t *contig);
 /* A view of [start, start + len) of another view (a partition inside a
  * partition or an LV): extents are composed.  *out's extents are
  * malloc'd (e4t_view_free). */
-errcode_t e4t_view_sub(const struct e4t_view *in, uint64_t start,
-		       uint64_t len, struct e4t_view *out);
+errcode_t e4t_view_sub(const struct e4t_view *in, uint64_t start, uint64_t len,
+		       struct e4t_view *out);
 void e4t_view_free(struct e4t_view *v);
 
 /* An io_manager on a view, for ext2fs_open2() (view_io.c): the name
  * e4t_view_io_name() returns stands for the view until
  * e4t_view_io_forget().  Read-only. */
 extern io_manager e4t_view_io_manager;
-errcode_t e4t_view_io_name(const struct e4t_view *v, char *name,
-			   size_t namesz);
+errcode_t e4t_view_io_name(const struct e4t_view *v, char *name, size_t namesz);
 void e4t_view_io_forget(const struct e4t_view *v);
 
 /* ------------------------------------------------------------------ */
@@ -158,12 +155,12 @@ enum e4t_scheme {
 };
 
 struct e4t_part {
-	unsigned number;  /* pN: MBR 1-4 primary, 5... logical; GPT entry
-			     index + 1 */
-	uint64_t start;	  /* bytes from the start of the view */
-	uint64_t length;  /* bytes */
-	uint8_t mbr_type; /* MBR system id (GPT: 0) */
-	int logical;	  /* MBR: inside an extended partition */
+	unsigned number;       /* pN: MBR 1-4 primary, 5... logical; GPT entry
+				  index + 1 */
+	uint64_t start;	       /* bytes from the start of the view */
+	uint64_t length;       /* bytes */
+	uint8_t mbr_type;      /* MBR system id (GPT: 0) */
+	int logical;	       /* MBR: inside an extended partition */
 	uint8_t type_guid[16]; /* GPT, as stored (mixed-endian) */
 	uint8_t uuid[16];      /* GPT unique partition GUID, as stored */
 	char name[109];	       /* GPT name, UTF-8 (36 UTF-16 units) */
@@ -171,7 +168,7 @@ struct e4t_part {
 
 struct e4t_parttable {
 	enum e4t_scheme scheme;
-	unsigned sector;     /* bytes: 512 or 4096 */
+	unsigned sector;       /* bytes: 512 or 4096 */
 	uint8_t disk_guid[16]; /* GPT */
 	uint32_t mbr_id;       /* MBR disk signature */
 	unsigned nparts;
@@ -187,9 +184,8 @@ struct e4t_parttable {
  * outside the disk, an extended chain that loops) is
  * E4T_ERR_PARTTABLE; what was wrong goes to warn.
  */
-errcode_t e4t_parttable_read(const struct e4t_view *v,
-			     struct e4t_parttable *pt, e4t_cwarn warn,
-			     void *arg);
+errcode_t e4t_parttable_read(const struct e4t_view *v, struct e4t_parttable *pt,
+			     e4t_cwarn warn, void *arg);
 errcode_t e4t_mbr_read(const struct e4t_view *v, struct e4t_parttable *pt,
 		       e4t_cwarn warn, void *arg);
 errcode_t e4t_gpt_read(const struct e4t_view *v, struct e4t_parttable *pt,
@@ -210,7 +206,7 @@ struct e4t_lvm_seg {
 	char *type;	     /* "striped" (linear is striped with 1
 				stripe), "mirror", "thin", "raid1", ... */
 	unsigned stripes;
-	char *pv;	     /* the PV's name in the metadata ("pv0") */
+	char *pv;	       /* the PV's name in the metadata ("pv0") */
 	uint64_t pv_start_ext; /* where on it, in extents */
 };
 
@@ -225,15 +221,15 @@ struct e4t_lvm_lv {
 };
 
 struct e4t_lvm_pv {
-	char *name; /* "pv0" */
-	char *uuid; /* "xxxxxx-xxxx-..." as LVM writes it */
+	char *name;	   /* "pv0" */
+	char *uuid;	   /* "xxxxxx-xxxx-..." as LVM writes it */
 	uint64_t pe_start; /* bytes from the start of the PV */
 	uint64_t pe_count;
 };
 
 struct e4t_lvm {
 	char pv_uuid[40]; /* this PV's, from its label (with dashes) */
-	uint64_t pv_size;  /* bytes, from the PV header */
+	uint64_t pv_size; /* bytes, from the PV header */
 	char *vg_name;
 	char *vg_uuid;
 	uint64_t extent_size; /* bytes */
@@ -252,8 +248,8 @@ void e4t_lvm_free(struct e4t_lvm *lvm);
 /* What a view holds, from signatures (fsprobe.c). */
 enum e4t_content {
 	E4T_FS_UNKNOWN,
-	E4T_FS_EMPTY, /* all zero where signatures would be */
-	E4T_FS_EXT,   /* ext2/3/4 */
+	E4T_FS_EMPTY,	    /* all zero where signatures would be */
+	E4T_FS_EXT,	    /* ext2/3/4 */
 	E4T_FS_JOURNAL_DEV, /* an ext4 external journal */
 	E4T_FS_LVM_PV,
 	E4T_FS_LUKS1,
@@ -289,5 +285,54 @@ errcode_t e4t_probe(const struct e4t_view *v, struct e4t_probe *out);
  * mapped device", "swap space", "XFS filesystem: not ext2/3/4", ... for
  * the message naming a volume e4time cannot read. */
 const char *e4t_content_advice(enum e4t_content c);
+
+/* ------------------------------------------------------------------ */
+/* Volumes (volumes.c): what `e4time volumes` lists, and --volume      */
+/* ------------------------------------------------------------------ */
+
+struct e4t_vol {
+	unsigned index; /* 1, 2, ... in listing order */
+	char name[160]; /* "p1", "p2p5", "vg0/root", or "disk" for a
+			   container without a partition table */
+	int parent;	/* index of the enclosing volume, 0: none */
+	unsigned depth;
+	const char *scheme;  /* "disk", "MBR", "GPT", "LVM2" */
+	char type[96];	     /* "Linux filesystem", "0x83 Linux", "linear LV,
+				2 segments", ... */
+	char part_name[109]; /* GPT partition name */
+	char part_uuid[37];  /* GPT unique partition GUID (PARTUUID) */
+	char lv_uuid[40];
+	struct e4t_view view;
+	struct e4t_probe probe;
+	char *refused; /* why e4time cannot read it, or NULL */
+};
+
+struct e4t_volumes {
+	struct e4t_container *c;
+	unsigned n;
+	struct e4t_vol *v; /* v[i].index == i + 1 */
+};
+
+/*
+ * Every volume of c: partitions (MBR, GPT, nested), LVM2 logical volumes
+ * of the physical volumes found (a VG's PVs may lie in several
+ * partitions; an LV with a segment on a PV not in the image is refused),
+ * and, for a container with neither, the whole of it ("disk").  Damaged
+ * tables give warnings and the volumes that could be read.
+ */
+errcode_t e4t_volumes_scan(struct e4t_container *c, struct e4t_volumes *out,
+			   e4t_cwarn warn, void *arg);
+/*
+ * The volume spec names: its index, pN, VG/LV, a GPT partition name or
+ * PARTUUID.  spec NULL: the only ext2/3/4 volume
+ * (E4T_ERR_VOLUME_CHOICE when several, E4T_ERR_NO_EXT_VOLUME when
+ * none).  A volume named but not ext2/3/4 is E4T_ERR_VOLUME_NOT_EXT,
+ * a refused one E4T_ERR_VOLUME_REFUSED (its refused text says why).
+ */
+errcode_t e4t_volumes_pick(const struct e4t_volumes *vs, const char *spec,
+			   const struct e4t_vol **ret);
+/* Does v hold ext2/3/4? */
+int e4t_vol_is_ext(const struct e4t_vol *v);
+void e4t_volumes_free(struct e4t_volumes *vs);
 
 #endif

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "e4time.h"
+#include "container/container.h"
 
 static void check_state(struct e4t_image *img, uint64_t image_size)
 {
@@ -52,26 +53,97 @@ static void check_state(struct e4t_image *img, uint64_t image_size)
 	(EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE | EXT2_FLAG_64BITS |               \
 	 EXT2_FLAG_IGNORE_CSUM_ERRORS)
 
-/* Every handle of e4time is opened here, with the image's offset. */
-static errcode_t open_fs(const char *name, uint64_t offset, int flags,
-			 io_manager io, ext2_filsys *fs)
+/* Every handle of e4time is opened here, with the image's offset: on
+ * the file (unix_io or the undo manager), or on a view inside an
+ * evidence container (view_io, read-only). */
+static errcode_t open_fs(struct e4t_image *img, int flags, io_manager io,
+			 ext2_filsys *fs)
 {
 	char opts[64];
 
-	snprintf(opts, sizeof(opts), "offset=%llu", (unsigned long long)offset);
-	return ext2fs_open2(name, offset ? opts : NULL, flags, 0, 0, io, fs);
+	snprintf(opts, sizeof(opts), "offset=%llu",
+		 (unsigned long long)img->offset);
+	if (img->view) {
+		if (flags & EXT2_FLAG_RW)
+			return E4T_ERR_CONTAINER_READONLY;
+		return ext2fs_open2(img->view_name, img->offset ? opts : NULL,
+				    flags, 0, 0, e4t_view_io_manager, fs);
+	}
+	return ext2fs_open2(img->name, img->offset ? opts : NULL, flags, 0, 0,
+			    io, fs);
 }
 
 errcode_t e4t_image_reopen(struct e4t_image *img, ext2_filsys *fs)
 {
-	return open_fs(img->name, img->offset, READ_FLAGS, unix_io_manager, fs);
+	return open_fs(img, READ_FLAGS, unix_io_manager, fs);
 }
 
 errcode_t e4t_image_reopen_rw(struct e4t_image *img, io_manager io)
 {
+	if (img->view)
+		return E4T_ERR_CONTAINER_READONLY;
 	if (img->fs)
 		ext2fs_close_free(&img->fs);
-	return open_fs(img->name, img->offset, WRITE_FLAGS, io, &img->fs);
+	return open_fs(img, WRITE_FLAGS, io, &img->fs);
+}
+
+static struct e4t_image *image_new(const char *name, uint64_t offset)
+{
+	struct e4t_image *img = calloc(1, sizeof(*img));
+
+	if (!img)
+		return NULL;
+	img->name = strdup(name);
+	if (!img->name) {
+		free(img);
+		return NULL;
+	}
+	img->offset = offset;
+	img->lock_fd = -1;
+	img->backing_fd = -1;
+	img->undo_fd = -1;
+	pthread_mutex_init(&img->write_lock, NULL);
+	return img;
+}
+
+/* Open img's first handle; on failure img is freed. */
+static errcode_t image_start(struct e4t_image *img, uint64_t image_size,
+			     struct e4t_image **ret)
+{
+	errcode_t err = open_fs(img, READ_FLAGS, unix_io_manager, &img->fs);
+
+	if (err) {
+		e4t_image_close(img);
+		if (err == EXT2_ET_BAD_MAGIC || err == EXT2_ET_SHORT_READ ||
+		    err == EXT2_ET_UNEXPECTED_BLOCK_SIZE)
+			return E4T_ERR_NOT_EXT;
+		return err;
+	}
+	img->inode_size = EXT2_INODE_SIZE(img->fs->super);
+	check_state(img, image_size);
+	*ret = img;
+	return 0;
+}
+
+errcode_t e4t_image_open_view(const char *name, const struct e4t_view *v,
+			      uint64_t offset, struct e4t_image **ret)
+{
+	struct e4t_image *img;
+	errcode_t err;
+
+	*ret = NULL;
+	if (offset >= v->size)
+		return E4T_ERR_OFFSET;
+	img = image_new(name, offset);
+	if (!img)
+		return ENOMEM;
+	err = e4t_view_io_name(v, img->view_name, sizeof(img->view_name));
+	if (err) {
+		e4t_image_close(img);
+		return err;
+	}
+	img->view = v;
+	return image_start(img, v->size, ret);
 }
 
 errcode_t e4t_image_open(const char *name, uint64_t offset,
@@ -80,7 +152,6 @@ errcode_t e4t_image_open(const char *name, uint64_t offset,
 	struct e4t_image *img;
 	struct stat st;
 	uint64_t image_size = 0;
-	errcode_t err;
 
 	*ret = NULL;
 	if (stat(name, &st) < 0)
@@ -94,33 +165,10 @@ errcode_t e4t_image_open(const char *name, uint64_t offset,
 		if (offset >= image_size)
 			return E4T_ERR_OFFSET;
 	}
-	img = calloc(1, sizeof(*img));
+	img = image_new(name, offset);
 	if (!img)
 		return ENOMEM;
-	img->name = strdup(name);
-	if (!img->name) {
-		free(img);
-		return ENOMEM;
-	}
-	img->offset = offset;
-	img->lock_fd = -1;
-	img->backing_fd = -1;
-	img->undo_fd = -1;
-	pthread_mutex_init(&img->write_lock, NULL);
-	err = open_fs(name, offset, READ_FLAGS, unix_io_manager, &img->fs);
-	if (err) {
-		pthread_mutex_destroy(&img->write_lock);
-		free(img->name);
-		free(img);
-		if (err == EXT2_ET_BAD_MAGIC || err == EXT2_ET_SHORT_READ ||
-		    err == EXT2_ET_UNEXPECTED_BLOCK_SIZE)
-			return E4T_ERR_NOT_EXT;
-		return err;
-	}
-	img->inode_size = EXT2_INODE_SIZE(img->fs->super);
-	check_state(img, image_size);
-	*ret = img;
-	return 0;
+	return image_start(img, image_size, ret);
 }
 
 void e4t_image_close(struct e4t_image *img)
@@ -129,6 +177,8 @@ void e4t_image_close(struct e4t_image *img)
 		return;
 	if (img->fs)
 		ext2fs_close_free(&img->fs);
+	if (img->view)
+		e4t_view_io_forget(img->view);
 	free(img->undo_path);
 	free(img->undo_new);
 	free(img->name);

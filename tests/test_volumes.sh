@@ -1,0 +1,181 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# test_volumes.sh --- partitioned disks made by sfdisk (GPT with names,
+# MBR with an extended and a logical partition), kernel-written ext4
+# images placed in them with dd: e4time volumes lists what sfdisk and
+# blkid say; every command reads a partition (--volume by index, pN, GPT
+# name, PARTUUID, or alone) exactly as it reads the bare image; several
+# ext4 partitions and no --volume is exit 2 naming the choices; what is
+# not ext4 is named ("LUKS2 encrypted: ..."); a write through a partition
+# leaves an undo file that stock e2undo replays; -o in sectors is said in
+# sectors.  Reads leave the disks byte-identical.
+. "$TOP_SRCDIR/tests/lib.sh"
+
+SECT=512
+
+suite_setup() {
+	require_tools xz sfdisk blkid python3 jq e2undo || return 1
+	A=$(unpack ext4-4k)    # 32 MiB
+	B=$(unpack ext4-128)   # 8 MiB
+	# GPT: p1 "root" (ext4-4k), p2 "data" (ext4-128), p3 "vault" (a
+	# LUKS2 header), sectors from 2048
+	GPT="$TMP/gpt.img"
+	truncate -s 64M "$GPT"
+	sfdisk -q "$GPT" >/dev/null <<-EOF || return 1
+		label: gpt
+		start=2048, size=65536, type=linux, name="root"
+		start=67584, size=16384, type=linux, name="data"
+		start=83968, size=8192, type=linux, name="vault"
+	EOF
+	dd if="$A" of="$GPT" bs=$SECT seek=2048 conv=notrunc status=none
+	dd if="$B" of="$GPT" bs=$SECT seek=67584 conv=notrunc status=none
+	printf 'LUKS\272\276\000\002' |
+		dd of="$GPT" bs=$SECT seek=83968 conv=notrunc status=none
+	# MBR: p1 primary, empty; p2 extended holding p5 (ext4-4k) and p6
+	# (empty)
+	MBR="$TMP/mbr.img"
+	truncate -s 80M "$MBR"
+	sfdisk -q "$MBR" >/dev/null <<-EOF || return 1
+		label: dos
+		start=2048, size=4096, type=83
+		start=8192, size=150000, type=5
+		start=10240, size=65536, type=83
+		start=77824, size=8192, type=83
+	EOF
+	dd if="$A" of="$MBR" bs=$SECT seek=10240 conv=notrunc status=none
+	fresh_undo_dir
+}
+
+# same_as_bare WHAT BARE DISK ARGS...: e4time CMD on DISK with ARGS reads
+# what it reads on BARE: stdout identical, same status.
+same_as_bare() {
+	local what=$1 bare=$2 disk=$3 cmd=$4
+	shift 4
+	run_ro "$bare" "$cmd" "$bare" "$@"
+	cp "$OUT" "$TMP/bare.out"
+	local rc=$RC
+	run_ro "$disk" "$cmd" "$disk" "$VOLUME" "$@"
+	assertEquals "$what: status" "$rc" "$RC"
+	cmp -s "$TMP/bare.out" "$OUT" ||
+		fail "$what: output differs from the bare image's ($(diff "$TMP/bare.out" "$OUT" | head -3))"
+}
+
+test_volumes_lists_what_sfdisk_and_blkid_say() {
+	run_ro "$GPT" volumes -f jsonl "$GPT"
+	assertEquals "status" 0 "$RC"
+	cp "$OUT" "$TMP/v.json"
+	assertEquals "three volumes" 3 "$(wc -l <"$TMP/v.json")"
+	local n start size name uuid
+	for n in 1 2 3; do
+		start=$(sfdisk -J "$GPT" | jq -r ".partitiontable.partitions[$((n - 1))].start")
+		size=$(sfdisk -J "$GPT" | jq -r ".partitiontable.partitions[$((n - 1))].size")
+		name=$(sfdisk -J "$GPT" | jq -r ".partitiontable.partitions[$((n - 1))].name")
+		uuid=$(sfdisk -J "$GPT" | jq -r ".partitiontable.partitions[$((n - 1))].uuid")
+		assertEquals "p$n start" $((start * SECT)) \
+			"$(jq -r "select(.index==$n).start" "$TMP/v.json")"
+		assertEquals "p$n length" $((size * SECT)) \
+			"$(jq -r "select(.index==$n).length" "$TMP/v.json")"
+		assertEquals "p$n name" "$name" \
+			"$(jq -r "select(.index==$n).part_name" "$TMP/v.json")"
+		assertEquals "p$n PARTUUID" "${uuid,,}" \
+			"$(jq -r "select(.index==$n).part_uuid" "$TMP/v.json")"
+		assertEquals "p$n is pN" "p$n" \
+			"$(jq -r "select(.index==$n).name" "$TMP/v.json")"
+	done
+	assertEquals "p1 holds ext4" ext4 "$(jq -r 'select(.index==1).fs' "$TMP/v.json")"
+	assertEquals "p1's UUID as blkid says" "$(blkid -p -o value -s UUID "$A")" \
+		"$(jq -r 'select(.index==1).uuid' "$TMP/v.json")"
+	assertEquals "p1's label as blkid says" "$(blkid -p -o value -s LABEL "$A")" \
+		"$(jq -r 'select(.index==1).label' "$TMP/v.json")"
+	assertEquals "p1's type" "Linux filesystem" \
+		"$(jq -r 'select(.index==1).type' "$TMP/v.json")"
+	assertEquals "p3 holds LUKS2" LUKS2 "$(jq -r 'select(.index==3).fs' "$TMP/v.json")"
+	# text and csv say the same
+	run_ro "$GPT" volumes "$GPT"
+	assertEquals "text status" 0 "$RC"
+	assertContains "text names p2" "$(cat "$OUT")" "p2"
+	assertContains "text says GPT's name of the type" "$(cat "$OUT")" "Linux filesystem"
+	run_ro "$GPT" volumes -f csv "$GPT"
+	assertEquals "csv: header and three rows" 4 "$(wc -l <"$OUT")"
+}
+
+test_mbr_with_logical_partitions() {
+	run_ro "$MBR" volumes -f jsonl "$MBR"
+	assertEquals "status" 0 "$RC"
+	assertEquals "p1 p5 p6 (the extended one is a container)" "p1 p5 p6" \
+		"$(jq -r .name "$OUT" | tr '\n' ' ' | sed 's/ $//')"
+	assertEquals "p5 starts where sfdisk put it" $((10240 * SECT)) \
+		"$(jq -r 'select(.name=="p5").start' "$OUT")"
+	assertEquals "p5 holds ext4" ext4 "$(jq -r 'select(.name=="p5").fs' "$OUT")"
+	# the only ext4 volume is used, and named on stderr
+	VOLUME=-q
+	same_as_bare "MBR, no --volume" "$A" "$MBR" timeline
+	run_ro "$MBR" timeline "$MBR"
+	assertContains "stderr names the volume" "$(cat "$ERR")" "(p5)"
+}
+
+test_every_read_command_reads_a_partition_as_the_bare_image() {
+	local spec
+	for spec in 1 p1 root; do
+		VOLUME=--volume=$spec
+		same_as_bare "timeline --volume $spec" "$A" "$GPT" timeline
+	done
+	VOLUME=--volume=$(sfdisk --part-uuid "$GPT" 1)
+	same_as_bare "timeline by PARTUUID" "$A" "$GPT" timeline
+	VOLUME=--volume=p2
+	same_as_bare "p2: timeline -f jsonl" "$B" "$GPT" timeline -f jsonl
+	VOLUME=--volume=root
+	same_as_bare "stat /" "$A" "$GPT" stat / '<2>' '<11>'
+	same_as_bare "journal" "$A" "$GPT" journal
+	same_as_bare "audit" "$A" "$GPT" audit
+	same_as_bare "history" "$A" "$GPT" history '<2>'
+	same_as_bare "export" "$A" "$GPT" export
+	same_as_bare "info -f jsonl" "$A" "$GPT" info -f jsonl
+	same_as_bare "set -n" "$A" "$GPT" set -n --crtime 2001-01-01T00:00:00Z '<2>'
+}
+
+test_several_ext_volumes_need_a_choice() {
+	run_ro "$GPT" timeline "$GPT"
+	assertEquals "exit 2" 2 "$RC"
+	assertEquals "one line" 1 "$(wc -l <"$ERR")"
+	assertContains "names the choices" "$(cat "$ERR")" "1 (p1), 2 (p2)"
+	run_ro "$GPT" timeline --volume p9 "$GPT"
+	assertEquals "no such volume: exit 2" 2 "$RC"
+	assertContains "says so" "$(cat "$ERR")" "--volume 'p9'"
+}
+
+test_what_is_not_ext4_is_named() {
+	run_ro "$GPT" timeline --volume vault "$GPT"
+	assertEquals "LUKS2: exit 4" 4 "$RC"
+	assertContains "LUKS2: what to do" "$(cat "$ERR")" \
+		"p3: LUKS2 encrypted: open it (cryptsetup open)"
+}
+
+test_offset_inside_a_volume_and_said_in_sectors() {
+	run_ro "$GPT" timeline -o 2047 "$GPT"
+	assertEquals "wrong -o: exit 4" 4 "$RC"
+	assertContains "said in sectors" "$(cat "$ERR")" "at sector 2047 (byte 1048064)"
+	run_ro "$GPT" stat -o 2048 "$GPT" /
+	assertEquals "right -o: the file at that sector, as before" 0 "$RC"
+	run_ro "$GPT" stat --volume p1 -o 0 "$GPT" /
+	assertEquals "-o 0 inside p1" 0 "$RC"
+}
+
+test_write_through_a_partition_and_undo_with_e2undo() {
+	local disk="$TMP/wgpt.img" before undo
+	cp "$GPT" "$disk"
+	before=$(sha256sum <"$disk")
+	run set --volume p1 --crtime 2001-02-03T04:05:06Z "$disk" /
+	assertEquals "set: status" 0 "$RC"
+	run stat -f jsonl --volume p1 "$disk" /
+	assertEquals "crtime written" "2001-02-03T04:05:06.000000000Z" \
+		"$(jq -r .crtime.iso "$OUT")"
+	# run the command e4time said, as printed
+	undo=$(sed -n 's/.*(to undo: \(e2undo .*\))$/\1/p' "$ERR")
+	assertContains "says how to undo, with the partition's offset" \
+		"$undo" "e2undo -o $((2048 * SECT)) "
+	[ -n "$undo" ] && eval "$undo" >/dev/null 2>&1
+	assertEquals "e2undo restores the disk" "$before" "$(sha256sum <"$disk")"
+}
+
+. shunit2

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * evidence.c --- the IMAGE argument as examiners hold it: an evidence
+ * container (raw, split raw, E01, qcow2, VMDK, VHD/VHDX), the volume in
+ * it (--volume, or the only ext2/3/4 one), the filesystem at -o inside
+ * that.  Every command that opens an image comes through here
+ * (context.c), and `e4time volumes` lists what the scan finds.
+ *
+ * A raw image whose start is ext2/3/4, or unknown, or given with -o, is
+ * opened as before: the file at the offset, nothing scanned.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "container/container.h"
+
+struct evidence {
+	struct e4t_container *c;
+	struct e4t_volumes vols;
+	struct e4t_view whole; /* the container, when not raw */
+	const char *name;
+	int quiet;
+	int hash_bad; /* --verify-container found a mismatch */
+};
+
+void evidence_close(struct evidence *ev)
+{
+	if (!ev)
+		return;
+	e4t_volumes_free(&ev->vols);
+	e4t_container_close(ev->c);
+	free(ev);
+}
+
+static void scan_warn(void *arg, const char *msg)
+{
+	const struct evidence *ev = arg;
+
+	if (!ev->quiet)
+		warnx_img(ev->name, "%s", msg);
+}
+
+int evidence_container(const char *name, int quiet, struct evidence **ret)
+{
+	struct evidence *ev = calloc(1, sizeof(*ev));
+	char *what = NULL;
+	errcode_t err;
+
+	*ret = NULL;
+	if (!ev) {
+		report(name, NULL, ENOMEM);
+		return cond_status(COND_NOMEM);
+	}
+	ev->name = name;
+	ev->quiet = quiet;
+	err = e4t_container_open(name, &ev->c, &what);
+	if (err) {
+		report(name, what, err);
+		free(what);
+		free(ev);
+		if (err == E4T_ERR_CONTAINER ||
+		    err == E4T_ERR_CONTAINER_UNSUPPORTED ||
+		    err == E4T_ERR_CONTAINER_PIECE)
+			return cond_status(COND_CONTAINER);
+		return cond_status(err == ENOMEM ? COND_NOMEM : COND_OPEN);
+	}
+	*ret = ev;
+	return EXIT_OK;
+}
+
+int evidence_scan(struct evidence *ev)
+{
+	errcode_t err = e4t_volumes_scan(ev->c, &ev->vols, scan_warn, ev);
+
+	if (err) {
+		report(ev->name, "reading its volumes", err);
+		return cond_status(err == ENOMEM ? COND_NOMEM : COND_CONTAINER);
+	}
+	return EXIT_OK;
+}
+
+const struct e4t_volumes *evidence_volumes(const struct evidence *ev)
+{
+	return &ev->vols;
+}
+
+struct e4t_container *evidence_of(const struct evidence *ev)
+{
+	return ev->c;
+}
+
+int evidence_hash_bad(const struct evidence *ev)
+{
+	return ev && ev->hash_bad;
+}
+
+/* "1 (p1), 3 (vg0/root)": the ext2/3/4 volumes, to choose from. */
+static void say_choices(const struct evidence *ev)
+{
+	const struct e4t_volumes *vs = &ev->vols;
+	unsigned i, n = 0;
+
+	progress_done();
+	fprintf(stderr, "%s: %s: %s:", progname, ev->name,
+		error_message(E4T_ERR_VOLUME_CHOICE));
+	for (i = 0; i < vs->n; i++)
+		if (e4t_vol_is_ext(&vs->v[i]))
+			fprintf(stderr, "%s %u (%s)", n++ ? "," : "",
+				vs->v[i].index, vs->v[i].name);
+	fputc('\n', stderr);
+}
+
+/* Why v cannot be read: "p3: LUKS2 encrypted: open it ...". */
+static void say_not_ext(const struct evidence *ev, const struct e4t_vol *v)
+{
+	if (v->refused)
+		warnx_img(ev->name, "%s: %s: %s", v->name,
+			  error_message(E4T_ERR_VOLUME_REFUSED), v->refused);
+	else
+		warnx_img(ev->name, "%s: %s", v->name,
+			  e4t_content_advice(v->probe.content));
+}
+
+/* No ext2/3/4 volume: name what there is, in one line. */
+static void say_none(const struct evidence *ev)
+{
+	const struct e4t_volumes *vs = &ev->vols;
+	unsigned i, n = 0;
+
+	progress_done();
+	fprintf(stderr, "%s: %s: %s", progname, ev->name,
+		error_message(E4T_ERR_NO_EXT_VOLUME));
+	for (i = 0; i < vs->n; i++) {
+		const struct e4t_vol *v = &vs->v[i];
+
+		if (v->probe.content == E4T_FS_LVM_PV)
+			continue; /* its LVs are listed */
+		fprintf(stderr, "%s %s: %s", n++ ? ";" : ":", v->name,
+			v->refused ? v->refused
+				   : e4t_content_advice(v->probe.content));
+	}
+	fputc('\n', stderr);
+}
+
+static int pick(struct evidence *ev, const char *spec, const struct e4t_vol **v)
+{
+	errcode_t err = e4t_volumes_pick(&ev->vols, spec, v);
+
+	switch (err) {
+	case 0: return EXIT_OK;
+	case E4T_ERR_VOLUME_CHOICE:
+		say_choices(ev);
+		return cond_status(COND_VOLUME);
+	case E4T_ERR_NO_VOLUME:
+		warnx_img(ev->name, "--volume '%s': %s", spec,
+			  error_message(err));
+		return cond_status(COND_VOLUME);
+	case E4T_ERR_NO_EXT_VOLUME:
+		say_none(ev);
+		return cond_status(COND_NOT_EXT);
+	default: say_not_ext(ev, *v); return cond_status(COND_NOT_EXT);
+	}
+}
+
+/* Is the start of the raw image something to scan for volumes? */
+static int has_volumes(struct evidence *ev)
+{
+	struct e4t_view whole = { ev->c, ev->c->size, 0, 0, NULL };
+	struct e4t_probe p;
+
+	if (e4t_probe(&whole, &p))
+		return 0;
+	return p.content != E4T_FS_EXT && p.content != E4T_FS_UNKNOWN &&
+	       p.content != E4T_FS_EMPTY && p.content != E4T_FS_JOURNAL_DEV;
+}
+
+int evidence_open(const char *name, const struct common_opts *co,
+		  struct evidence **evp, uint64_t *offset,
+		  const struct e4t_view **view)
+{
+	const struct e4t_vol *v = NULL;
+	struct evidence *ev;
+	int status;
+
+	*view = NULL;
+	*offset = co->offset;
+	status = evidence_container(name, co->quiet, evp);
+	if (status)
+		return status;
+	ev = *evp;
+	if (co->verify) {
+		char msg[256] = "";
+		errcode_t err =
+			ev->c->ops->verify
+				? ev->c->ops->verify(ev->c, msg, sizeof(msg))
+				: E4T_ERR_CONTAINER_NO_HASH;
+
+		if (err)
+			warnx_img(name, "%s%s%s", error_message(err),
+				  msg[0] ? ": " : "", msg);
+		else if (!co->quiet)
+			warnx_img(name, "%s verified: %s", ev->c->kind_name,
+				  msg[0] ? msg : "stored hashes match");
+		ev->hash_bad = err && err != E4T_ERR_CONTAINER_NO_HASH;
+	}
+	if (!co->volume && (co->offset_set || !has_volumes(ev))) {
+		/* the image as before: the file, or the whole container */
+		if (ev->c->kind != E4T_C_RAW) {
+			ev->whole.c = ev->c;
+			ev->whole.size = ev->c->size;
+			*view = &ev->whole;
+		}
+		return EXIT_OK;
+	}
+	status = evidence_scan(ev);
+	if (!status)
+		status = pick(ev, co->volume, &v);
+	if (status)
+		return status;
+	if (!co->volume && !co->quiet)
+		warnx_img(name, "volume %u (%s): %s%s%s%s", v->index, v->name,
+			  v->probe.name, v->probe.label[0] ? " \"" : "",
+			  v->probe.label, v->probe.label[0] ? "\"" : "");
+	if (ev->c->kind == E4T_C_RAW && !v->view.next)
+		*offset = v->view.base + co->offset; /* the file, as before */
+	else
+		*view = &v->view;
+	return EXIT_OK;
+}
