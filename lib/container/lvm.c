@@ -139,13 +139,21 @@ struct cparse {
 	unsigned err_line;
 };
 
+/* Without recursion: a node's children go in front of its siblings. */
 static void cnode_free(struct cnode *n)
 {
 	while (n) {
-		struct cnode *next = n->next;
+		struct cnode *next, *last;
 		size_t i;
 
-		cnode_free(n->child);
+		if (n->child) {
+			for (last = n->child; last->next; last = last->next)
+				;
+			last->next = n->next;
+			n->next = n->child;
+			n->child = NULL;
+		}
+		next = n->next;
 		for (i = 0; i < n->nv; i++)
 			free(n->v[i].s);
 		free(n->v);
@@ -229,7 +237,6 @@ static int cscalar(struct cparse *ps, struct cnode *n)
 {
 	struct cval v = { CV_INT, 0, NULL };
 	size_t cap = n->cap;
-	int neg = 0, digits = 0;
 
 	if (ps->p >= ps->end)
 		return cerr(ps, "'%s' has no value", n->key);
@@ -239,6 +246,7 @@ static int cscalar(struct cparse *ps, struct cnode *n)
 		v.kind = CV_STR;
 	} else {
 		uint64_t u = 0;
+		int neg = 0, digits = 0;
 
 		if (*ps->p == '-' || *ps->p == '+')
 			neg = *ps->p++ == '-';
@@ -300,12 +308,16 @@ static int cvalue(struct cparse *ps, struct cnode *n)
 	return 0;
 }
 
-/* The entries up to the '}' closing a section (depth > 0) or the end. */
-static int centries(struct cparse *ps, struct cnode **head, unsigned depth,
-		    const char *what)
+/* Every entry, sections holding theirs: tail[d] is where the next entry
+ * of the section open at depth d goes. */
+static int centries(struct cparse *ps, struct cnode **head)
 {
-	struct cnode **tail = head;
+	struct cnode **tail[DEPTH_MAX + 1];
+	const char *what[DEPTH_MAX + 1];
+	unsigned depth = 0;
 
+	tail[0] = head;
+	what[0] = "(top)";
 	for (;;) {
 		struct cnode *n;
 		const char *k;
@@ -314,27 +326,28 @@ static int centries(struct cparse *ps, struct cnode **head, unsigned depth,
 		if (ps->p >= ps->end) {
 			if (depth)
 				return cerr(ps, "section '%s' does not end",
-					    what);
+					    what[depth]);
 			return 0;
 		}
 		if (*ps->p == '}') {
 			if (!depth)
 				return cerr(ps, "a '}' closes no section");
 			ps->p++;
-			return 0;
+			depth--;
+			continue;
 		}
 		if (!is_ident(*ps->p))
 			return cerr(ps, "unexpected '%c' in section '%s'",
 				    *ps->p >= ' ' && *ps->p < 127 ? *ps->p
 								  : '?',
-				    what);
+				    what[depth]);
 		if (++ps->entries > ENTRIES_MAX)
 			return cerr(ps, "more than %u entries", ENTRIES_MAX);
 		n = calloc(1, sizeof(*n));
 		if (!n)
 			return cerr(ps, "out of memory");
-		*tail = n;
-		tail = &n->next;
+		*tail[depth] = n;
+		tail[depth] = &n->next;
 		n->line = ps->line;
 		for (k = ps->p; ps->p < ps->end && is_ident(*ps->p); ps->p++)
 			;
@@ -349,8 +362,9 @@ static int centries(struct cparse *ps, struct cnode **head, unsigned depth,
 				return cerr(ps,
 					    "sections nested deeper than %d",
 					    DEPTH_MAX);
-			if (centries(ps, &n->child, depth + 1, n->key))
-				return -1;
+			depth++;
+			tail[depth] = &n->child;
+			what[depth] = n->key;
 		} else if (ps->p < ps->end && *ps->p == '=') {
 			ps->p++;
 			if (cvalue(ps, n))
@@ -708,7 +722,7 @@ static errcode_t parse_text(const char *text, size_t len, struct e4t_lvm *out,
 	ps.p = text;
 	ps.end = text + strnlen(text, len); /* lvm2 ends it with a NUL */
 	ps.line = 1;
-	if (centries(&ps, &top, 0, "(top)")) {
+	if (centries(&ps, &top)) {
 		lvm_warn(warn, arg, "LVM2 metadata text, line %u: %s",
 			 ps.err_line, ps.err);
 		cnode_free(top);
@@ -752,9 +766,12 @@ static void format_uuid(const unsigned char *raw, char *out)
 	for (g = 0; g < 7; g++) {
 		if (g)
 			*o++ = '-';
-		for (i = 0; i < groups[g]; i++, k++)
-			*o++ = raw[k] > ' ' && raw[k] < 127 ? (char)raw[k]
-							    : '?';
+		for (i = 0; i < groups[g]; i++, k++) {
+			if (raw[k] > ' ' && raw[k] < 127)
+				*o++ = (char)raw[k];
+			else
+				*o++ = '?';
+		}
 	}
 	*o = '\0';
 }
@@ -767,7 +784,7 @@ static errcode_t read_mda(const struct e4t_view *v, uint64_t off, uint64_t size,
 			  void *arg)
 {
 	unsigned char h[MDA_HEADER_SIZE];
-	uint64_t toff, tlen, first;
+	uint64_t toff, tlen, first, wrapped;
 	uint32_t want, crc;
 	errcode_t err;
 	char *t;
@@ -821,10 +838,15 @@ static errcode_t read_mda(const struct e4t_view *v, uint64_t off, uint64_t size,
 	t = malloc(tlen + 1);
 	if (!t)
 		return ENOMEM;
-	first = tlen < size - toff ? tlen : size - toff;
+	first = tlen;
+	wrapped = 0;
+	if (first > size - toff) { /* round the circular buffer */
+		first = size - toff;
+		wrapped = tlen - first;
+	}
 	err = e4t_view_read(v, t, first, off + toff);
-	if (!err && first < tlen) /* wrapped round the circular buffer */
-		err = e4t_view_read(v, t + first, tlen - first,
+	if (!err && wrapped)
+		err = e4t_view_read(v, t + first, wrapped,
 				    off + MDA_HEADER_SIZE);
 	if (err) {
 		free(t);
