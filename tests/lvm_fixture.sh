@@ -103,10 +103,10 @@ lvm lvs "$vg" --config "$cfg" --segments --noheadings --separator , \
 	-o lv_name,lv_uuid,seg_start_pe,seg_size_pe,segtype,stripes,seg_pe_ranges \
 	2>/dev/null | sed "s/^ *//; s|$d0:|pv0.img:|g; s|$d1:|pv1.img:|g" \
 	>lvs.txt
-[ -s vgs.txt ] && [ -s pvs.txt ] && [ -s lvs.txt ] || {
+if ! [ -s vgs.txt ] || ! [ -s pvs.txt ] || ! [ -s lvs.txt ]; then
 	echo "lvm fixture: vgs, pvs or lvs printed nothing" >&2
 	exit 1
-}
+fi
 cleanup
 loops=()
 
@@ -122,6 +122,7 @@ head -c 65536 s.img >small.img
 # raw_locn 0 of the mda header at 4096: offset and size; the area is
 # 61440 bytes
 wraps() {
+	# shellcheck disable=SC2046 # two numbers, split on purpose
 	set -- $(od -An -t u8 -j $((4096 + 40)) -N 16 s.img)
 	[ $(($1 + $2)) -gt 61440 ] && wrapped=1
 }
