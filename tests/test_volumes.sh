@@ -178,4 +178,92 @@ test_write_through_a_partition_and_undo_with_e2undo() {
 	assertEquals "e2undo restores the disk" "$before" "$(sha256sum <"$disk")"
 }
 
+# lvm_q ARGS...: the lvm tools on our two loop devices only, keeping no
+# state and activating nothing (no device-mapper here).
+lvm_q() {
+	local f="\"a|^$LOOP1\$|\", \"a|^$LOOP2\$|\", \"r|.*|\""
+	lvm "$@" --config "devices { filter=[ $f ] global_filter=[ $f ] use_devicesfile=0 obtain_device_list_from_udev=0 hints=\"none\" } activation { udev_sync=0 udev_rules=0 } backup { backup=0 archive=0 }" 2>/dev/null
+}
+
+# make_lvm_disk: $LVD, a GPT disk whose p1 and p2 are the PVs of VG $VG:
+# on p1, root (2 segments, "other" between them) holds ext4-128 and
+# "one" (1 segment) ext4-4k; "stripe" is striped over p1 and p2.
+make_lvm_disk() {
+	LVD="$TMP/lvm.img"
+	VG=e4tv$$
+	truncate -s 96M "$LVD"
+	printf 'label: gpt\nstart=2048, size=81920, type=lvm, name="pv1"\nstart=83968, size=81920, type=lvm, name="pv2"\n' |
+		sfdisk -q "$LVD" >/dev/null || return 1
+	LOOP1=$(losetup -f --show -o $((2048 * SECT)) --sizelimit $((81920 * SECT)) "$LVD" 2>/dev/null) ||
+		return 1
+	LOOP2=$(losetup -f --show -o $((83968 * SECT)) --sizelimit $((81920 * SECT)) "$LVD" 2>/dev/null) || {
+		losetup -d "$LOOP1"
+		return 1
+	}
+	local ok=0
+	lvm_q pvcreate "$LOOP1" "$LOOP2" >/dev/null &&
+		lvm_q vgcreate -s 4M "$VG" "$LOOP1" "$LOOP2" >/dev/null &&
+		lvm_q lvcreate --driverloaded n -an -Zn -n root -L 4M "$VG" "$LOOP1" >/dev/null &&
+		lvm_q lvcreate --driverloaded n -an -Zn -n other -L 4M "$VG" "$LOOP1" >/dev/null &&
+		lvm_q lvextend --driverloaded n -L +4M "$VG/root" "$LOOP1" >/dev/null &&
+		lvm_q lvcreate --driverloaded n -an -Zn -n one -L 32M "$VG" "$LOOP1" >/dev/null &&
+		lvm_q lvcreate --driverloaded n -an -Zn -n stripe -i 2 -I 64k -L 8M "$VG" "$LOOP1" "$LOOP2" >/dev/null &&
+		ok=1
+	# root's segments: PV extent ranges, and where extents start
+	PE_START=$(lvm_q pvs --noheadings --units b --nosuffix -o pe_start "$LOOP1" | tr -d ' ')
+	RANGES=$(lvm_q lvs --noheadings --segments -o seg_pe_ranges "$VG/root" | tr -d ' ' | sed 's/.*://')
+	ONE=$(lvm_q lvs --noheadings --segments -o seg_pe_ranges "$VG/one" | tr -d ' ' | sed 's/.*://')
+	losetup -d "$LOOP1" "$LOOP2"
+	[ "$ok" = 1 ] && [ -n "$PE_START" ] && [ -n "$RANGES" ] || return 1
+	# ext4-128 (8 MiB) into root's two 4 MiB segments, ext4-4k into one
+	local r i=0 first
+	for r in $RANGES; do
+		first=${r%-*}
+		dd if="$B" of="$LVD" bs=4M skip=$i count=1 conv=notrunc status=none \
+			oflag=seek_bytes seek=$((2048 * SECT + PE_START + first * 4194304))
+		i=$((i + 1))
+	done
+	first=${ONE%-*}
+	dd if="$A" of="$LVD" bs=4M conv=notrunc status=none \
+		oflag=seek_bytes seek=$((2048 * SECT + PE_START + first * 4194304))
+	return 0
+}
+
+test_lvm_in_a_gpt_partition() {
+	if ! command -v lvm >/dev/null || ! command -v losetup >/dev/null ||
+		[ "$(id -u)" != 0 ] || ! make_lvm_disk; then
+		skip_test "cannot make an LVM2 PV here (lvm tools, root, loop devices)"
+		return
+	fi
+	run_ro "$LVD" volumes -f jsonl "$LVD"
+	assertEquals "status" 0 "$RC"
+	cp "$OUT" "$TMP/lv.json"
+	assertEquals "p1 is the PV" "LVM2 PV of $VG" \
+		"$(jq -r 'select(.name=="p1").type' "$TMP/lv.json")"
+	assertEquals "root: two extents" 2 \
+		"$(jq -r "select(.name==\"$VG/root\").extents" "$TMP/lv.json")"
+	assertEquals "root holds ext4" ext4 \
+		"$(jq -r "select(.name==\"$VG/root\").fs" "$TMP/lv.json")"
+	assertContains "stripe is refused, and why" \
+		"$(jq -r "select(.name==\"$VG/stripe\").note" "$TMP/lv.json")" "stripes"
+	VOLUME=--volume=$VG/root
+	same_as_bare "timeline of a 2-segment LV" "$B" "$LVD" timeline
+	same_as_bare "stat of a 2-segment LV" "$B" "$LVD" stat / '<12>'
+	same_as_bare "journal of a 2-segment LV" "$B" "$LVD" journal
+	run_ro "$LVD" timeline --volume "$VG/stripe" "$LVD"
+	assertEquals "striped LV: exit 4" 4 "$RC"
+	assertContains "says why" "$(cat "$ERR")" "linear LVs only"
+	# writing: a one-segment LV is a window of the file; two segments
+	# are refused for now
+	cp "$LVD" "$TMP/lvw.img"
+	run set -n --volume "$VG/root" --crtime 2001-01-01T00:00:00Z "$TMP/lvw.img" /
+	assertEquals "write into a 2-segment LV: refused" 16 "$RC"
+	VOLUME=--volume=$VG/one
+	same_as_bare "timeline of a 1-segment LV" "$A" "$LVD" timeline
+	run set --volume "$VG/one" --crtime 2001-01-01T00:00:00Z "$TMP/lvw.img" /
+	assertEquals "write into a 1-segment LV" 0 "$RC"
+	run stat -f jsonl --volume "$VG/one" "$TMP/lvw.img" /
+	assertEquals "written" "2001-01-01T00:00:00.000000000Z" "$(jq -r .crtime.iso "$OUT")"
+}
+
 . shunit2

@@ -154,6 +154,11 @@ enum {
 		"help", no_argument, NULL, 'h'                                 \
 	}
 #define COMMON_SHORTOPTS "o:qh"
+#define COMMON_HELP                                                            \
+	"  --volume SPEC, --offset BYTES, -o SECTORS, --verify-container, "    \
+	"-q, "                                                                 \
+	"-h\n"                                                                 \
+	"                         as for every command (see e4time(8))\n"
 
 /* Options every writing command takes (with COMMON_*). */
 #define WRITE_LONGOPTS                                                         \
@@ -169,8 +174,7 @@ enum {
 	"  -z, --undo-file FILE   undo file (default: $E2FSPROGS_UNDO_DIR "    \
 	"or\n"                                                                 \
 	"                         /var/lib/e2fsprogs, e4time-IMAGE.e2undo)\n"  \
-	"      --no-undo          write no undo file\n"                        \
-	"  --offset BYTES, -o SECTORS, -q, -h    as for every command\n"
+	"      --no-undo          write no undo file\n" COMMON_HELP
 /* Handle a write option into wo; returns 1 if it was one. */
 int write_opt(int c, const char *arg, struct e4t_write_opts *wo);
 /* After option parsing: -z and --no-undo exclude each other. */

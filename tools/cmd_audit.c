@@ -45,9 +45,8 @@ static void audit_help(FILE *fp)
 		"                         (transactions) or json (one "
 		"object, the older\n"
 		"                         form of jsonl, kept as it was)\n"
-		"  -t, --top N            files to list (default 10)\n"
-		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
-		"command\n",
+		"  -t, --top N            files to list (default "
+		"10)\n" COMMON_HELP,
 		progname);
 }
 

@@ -33,9 +33,8 @@ static void history_help(FILE *fp)
 		"change\n"
 		"  -f, --format FMT       text (default), jsonl or csv "
 		"(copies)\n"
-		"      --local            local time instead of UTC (text)\n"
-		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
-		"command\n",
+		"      --local            local time instead of UTC "
+		"(text)\n" COMMON_HELP,
 		progname);
 }
 

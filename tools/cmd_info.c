@@ -21,9 +21,8 @@ static void info_help(FILE *fp)
 		"Options:\n"
 		"  -f, --format FMT       text (default), jsonl (one record) "
 		"or csv (one row)\n"
-		"      --local            local time instead of UTC (text)\n"
-		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
-		"command\n",
+		"      --local            local time instead of UTC "
+		"(text)\n" COMMON_HELP,
 		progname);
 }
 

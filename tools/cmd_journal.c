@@ -31,9 +31,8 @@ static void journal_help(FILE *fp)
 		"      --stale            also find stale transactions\n"
 		"  -f, --format FMT       text (default), jsonl or csv "
 		"(transactions)\n"
-		"  -b, --blocks           list every journaled block (text)\n"
-		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
-		"command\n",
+		"  -b, --blocks           list every journaled block "
+		"(text)\n" COMMON_HELP,
 		progname);
 }
 

@@ -25,9 +25,8 @@ static void stat_help(FILE *fp)
 		"on-disk words.  FILESPEC is an absolute path\nor <INODE>.\n\n"
 		"Options:\n"
 		"  -f, --format FMT       text (default), jsonl or csv\n"
-		"      --local            local time instead of UTC (text)\n"
-		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
-		"command\n",
+		"      --local            local time instead of UTC "
+		"(text)\n" COMMON_HELP,
 		progname);
 }
 

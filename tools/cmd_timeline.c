@@ -43,9 +43,7 @@ static void timeline_help(FILE *fp)
 		"      --local          local time in the text format\n"
 		"      --threads N      threads reading the inode table: 0 "
 		"chooses (default),\n"
-		"                       1 or 2\n"
-		"  --offset BYTES, -o SECTORS, -q, -h    as for every "
-		"command\n\n"
+		"                       1 or 2\n" COMMON_HELP "\n"
 		"TIME: ISO 8601 (2009-02-13T23:31:30.5Z, +02:00 offsets), "
 		"@EPOCH[.FRAC],\nor YYYYMMDD[HHMM[SS]] (UTC).\n",
 		progname);

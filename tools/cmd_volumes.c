@@ -23,7 +23,8 @@ static void volumes_help(FILE *fp)
 		"Options:\n"
 		"  -f, --format FMT       text (default), jsonl or csv\n"
 		"      --local            local time instead of UTC (text)\n"
-		"  --verify-container, -q, -h    as for every command\n",
+		"  --verify-container, -q, -h    as for every command "
+		"(see e4time(8))\n",
 		progname);
 }
 

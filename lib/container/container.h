@@ -72,8 +72,8 @@ struct e4t_container {
  * split raw, by the name of the first piece with its siblings beside
  * it).  A format whose library this build lacks is
  * E4T_ERR_CONTAINER_UNSUPPORTED, with the format and the library in
- * *what ("EWF (E01) image (libewf)", malloc'd).  A missing or short piece or parent is
- * E4T_ERR_CONTAINER_PIECE with the piece's name in *what (malloc'd,
+ * *what ("EWF (E01) image (libewf)", malloc'd).  A missing or short piece or
+ * parent is E4T_ERR_CONTAINER_PIECE with the piece's name in *what (malloc'd,
  * the caller frees it).
  */
 errcode_t e4t_container_open(const char *path, struct e4t_container **ret,
