@@ -86,7 +86,7 @@ fails_naming() {
 # ---------------------------------------------------------------- split
 
 test_split_numeric() {
-	need split || return
+	need split || return 0
 	mkdir -p "$TMP/s1"
 	split -b 7M -d --numeric-suffixes=1 -a 3 "$RAW" "$TMP/s1/disk.img."
 	same_as_raw "$TMP/s1/disk.img.001" "split raw"
@@ -99,7 +99,7 @@ test_split_numeric() {
 }
 
 test_split_zero_and_width() {
-	need split || return
+	need split || return 0
 	mkdir -p "$TMP/s0"
 	split -b 10M -d -a 4 "$RAW" "$TMP/s0/disk."
 	same_as_raw "$TMP/s0/disk.0000" "split raw"
@@ -107,7 +107,7 @@ test_split_zero_and_width() {
 }
 
 test_split_alpha() {
-	need split || return
+	need split || return 0
 	mkdir -p "$TMP/s2"
 	(cd "$TMP/s2" && split -b 5M "$RAW")
 	same_as_raw "$TMP/s2/xaa" "split raw"
@@ -115,7 +115,7 @@ test_split_alpha() {
 }
 
 test_split_hole() {
-	need split || return
+	need split || return 0
 	mkdir -p "$TMP/s3"
 	split -b 7M -d --numeric-suffixes=1 -a 3 "$RAW" "$TMP/s3/disk.img."
 	mv "$TMP/s3/disk.img.002" "$TMP/s3.002"
@@ -126,7 +126,7 @@ test_split_hole() {
 }
 
 test_split_first_alone_is_raw() {
-	need split || return
+	need split || return 0
 	mkdir -p "$TMP/s4"
 	split -b 7M -d --numeric-suffixes=1 -a 3 "$RAW" "$TMP/s4/disk.img."
 	rm "$TMP/s4/disk.img.002" "$TMP/s4/disk.img.003"
@@ -147,9 +147,9 @@ ewf() {
 }
 
 test_ewf_segments() {
-	need ewfacquire || return
+	need ewfacquire || return 0
 	ewf "$TMP/e1" -c empty-block -S 1M -d sha1
-	supported "$TMP/e1/img.E01" libewf || return
+	supported "$TMP/e1/img.E01" libewf || return 0
 	assertTrue "three segments or more" "[ -f $TMP/e1/img.E03 ]"
 	same_as_raw "$TMP/e1/img.E01" "EWF"
 	assertEquals "pieces" "$(ls "$TMP/e1" | wc -l)" "$(pieces)"
@@ -162,16 +162,16 @@ test_ewf_segments() {
 }
 
 test_ewf_best_compression() {
-	need ewfacquire || return
+	need ewfacquire || return 0
 	ewf "$TMP/e2" -c deflate:best
-	supported "$TMP/e2/img.E01" libewf || return
+	supported "$TMP/e2/img.E01" libewf || return 0
 	same_as_raw "$TMP/e2/img.E01" "EWF"
 }
 
 test_ewf_missing_segment() {
-	need ewfacquire || return
+	need ewfacquire || return 0
 	ewf "$TMP/e3" -c empty-block -S 1M
-	supported "$TMP/e3/img.E01" libewf || return
+	supported "$TMP/e3/img.E01" libewf || return 0
 	mv "$TMP/e3/img.E02" "$TMP/e3.E02"
 	fails_naming "$TMP/e3/img.E01" "$TMP/e3/img.E02"
 	mv "$TMP/e3.E02" "$TMP/e3/img.E02"
@@ -180,9 +180,9 @@ test_ewf_missing_segment() {
 }
 
 test_ewf_altered() {
-	need ewfacquire python3 || return
+	need ewfacquire python3 || return 0
 	ewf "$TMP/e4" -c none -S 8M
-	supported "$TMP/e4/img.E01" libewf || return
+	supported "$TMP/e4/img.E01" libewf || return 0
 	# a byte of the volume name in the superblock, found in the segment
 	python3 - "$RAW" "$TMP/e4/img.E01" <<'EOF'
 import sys
@@ -204,10 +204,10 @@ EOF
 # ---------------------------------------------------------------- qcow
 
 test_qcow2() {
-	need qemu-img || return
+	need qemu-img || return 0
 	mkdir -p "$TMP/q"
 	qemu-img convert -O qcow2 "$RAW" "$TMP/q/img.qcow2"
-	supported "$TMP/q/img.qcow2" libqcow || return
+	supported "$TMP/q/img.qcow2" libqcow || return 0
 	same_as_raw "$TMP/q/img.qcow2" "qcow2"
 	qemu-img convert -O qcow2 -c "$RAW" "$TMP/q/z.qcow2"
 	same_as_raw "$TMP/q/z.qcow2" "qcow2"
@@ -216,10 +216,10 @@ test_qcow2() {
 }
 
 test_qcow2_backing() {
-	need qemu-img || return
+	need qemu-img || return 0
 	mkdir -p "$TMP/qb" "$TMP/qb2"
 	qemu-img convert -O qcow2 "$RAW" "$TMP/qb/base.qcow2"
-	supported "$TMP/qb/base.qcow2" libqcow || return
+	supported "$TMP/qb/base.qcow2" libqcow || return 0
 	(cd "$TMP/qb" &&
 		qemu-img create -q -f qcow2 -b base.qcow2 -F qcow2 child.qcow2)
 	same_as_raw "$TMP/qb/child.qcow2" "qcow2"
@@ -230,10 +230,10 @@ test_qcow2_backing() {
 }
 
 test_qcow2_truncated() {
-	need qemu-img || return
+	need qemu-img || return 0
 	mkdir -p "$TMP/qt"
 	qemu-img convert -O qcow2 "$RAW" "$TMP/qt/img.qcow2"
-	supported "$TMP/qt/img.qcow2" libqcow || return
+	supported "$TMP/qt/img.qcow2" libqcow || return 0
 	head -c 300000 "$TMP/qt/img.qcow2" >"$TMP/qt/t.qcow2"
 	cc -d "$TMP/qt/t.qcow2"
 	assertEquals "truncated: an error: $(cat "$ERR")" 1 "$RC"
@@ -246,10 +246,10 @@ test_qcow2_truncated() {
 # ---------------------------------------------------------------- VMDK
 
 test_vmdk() {
-	need qemu-img || return
+	need qemu-img || return 0
 	mkdir -p "$TMP/v"
 	qemu-img convert -O vmdk "$RAW" "$TMP/v/mono.vmdk"
-	supported "$TMP/v/mono.vmdk" libvmdk || return
+	supported "$TMP/v/mono.vmdk" libvmdk || return 0
 	same_as_raw "$TMP/v/mono.vmdk" "VMDK"
 	for sub in monolithicFlat twoGbMaxExtentSparse twoGbMaxExtentFlat \
 		streamOptimized; do
@@ -263,20 +263,20 @@ test_vmdk() {
 }
 
 test_vmdk_missing_extent() {
-	need qemu-img || return
+	need qemu-img || return 0
 	mkdir -p "$TMP/vm"
 	qemu-img convert -O vmdk -o subformat=monolithicFlat "$RAW" \
 		"$TMP/vm/d.vmdk"
-	supported "$TMP/vm/d.vmdk" libvmdk || return
+	supported "$TMP/vm/d.vmdk" libvmdk || return 0
 	mv "$TMP/vm/d-flat.vmdk" "$TMP/"
 	fails_naming "$TMP/vm/d.vmdk" "d-flat.vmdk"
 }
 
 test_vmdk_child() {
-	need qemu-img || return
+	need qemu-img || return 0
 	mkdir -p "$TMP/vc" "$TMP/vc2"
 	qemu-img convert -O vmdk "$RAW" "$TMP/vc/base.vmdk"
-	supported "$TMP/vc/base.vmdk" libvmdk || return
+	supported "$TMP/vc/base.vmdk" libvmdk || return 0
 	(cd "$TMP/vc" &&
 		qemu-img create -q -f vmdk -b base.vmdk -F vmdk child.vmdk)
 	same_as_raw "$TMP/vc/child.vmdk" "VMDK"
@@ -288,11 +288,11 @@ test_vmdk_child() {
 # ---------------------------------------------------------------- VHD
 
 test_vhd() {
-	need qemu-img || return
+	need qemu-img || return 0
 	mkdir -p "$TMP/h"
 	# force_size: the size as given, not rounded to a CHS geometry
 	qemu-img convert -O vpc -o force_size=on "$RAW" "$TMP/h/dyn.vhd"
-	supported "$TMP/h/dyn.vhd" libvhdi || return
+	supported "$TMP/h/dyn.vhd" libvhdi || return 0
 	same_as_raw "$TMP/h/dyn.vhd" "VHD"
 	qemu-img convert -O vpc -o subformat=fixed,force_size=on "$RAW" \
 		"$TMP/h/fixed.vhd"
@@ -300,10 +300,10 @@ test_vhd() {
 }
 
 test_vhdx() {
-	need qemu-img || return
+	need qemu-img || return 0
 	mkdir -p "$TMP/hx"
 	qemu-img convert -O vhdx "$RAW" "$TMP/hx/img.vhdx"
-	supported "$TMP/hx/img.vhdx" libvhdi || return
+	supported "$TMP/hx/img.vhdx" libvhdi || return 0
 	same_as_raw "$TMP/hx/img.vhdx" "VHDX"
 }
 

@@ -13,7 +13,8 @@
  *
  * Pieces may differ in size.  At most SPLIT_MAX_FDS of them are held
  * open at a time (the least recently read is closed to open another),
- * so a set of thousands of pieces stays under the process's fd limit.
+ * so a set of thousands of pieces stays under the process's fd limit;
+ * a process short of fds (EMFILE) closes held pieces and tries again.
  */
 #include "config.h"
 
@@ -139,26 +140,45 @@ static void split_close(struct e4t_container *c)
 	c->priv = NULL;
 }
 
-/* Open piece i, closing the least recently read one when too many are
+/* Close the least recently read piece held open: 0 when none is. */
+static int evict(struct split *s)
+{
+	unsigned i, lru = s->n;
+
+	for (i = 0; i < s->n; i++)
+		if (s->p[i].fd >= 0 &&
+		    (lru == s->n || s->p[i].used < s->p[lru].used))
+			lru = i;
+	if (lru == s->n)
+		return 0;
+	close(s->p[lru].fd);
+	s->p[lru].fd = -1;
+	s->nopen--;
+	return 1;
+}
+
+/* Open path; when the process is out of fds, close held pieces and try
+ * again. */
+static int open_piece(struct split *s, const char *path)
+{
+	for (;;) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0 || (errno != EMFILE && errno != ENFILE) ||
+		    !evict(s))
+			return fd;
+	}
+}
+
+/* Open piece pc, closing the least recently read one when too many are
  * open. */
 static errcode_t piece_fd(struct split *s, struct piece *pc)
 {
 	if (pc->fd >= 0)
 		return 0;
-	if (s->nopen >= SPLIT_MAX_FDS) {
-		unsigned i, lru = s->n;
-
-		for (i = 0; i < s->n; i++)
-			if (s->p[i].fd >= 0 &&
-			    (lru == s->n || s->p[i].used < s->p[lru].used))
-				lru = i;
-		if (lru < s->n) {
-			close(s->p[lru].fd);
-			s->p[lru].fd = -1;
-			s->nopen--;
-		}
-	}
-	pc->fd = open(pc->path, O_RDONLY | O_CLOEXEC);
+	if (s->nopen >= SPLIT_MAX_FDS)
+		evict(s);
+	pc->fd = open_piece(s, pc->path);
 	if (pc->fd < 0)
 		return errno;
 	s->nopen++;
@@ -233,9 +253,11 @@ static errcode_t add_piece(struct split *s, const char *name, uint64_t start,
 		s->p = np;
 		*cap = ncap;
 	}
-	fd = open(name, O_RDONLY | O_CLOEXEC);
+	fd = open_piece(s, name);
 	if (fd < 0)
-		return E4T_ERR_CONTAINER_PIECE;
+		return errno == EMFILE || errno == ENFILE
+			       ? (errcode_t)errno
+			       : E4T_ERR_CONTAINER_PIECE;
 	end = lseek(fd, 0, SEEK_END);
 	if (end < 0) {
 		close(fd);
