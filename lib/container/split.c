@@ -254,10 +254,10 @@ static errcode_t add_piece(struct split *s, const char *name, uint64_t start,
 		*cap = ncap;
 	}
 	fd = open_piece(s, name);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+		return EMFILE; /* not the piece's fault */
 	if (fd < 0)
-		return errno == EMFILE || errno == ENFILE
-			       ? (errcode_t)errno
-			       : E4T_ERR_CONTAINER_PIECE;
+		return E4T_ERR_CONTAINER_PIECE;
 	end = lseek(fd, 0, SEEK_END);
 	if (end < 0) {
 		close(fd);
