@@ -1,16 +1,343 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ewf.c --- EWF (E01) images through libewf.
- * (STUB: to be written)
+ * ewf.c --- EWF (E01) images through libewf (the 20140813 API Debian
+ * ships): libewf_glob finds the segments beside the first (.E01, .E02,
+ * ... .E99, .EAA, ...), libewf_handle_open opens them all.
+ *
+ * libewf's messages are not kept: the interface has no slot for them,
+ * and the library prints nothing.  A segment missing in the middle or
+ * at the end is E4T_ERR_CONTAINER_PIECE naming the segment that should
+ * follow the last one found; any other failure to open is
+ * E4T_ERR_CONTAINER.  A chunk whose checksum fails when read is
+ * E4T_ERR_CONTAINER too (libewf would hand back its bytes).
+ *
+ * verify computes the MD5 (and SHA-1 when one is stored) of the media
+ * with digest.c and compares them with the hash sections.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "e4time.h"
 #include "container/container.h"
+
+#ifdef HAVE_LIBEWF
+
+#include <libewf.h> /* NOLINT: libyal's header */
+
+#include "container/digest.h"
+
+struct ewf {
+	libewf_handle_t *h;
+	uint32_t bad; /* checksum errors libewf had counted */
+};
+
+/* The name of the segment after name (.E01 -> .E02, .E99 -> .EAA, .EAZ
+ * -> .EBA), in a malloc'd string; NULL when it cannot tell. */
+static char *next_segment(const char *name)
+{
+	size_t len = strlen(name);
+	char *n, *x;
+	int alpha;
+
+	if (len < 4 || name[len - 4] != '.')
+		return NULL;
+	n = strdup(name);
+	if (!n)
+		return NULL;
+	x = n + len - 2; /* the two characters after the type letter */
+	if (x[0] >= '0' && x[0] <= '9' && x[1] >= '0' && x[1] <= '9') {
+		if (x[0] == '9' && x[1] == '9') {
+			alpha = x[-1] >= 'a';
+			x[0] = x[1] = alpha ? 'a' : 'A';
+		} else if (x[1] == '9') {
+			x[0]++;
+			x[1] = '0';
+		} else {
+			x[1]++;
+		}
+		return n;
+	}
+	alpha = x[1] >= 'a';
+	if (x[1] != (alpha ? 'z' : 'Z')) {
+		x[1]++;
+		return n;
+	}
+	x[1] = alpha ? 'a' : 'A';
+	if (x[0] != (alpha ? 'z' : 'Z')) {
+		x[0]++;
+		return n;
+	}
+	x[0] = alpha ? 'a' : 'A';
+	if (x[-1] == 'z' || x[-1] == 'Z') {
+		free(n);
+		return NULL;
+	}
+	x[-1]++;
+	return n;
+}
+
+static uint32_t checksum_errors(libewf_handle_t *h)
+{
+	libewf_error_t *error = NULL;
+	uint32_t n = 0;
+
+	if (libewf_handle_get_number_of_checksum_errors(h, &n, &error) != 1) {
+		libewf_error_free(&error);
+		return 0;
+	}
+	return n;
+}
+
+static errcode_t ewf_read(struct e4t_container *c, void *buf, size_t len,
+			  uint64_t off)
+{
+	struct ewf *e = c->priv;
+	size_t done = 0;
+
+	while (done < len) {
+		libewf_error_t *error = NULL;
+		ssize_t n = libewf_handle_read_random(
+			e->h, (char *)buf + done, len - done,
+			(off64_t)(off + done), &error);
+
+		if (n < 0) {
+			libewf_error_free(&error);
+			return E4T_ERR_CONTAINER;
+		}
+		if (n == 0)
+			return EXT2_ET_SHORT_READ;
+		done += (size_t)n;
+	}
+	if (checksum_errors(e->h) != e->bad) {
+		e->bad = checksum_errors(e->h);
+		return E4T_ERR_CONTAINER;
+	}
+	return 0;
+}
+
+/* The hash stored as a hash value ("MD5", "SHA1"), in hex, or "". */
+static void stored_hash(libewf_handle_t *h, const char *id, char *out,
+			size_t outsz)
+{
+	libewf_error_t *error = NULL;
+
+	out[0] = '\0';
+	if (libewf_handle_get_utf8_hash_value(h, (const uint8_t *)id,
+					      strlen(id), (uint8_t *)out, outsz,
+					      &error) != 1) {
+		libewf_error_free(&error);
+		out[0] = '\0';
+	}
+}
+
+/* What the checksum errors from index first on say: ", N chunks fail
+ * their checksum, the first at byte X". */
+static void bad_chunks(libewf_handle_t *h, uint32_t first, char *out,
+		       size_t outsz)
+{
+	libewf_error_t *error = NULL;
+	uint64_t sector = 0, count = 0;
+	uint32_t bps = 512, n = checksum_errors(h) - first;
+
+	out[0] = '\0';
+	if (!n)
+		return;
+	if (libewf_handle_get_bytes_per_sector(h, &bps, &error) != 1)
+		libewf_error_free(&error);
+	if (libewf_handle_get_checksum_error(h, first, &sector, &count,
+					     &error) != 1)
+		libewf_error_free(&error);
+	snprintf(out, outsz,
+		 "; %u chunk%s fail%s the checksum, the first at byte %llu", n,
+		 n == 1 ? "" : "s", n == 1 ? "s" : "",
+		 (unsigned long long)sector * bps);
+}
+
+/*
+ * Hash the media as libewf hands it over (a chunk whose checksum fails
+ * is hashed too, as read, and counted) and compare.
+ */
+static errcode_t ewf_verify(struct e4t_container *c, char *msg, size_t msgsz)
+{
+	enum { CHUNK = 4 << 20 };
+	struct ewf *e = c->priv;
+	char md5[64], sha1[64], cmd5[33], csha1[41], bad[128];
+	uint8_t dmd5[16], dsha1[20];
+	struct e4t_md5 m;
+	struct e4t_sha1 s;
+	uint64_t off;
+	uint32_t bad0;
+	char *buf;
+	int ok;
+
+	buf = malloc(CHUNK);
+	if (!buf)
+		return ENOMEM;
+	pthread_mutex_lock(&c->lock);
+	stored_hash(e->h, "MD5", md5, sizeof(md5));
+	stored_hash(e->h, "SHA1", sha1, sizeof(sha1));
+	if (!md5[0] && !sha1[0]) {
+		pthread_mutex_unlock(&c->lock);
+		free(buf);
+		snprintf(msg, msgsz, "no MD5 or SHA1 stored");
+		return E4T_ERR_CONTAINER_NO_HASH;
+	}
+	e4t_md5_init(&m);
+	e4t_sha1_init(&s);
+	bad0 = checksum_errors(e->h);
+	for (off = 0; off < c->size; off += CHUNK) {
+		size_t n =
+			c->size - off < CHUNK ? (size_t)(c->size - off) : CHUNK;
+		size_t done = 0;
+
+		while (done < n) {
+			libewf_error_t *error = NULL;
+			ssize_t r = libewf_handle_read_random(
+				e->h, buf + done, n - done,
+				(off64_t)(off + done), &error);
+
+			if (r <= 0) {
+				libewf_error_free(&error);
+				pthread_mutex_unlock(&c->lock);
+				free(buf);
+				snprintf(msg, msgsz, "unreadable at byte %llu",
+					 (unsigned long long)off + done);
+				return E4T_ERR_CONTAINER;
+			}
+			done += (size_t)r;
+		}
+		e4t_md5_update(&m, buf, n);
+		if (sha1[0])
+			e4t_sha1_update(&s, buf, n);
+	}
+	bad_chunks(e->h, bad0, bad, sizeof(bad));
+	e->bad = checksum_errors(e->h);
+	pthread_mutex_unlock(&c->lock);
+	free(buf);
+	e4t_md5_final(&m, dmd5);
+	e4t_sha1_final(&s, dsha1);
+	e4t_hex(dmd5, sizeof(dmd5), cmd5);
+	e4t_hex(dsha1, sizeof(dsha1), csha1);
+	ok = (!md5[0] || !strcasecmp(md5, cmd5)) &&
+	     (!sha1[0] || !strcasecmp(sha1, csha1));
+	if (md5[0] && sha1[0])
+		snprintf(msg, msgsz,
+			 "stored MD5 %s SHA1 %s, computed MD5 %s SHA1 %s%s%s",
+			 md5, sha1, cmd5, csha1, ok ? "" : ": do not match",
+			 bad);
+	else if (md5[0])
+		snprintf(msg, msgsz, "stored MD5 %s, computed %s%s%s", md5,
+			 cmd5, ok ? "" : ": MD5 does not match", bad);
+	else
+		snprintf(msg, msgsz, "stored SHA1 %s, computed %s%s%s", sha1,
+			 csha1, ok ? "" : ": SHA1 does not match", bad);
+	return ok && !bad[0] ? 0 : E4T_ERR_CONTAINER_HASH;
+}
+
+static void ewf_close(struct e4t_container *c)
+{
+	struct ewf *e = c->priv;
+	libewf_error_t *error = NULL;
+
+	if (!e)
+		return;
+	if (e->h) {
+		if (libewf_handle_close(e->h, &error) != 0)
+			libewf_error_free(&error);
+		if (libewf_handle_free(&e->h, &error) != 1)
+			libewf_error_free(&error);
+	}
+	free(e);
+	c->priv = NULL;
+}
+
+static const struct e4t_container_ops ewf_ops = { ewf_read, ewf_verify,
+						  ewf_close };
+
+/* Whether the set the glob found lacks its last segments (libewf opens
+ * it, but the last segment has no "done" section). */
+static int incomplete(libewf_handle_t *h)
+{
+	libewf_error_t *error = NULL;
+	int r = libewf_handle_segment_files_corrupted(h, &error);
+
+	if (r < 0)
+		libewf_error_free(&error);
+	return r == 1;
+}
+
+errcode_t e4t_ewf_open(const char *path, struct e4t_container **ret,
+		       char **what)
+{
+	struct e4t_container *c = NULL;
+	libewf_error_t *error = NULL;
+	char **names = NULL;
+	int count = 0;
+	size64_t size = 0;
+	struct ewf *e;
+	errcode_t err;
+
+	*ret = NULL;
+	*what = NULL;
+	if (libewf_glob(path, strlen(path), LIBEWF_FORMAT_UNKNOWN, &names,
+			&count, &error) != 1) {
+		libewf_error_free(&error);
+		return E4T_ERR_CONTAINER;
+	}
+	err = e4t_container_new(path, E4T_C_EWF, "EWF", &ewf_ops, &c);
+	if (err)
+		goto out;
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		err = ENOMEM;
+		goto out;
+	}
+	c->priv = e;
+	if (libewf_handle_initialize(&e->h, &error) != 1) {
+		err = ENOMEM;
+		goto out;
+	}
+	if (libewf_handle_open(e->h, names, count, LIBEWF_OPEN_READ, &error) !=
+		    1 ||
+	    incomplete(e->h)) {
+		/* the segment after the last one found, when it is not there */
+		char *next = count > 0 ? next_segment(names[count - 1]) : NULL;
+
+		err = E4T_ERR_CONTAINER;
+		if (next && access(next, F_OK) != 0) {
+			*what = next;
+			err = E4T_ERR_CONTAINER_PIECE;
+		} else {
+			free(next);
+		}
+		goto out;
+	}
+	if (libewf_handle_get_media_size(e->h, &size, &error) != 1) {
+		err = E4T_ERR_CONTAINER;
+		goto out;
+	}
+	e->bad = checksum_errors(e->h);
+	c->size = size;
+	c->pieces = (unsigned)count;
+out:
+	libewf_error_free(&error);
+	if (names && libewf_glob_free(names, count, &error) != 1)
+		libewf_error_free(&error);
+	if (err) {
+		e4t_container_close(c);
+		return err;
+	}
+	*ret = c;
+	return 0;
+}
+
+#else /* !HAVE_LIBEWF */
 
 errcode_t e4t_ewf_open(const char *path, struct e4t_container **ret,
 		       char **what)
@@ -20,3 +347,5 @@ errcode_t e4t_ewf_open(const char *path, struct e4t_container **ret,
 	*what = NULL;
 	return E4T_ERR_CONTAINER_UNSUPPORTED;
 }
+
+#endif

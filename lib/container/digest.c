@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * digest.c --- MD5 (RFC 1321) and SHA-1 (FIPS 180-4), written from the
+ * specifications: one 64-byte block at a time.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "container/digest.h"
+
+static uint32_t rol(uint32_t x, unsigned n)
+{
+	return (x << n) | (x >> (32 - n));
+}
+
+/* MD5: per-round shifts and the constants floor(abs(sin(i + 1)) * 2^32) */
+static const unsigned md5_s[64] = {
+	7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
+	5, 9,  14, 20, 5, 9,  14, 20, 5, 9,  14, 20, 5, 9,  14, 20,
+	4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
+	6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
+};
+
+static const uint32_t md5_k[64] = {
+	0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a,
+	0xa8304613, 0xfd469501, 0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be,
+	0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821, 0xf61e2562, 0xc040b340,
+	0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
+	0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8,
+	0x676f02d9, 0x8d2a4c8a, 0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c,
+	0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70, 0x289b7ec6, 0xeaa127fa,
+	0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
+	0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92,
+	0xffeff47d, 0x85845dd1, 0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1,
+	0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391,
+};
+
+static void md5_block(struct e4t_md5 *m, const uint8_t *p)
+{
+	uint32_t w[16], a = m->h[0], b = m->h[1], c = m->h[2], d = m->h[3];
+	size_t i;
+
+	for (i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 |
+		       (uint32_t)p[4 * i + 2] << 16 |
+		       (uint32_t)p[4 * i + 3] << 24;
+	for (i = 0; i < 64; i++) {
+		uint32_t f, t;
+		size_t g;
+
+		if (i < 16) {
+			f = (b & c) | (~b & d);
+			g = i;
+		} else if (i < 32) {
+			f = (d & b) | (~d & c);
+			g = (5 * i + 1) % 16;
+		} else if (i < 48) {
+			f = b ^ c ^ d;
+			g = (3 * i + 5) % 16;
+		} else {
+			f = c ^ (b | ~d);
+			g = (7 * i) % 16;
+		}
+		t = d;
+		d = c;
+		c = b;
+		b = b + rol(a + f + md5_k[i] + w[g], md5_s[i]);
+		a = t;
+	}
+	m->h[0] += a;
+	m->h[1] += b;
+	m->h[2] += c;
+	m->h[3] += d;
+}
+
+void e4t_md5_init(struct e4t_md5 *m)
+{
+	m->h[0] = 0x67452301;
+	m->h[1] = 0xefcdab89;
+	m->h[2] = 0x98badcfe;
+	m->h[3] = 0x10325476;
+	m->len = 0;
+}
+
+void e4t_md5_update(struct e4t_md5 *m, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	size_t have = (size_t)(m->len % 64);
+
+	m->len += len;
+	if (have) {
+		size_t take = 64 - have < len ? 64 - have : len;
+
+		memcpy(m->buf + have, p, take);
+		p += take;
+		len -= take;
+		if (have + take < 64)
+			return;
+		md5_block(m, m->buf);
+	}
+	for (; len >= 64; p += 64, len -= 64)
+		md5_block(m, p);
+	memcpy(m->buf, p, len);
+}
+
+void e4t_md5_final(struct e4t_md5 *m, uint8_t out[16])
+{
+	static const uint8_t pad[64] = { 0x80 };
+	uint64_t bits = m->len * 8;
+	uint8_t lenb[8];
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		lenb[i] = (uint8_t)(bits >> (8 * i));
+	e4t_md5_update(m, pad, 1 + (119 - m->len % 64) % 64);
+	e4t_md5_update(m, lenb, 8);
+	for (i = 0; i < 16; i++)
+		out[i] = (uint8_t)(m->h[i / 4] >> (8 * (i % 4)));
+}
+
+static void sha1_block(struct e4t_sha1 *s, const uint8_t *p)
+{
+	uint32_t w[80], a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3],
+			e = s->h[4];
+	size_t i;
+
+	for (i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
+	for (; i < 80; i++)
+		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+	for (i = 0; i < 80; i++) {
+		uint32_t f, k, t;
+
+		if (i < 20) {
+			f = (b & c) | (~b & d);
+			k = 0x5a827999;
+		} else if (i < 40) {
+			f = b ^ c ^ d;
+			k = 0x6ed9eba1;
+		} else if (i < 60) {
+			f = (b & c) | (b & d) | (c & d);
+			k = 0x8f1bbcdc;
+		} else {
+			f = b ^ c ^ d;
+			k = 0xca62c1d6;
+		}
+		t = rol(a, 5) + f + e + k + w[i];
+		e = d;
+		d = c;
+		c = rol(b, 30);
+		b = a;
+		a = t;
+	}
+	s->h[0] += a;
+	s->h[1] += b;
+	s->h[2] += c;
+	s->h[3] += d;
+	s->h[4] += e;
+}
+
+void e4t_sha1_init(struct e4t_sha1 *s)
+{
+	s->h[0] = 0x67452301;
+	s->h[1] = 0xefcdab89;
+	s->h[2] = 0x98badcfe;
+	s->h[3] = 0x10325476;
+	s->h[4] = 0xc3d2e1f0;
+	s->len = 0;
+}
+
+void e4t_sha1_update(struct e4t_sha1 *s, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	size_t have = (size_t)(s->len % 64);
+
+	s->len += len;
+	if (have) {
+		size_t take = 64 - have < len ? 64 - have : len;
+
+		memcpy(s->buf + have, p, take);
+		p += take;
+		len -= take;
+		if (have + take < 64)
+			return;
+		sha1_block(s, s->buf);
+	}
+	for (; len >= 64; p += 64, len -= 64)
+		sha1_block(s, p);
+	memcpy(s->buf, p, len);
+}
+
+void e4t_sha1_final(struct e4t_sha1 *s, uint8_t out[20])
+{
+	static const uint8_t pad[64] = { 0x80 };
+	uint64_t bits = s->len * 8;
+	uint8_t lenb[8];
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		lenb[i] = (uint8_t)(bits >> (56 - 8 * i));
+	e4t_sha1_update(s, pad, 1 + (119 - s->len % 64) % 64);
+	e4t_sha1_update(s, lenb, 8);
+	for (i = 0; i < 20; i++)
+		out[i] = (uint8_t)(s->h[i / 4] >> (24 - 8 * (i % 4)));
+}
+
+void e4t_hex(const uint8_t *in, size_t n, char *out)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = hx[in[i] >> 4];
+		out[2 * i + 1] = hx[in[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
