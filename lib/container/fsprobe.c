@@ -292,12 +292,14 @@ static errcode_t probe_md_end(const struct e4t_view *v, int *found)
 }
 
 /* An MBR with at least one valid entry (e4t_mbr_read's test without
- * following the extended chain); a FAT or NTFS boot sector is not. */
-static int probe_mbr(const struct head *h)
+ * following the extended chain; *protective when one is 0xEE); a FAT or
+ * NTFS boot sector is not. */
+static int probe_mbr(const struct head *h, int *protective)
 {
 	const uint8_t *p = at(h, 0, 512);
 	int slot, used = 0;
 
+	*protective = 0;
 	if (!p || p[510] != 0x55 || p[511] != 0xaa ||
 	    !memcmp(p + 3, "NTFS    ", 8) || !memcmp(p + 3, "EXFAT   ", 8) ||
 	    !memcmp(p + 54, "FAT1", 4) || !memcmp(p + 82, "FAT32   ", 8))
@@ -311,6 +313,8 @@ static int probe_mbr(const struct head *h)
 			continue;
 		if (!le32(e + 8))
 			return 0;
+		if (e[4] == 0xee)
+			*protective = 1;
 		used++;
 	}
 	return used > 0;
@@ -393,8 +397,8 @@ static errcode_t probe_head(const struct e4t_view *v, const struct head *h,
 			set(out, E4T_FS_MDRAID, "linux_raid_member");
 		return err;
 	}
-	if (probe_mbr(h)) {
-		set(out, E4T_FS_PARTTABLE, "MBR");
+	if (probe_mbr(h, &found)) { /* 0xEE: GPT (of 4 KiB sectors) */
+		set(out, E4T_FS_PARTTABLE, found ? "GPT" : "MBR");
 		return 0;
 	}
 	for (i = 0; i < h->len && i < PROBE_EMPTY; i++)
