@@ -99,6 +99,7 @@ static errcode_t table(struct e4t_parttable *pt, int which)
 
 	nwarn = 0;
 	lastwarn[0] = '\0';
+	memset(pt, 0, sizeof(*pt));
 	err = e4t_raw_open(path, &c);
 	if (err)
 		return err;
@@ -118,8 +119,10 @@ static errcode_t probe(struct e4t_probe *pr)
 {
 	struct e4t_container *c;
 	struct e4t_view v = { 0 };
-	errcode_t err = e4t_raw_open(path, &c);
+	errcode_t err;
 
+	memset(pr, 0, sizeof(*pr));
+	err = e4t_raw_open(path, &c);
 	if (err)
 		return err;
 	v.c = c;
@@ -491,7 +494,6 @@ static void compare_sfdisk(const char *what, unsigned sector)
 	CHECK(!err && n > 0, "%s: err %ld, sfdisk -d %d", what, (long)err, n);
 	for (i = 0; !err && i < (unsigned)n; i++) {
 		const struct e4t_part *p;
-		char g[37];
 
 		if (!strcmp(d[i].type, "5") || !strcmp(d[i].type, "f"))
 			continue;
@@ -508,6 +510,8 @@ static void compare_sfdisk(const char *what, unsigned sector)
 		      (unsigned long long)p->length, d[i].number, d[i].start,
 		      d[i].size);
 		if (pt.scheme == E4T_PT_GPT) {
+			char g[37];
+
 			e4t_guid_str(p->type_guid, g);
 			CHECK(!strcasecmp(g, d[i].type) &&
 				      !strcmp(p->name, d[i].name),

@@ -39,8 +39,8 @@
 
 #define PROBE_HEAD  (65536 + 4096) /* btrfs's superblock at 64 KiB */
 #define PROBE_EMPTY 8192
-#define ZFS_LABEL   (128 * 1024) /* uberblocks in label 0 */
-#define ZFS_SLOTS   32
+#define ZFS_LABEL   (128 * 1024UL) /* uberblocks in label 0 */
+#define ZFS_SLOTS   32UL
 
 struct head {
 	const uint8_t *b;
@@ -274,7 +274,7 @@ static errcode_t probe_md_end(const struct e4t_view *v, int *found)
 	int i;
 
 	*found = 0;
-	if (v->size < 128 * 1024)
+	if (v->size < 128 * 1024UL)
 		return 0;
 	offs[0] = (v->size & ~(uint64_t)0xffff) - 0x10000;
 	offs[1] = (v->size - 8192) & ~(uint64_t)4095;
@@ -297,7 +297,8 @@ static errcode_t probe_md_end(const struct e4t_view *v, int *found)
 static int probe_mbr(const struct head *h, int *protective)
 {
 	const uint8_t *p = at(h, 0, 512);
-	int slot, used = 0;
+	size_t slot;
+	int used = 0;
 
 	*protective = 0;
 	if (!p || p[510] != 0x55 || p[511] != 0xaa ||

@@ -42,7 +42,7 @@
 #include "container/container.h"
 
 #define GPT_HEADER_MIN 92
-#define GPT_MAX_ARRAY  (4u << 20) /* bytes: the usual array is 16 KiB */
+#define GPT_MAX_ARRAY  (4U << 20) /* bytes: the usual array is 16 KiB */
 #define GPT_NAME_UNITS 36
 
 static uint32_t le32(const uint8_t *p)
@@ -78,21 +78,21 @@ static uint32_t crc32_ieee(const uint8_t *p, size_t len)
 {
 	static uint32_t table[256];
 	static int ready;
-	uint32_t crc = 0xffffffffu;
+	uint32_t crc = 0xffffffffU;
 
 	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
 		uint32_t i, j, c;
 
 		for (i = 0; i < 256; i++) {
 			for (c = i, j = 0; j < 8; j++)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+				c = c & 1 ? 0xedb88320U ^ (c >> 1) : c >> 1;
 			table[i] = c; /* racing threads store the same values */
 		}
 		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 	}
 	while (len--)
 		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return crc ^ 0xffffffffu;
+	return crc ^ 0xffffffffU;
 }
 
 struct gpt_hdr {
@@ -205,9 +205,9 @@ out:
 
 /* UTF-16LE (units, at most n) to UTF-8 in out (at most 4 * n + 1
  * bytes): up to the first NUL, lone surrogates becoming U+FFFD. */
-static void utf16_name(const uint8_t *p, unsigned n, char *out)
+static void utf16_name(const uint8_t *p, size_t n, char *out)
 {
-	unsigned i;
+	size_t i;
 	char *o = out;
 
 	for (i = 0; i < n; i++) {

@@ -75,7 +75,7 @@ static void warnf(e4t_cwarn warn, void *arg, const char *fmt, ...)
 	warn(arg, msg);
 }
 
-static void entry(const uint8_t *sec, int slot, struct mbr_entry *e)
+static void entry(const uint8_t *sec, size_t slot, struct mbr_entry *e)
 {
 	const uint8_t *p = sec + 446 + 16 * slot;
 
@@ -108,7 +108,8 @@ static int is_fs_boot_sector(const uint8_t *sec)
 /* Is sec (512 bytes) an MBR with partitions that are not GPT's? */
 static int is_mbr(const uint8_t *sec)
 {
-	int slot, used = 0;
+	size_t slot;
+	int used = 0;
 
 	if (sec[510] != 0x55 || sec[511] != 0xaa || is_fs_boot_sector(sec))
 		return 0;

@@ -63,7 +63,7 @@ FUZZ_TARGET(parttable)
 	struct e4t_container *c;
 	struct e4t_parttable pt;
 	struct e4t_view v = { 0 };
-	unsigned warnings = 0;
+	unsigned warnings;
 	errcode_t err;
 	int i;
 
