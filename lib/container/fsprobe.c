@@ -87,18 +87,26 @@ static void uuid_plain(const uint8_t *u, char out[37])
 	*o = '\0';
 }
 
-/* A fixed-size field, maybe not NUL-terminated, trailing spaces dropped,
- * into out[outsz]. */
-static void field(const uint8_t *p, size_t len, char *out, size_t outsz)
+/* A fixed-size field, maybe not NUL-terminated, into out[outsz] */
+static size_t copy(const uint8_t *p, size_t len, char *out, size_t outsz)
 {
 	size_t n = strnlen((const char *)p, len);
 
 	if (n >= outsz)
 		n = outsz - 1;
-	while (n && p[n - 1] == ' ')
-		n--;
 	memcpy(out, p, n);
 	out[n] = '\0';
+	return n;
+}
+
+/* The same, trailing spaces dropped (the space-padded labels of FAT,
+ * ISO 9660, XFS) */
+static void field(const uint8_t *p, size_t len, char *out, size_t outsz)
+{
+	size_t n = copy(p, len, out, outsz);
+
+	while (n && out[n - 1] == ' ')
+		out[--n] = '\0';
 }
 
 static void set(struct e4t_probe *out, enum e4t_content c, const char *name)
@@ -123,8 +131,8 @@ static int probe_ext(const struct head *h, struct e4t_probe *out)
 	incompat = ext2fs_le32_to_cpu(sb.s_feature_incompat);
 	ro_compat = ext2fs_le32_to_cpu(sb.s_feature_ro_compat);
 	uuid_plain(sb.s_uuid, out->uuid);
-	field(sb.s_volume_name, sizeof(sb.s_volume_name), out->label,
-	      sizeof(out->label));
+	copy(sb.s_volume_name, sizeof(sb.s_volume_name), out->label,
+	     sizeof(out->label));
 	if (incompat & EXT3_FEATURE_INCOMPAT_JOURNAL_DEV) {
 		set(out, E4T_FS_JOURNAL_DEV, "jbd");
 		return 1;
@@ -141,8 +149,8 @@ static int probe_ext(const struct head *h, struct e4t_probe *out)
 		set(out, E4T_FS_EXT, "ext3");
 	else
 		set(out, E4T_FS_EXT, "ext2");
-	field(sb.s_last_mounted, sizeof(sb.s_last_mounted), out->last_mounted,
-	      sizeof(out->last_mounted));
+	copy(sb.s_last_mounted, sizeof(sb.s_last_mounted), out->last_mounted,
+	     sizeof(out->last_mounted));
 	out->mtime = (int64_t)((uint64_t)sb.s_mtime_hi << 32 |
 			       ext2fs_le32_to_cpu(sb.s_mtime));
 	out->wtime = (int64_t)((uint64_t)sb.s_wtime_hi << 32 |
@@ -349,7 +357,7 @@ static errcode_t probe_head(const struct e4t_view *v, const struct head *h,
 	}
 	if (probe_ext(h, out))
 		return 0;
-	if (sig(h, 0, "XFSB", 4)) {
+	if (sig(h, 0, "XFSB", 4) && at(h, 0, 120)) {
 		set(out, E4T_FS_XFS, "XFS");
 		uuid_plain(h->b + 32, out->uuid);
 		field(h->b + 108, 12, out->label, sizeof(out->label));
