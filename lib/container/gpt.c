@@ -132,7 +132,7 @@ static errcode_t read_header(const struct e4t_view *v, unsigned ss,
 	h->lba = lba;
 	*why = NULL;
 	if (lba >= nsec) {
-		*why = "it is past the end of the disk";
+		*why = "is past the end of the disk";
 		return E4T_ERR_PARTTABLE;
 	}
 	sec = malloc(ss);
@@ -152,32 +152,32 @@ static errcode_t read_header(const struct e4t_view *v, unsigned ss,
 	memcpy(h->disk_guid, sec + 56, 16);
 	h->has_sig = !memcmp(sec, "EFI PART", 8);
 	if (!h->has_sig) {
-		*why = "no \"EFI PART\" signature";
+		*why = "is missing (no \"EFI PART\" signature)";
 		goto out;
 	}
 	if (hsize < GPT_HEADER_MIN || hsize > ss) {
-		*why = "impossible header size";
+		*why = "has an impossible size";
 		goto out;
 	}
 	crc = le32(sec + 16);
 	memset(sec + 16, 0, 4);
 	if (crc32_ieee(sec, hsize) != crc) {
-		*why = "header checksum does not verify";
+		*why = "checksum does not verify";
 		goto out;
 	}
 	if (le64(sec + 24) != lba) {
-		*why = "the header says it is elsewhere (my_lba)";
+		*why = "says it is at another sector (my_lba)";
 		goto out;
 	}
 	if (h->entry_size < 128 || h->entry_size % 8 ||
 	    (uint64_t)h->num_entries * h->entry_size > GPT_MAX_ARRAY) {
-		*why = "impossible entry size or number of entries";
+		*why = "has an impossible entry size or number of entries";
 		goto out;
 	}
 	bytes = (uint64_t)h->num_entries * h->entry_size;
 	if (h->entries_lba < 1 || h->entries_lba >= nsec ||
 	    bytes > (nsec - h->entries_lba) * ss) {
-		*why = "its entry array is past the end of the disk";
+		*why = "has its entry array past the end of the disk";
 		goto out;
 	}
 	h->array = malloc(bytes ? bytes : 1);
@@ -190,7 +190,7 @@ static errcode_t read_header(const struct e4t_view *v, unsigned ss,
 		goto out;
 	err = E4T_ERR_PARTTABLE;
 	if (crc32_ieee(h->array, bytes) != le32(sec + 88)) {
-		*why = "entry array checksum does not verify";
+		*why = "has an entry array whose checksum does not verify";
 		goto out;
 	}
 	err = 0;
@@ -362,18 +362,18 @@ errcode_t e4t_gpt_read(const struct e4t_view *v, struct e4t_parttable *pt,
 	if (use && err) {
 		warnf(warn, arg,
 		      "GPT backup header at sector %" PRIu64
-		      " does not verify (%s): the primary is used",
+		      " %s: the primary is used",
 		      bak.lba, bwhy);
 	} else if (!use && !err) {
 		warnf(warn, arg,
-		      "GPT primary header does not verify (%s): the backup "
-		      "header at sector %" PRIu64 " is used",
+		      "GPT primary header %s: the backup header at sector "
+		      "%" PRIu64 " is used",
 		      pwhy, bak.lba);
 		use = &bak;
 	} else if (!use) {
 		warnf(warn, arg,
-		      "GPT primary header does not verify (%s), nor the "
-		      "backup at sector %" PRIu64 " (%s)",
+		      "GPT primary header %s, and the backup header at "
+		      "sector %" PRIu64 " %s",
 		      pwhy, bak.lba, bwhy);
 		return E4T_ERR_PARTTABLE;
 	}
