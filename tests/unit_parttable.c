@@ -407,6 +407,25 @@ static void test_gpt(void)
 		close(fd);
 	}
 
+	/* a real MBR over a GPT: the GPT is stale, as Linux decides */
+	{
+		uint8_t m[512] = { 0 };
+
+		fd = gpt_disk(512, 16384, e, 2);
+		mbr_slot(m, 0, 0, 0x83, 2048, 2048);
+		put(fd, m, 512, 0);
+		CHECK(table(&pt, 'p') == 0 && pt.scheme == E4T_PT_MBR &&
+			      pt.nparts == 1 && nwarn == 1 &&
+			      strstr(lastwarn, "stale"),
+		      "stale GPT: scheme %d warn %s", pt.scheme, lastwarn);
+		e4t_parttable_free(&pt);
+		CHECK(table(&pt, 'g') == 0 && pt.scheme == E4T_PT_GPT &&
+			      pt.nparts == 2,
+		      "e4t_gpt_read alone still reads it");
+		e4t_parttable_free(&pt);
+		close(fd);
+	}
+
 	e4t_guid_str((const uint8_t *)linux_fs, g);
 	CHECK(!strcmp(g, "0fc63daf-8483-4772-8e79-3d69d8477de4"), "guid_str %s",
 	      g);
