@@ -152,6 +152,33 @@ test_several_ext_volumes_need_a_choice() {
 	assertContains "says so" "$(cat "$ERR")" "--volume 'p9'"
 }
 
+test_volume_all() {
+	run_ro "$A" timeline -f jsonl "$A"
+	cp "$OUT" "$TMP/all.want"
+	run_ro "$B" timeline -f jsonl "$B"
+	cat "$OUT" >>"$TMP/all.want"
+	run_ro "$GPT" timeline -f jsonl --volume all "$GPT"
+	assertEquals "jsonl: status" 0 "$RC"
+	jq -c 'del(.volume)' "$OUT" >"$TMP/all.got"
+	jq -c . "$TMP/all.want" >"$TMP/all.want2"
+	cmp -s "$TMP/all.want2" "$TMP/all.got" ||
+		fail "jsonl: the rows of p1 then p2, as the bare images give them"
+	assertEquals "jsonl: each row names its volume" "p1 p2" \
+		"$(jq -r .volume "$OUT" | uniq | tr '\n' ' ' | sed 's/ $//')"
+	run_ro "$GPT" timeline -f bodyfile --volume all "$GPT"
+	assertEquals "bodyfile: one header" 1 "$(grep -c '^#' "$OUT")"
+	assertEquals "bodyfile: p1's root prefixed" 1 "$(grep -c '^0|p1:/|' "$OUT")"
+	assertEquals "bodyfile: p2's root prefixed" 1 "$(grep -c '^0|p2:/|' "$OUT")"
+	run_ro "$GPT" timeline -f csv --volume all "$GPT"
+	assertEquals "csv: one header, with the volume column" 1 \
+		"$(grep -c '^volume,path,' "$OUT")"
+	run_ro "$GPT" export --volume all "$GPT"
+	assertEquals "export: one manifest header" 1 \
+		"$(grep -c e4time_manifest "$OUT")"
+	run_ro "$GPT" stat --volume all "$GPT" /
+	assertEquals "stat --volume all: usage error" 2 "$RC"
+}
+
 test_what_is_not_ext4_is_named() {
 	run_ro "$GPT" timeline --volume vault "$GPT"
 	assertEquals "LUKS2: exit 4" 4 "$RC"
@@ -185,6 +212,46 @@ test_write_through_a_partition_and_undo_with_e2undo() {
 		"$undo" "e2undo -o $((2048 * SECT)) "
 	[ -n "$undo" ] && eval "$undo" >/dev/null 2>&1
 	assertEquals "e2undo restores the disk" "$before" "$(sha256sum <"$disk")"
+}
+
+test_the_gpt_disk_in_evidence_containers() {
+	local d="$TMP/ev" f
+	mkdir -p "$d"
+	if command -v ewfacquire >/dev/null; then
+		ewfacquire -u -t "$d/disk" -c none -S 20MiB -f encase6 "$GPT" \
+			>/dev/null 2>&1
+		assertTrue "E01 in several segments" "[ -f $d/disk.E02 ]"
+		VOLUME=--volume=p1
+		same_as_bare "E01: timeline of p1" "$A" "$d/disk.E01" timeline
+		VOLUME=--volume=data
+		same_as_bare "E01: stat in p2" "$B" "$d/disk.E01" stat / '<11>'
+		run_ro "$d/disk.E01" set -n --volume p1 --crtime 2001-01-01T00:00:00Z \
+			"$d/disk.E01" /
+		assertEquals "E01: writing refused" 16 "$RC"
+		assertContains "E01: says why" "$(cat "$ERR")" "evidence containers"
+		run_ro "$d/disk.E01" timeline --volume p1 --verify-container "$d/disk.E01"
+		assertEquals "E01: verified" 0 "$RC"
+		assertContains "E01: said" "$(cat "$ERR")" "verified"
+		mv "$d/disk.E02" "$d/moved"
+		run timeline --volume p1 "$d/disk.E01"
+		assertEquals "E01 without E02: exit 4" 4 "$RC"
+		assertContains "names the missing piece" "$(cat "$ERR")" "disk.E02"
+		mv "$d/moved" "$d/disk.E02"
+	else
+		echo "SKIP: ${_shunit_test_}: E01 part: ewfacquire (ewf-tools) is not installed"
+	fi
+	split -b 20M -d -a 3 --numeric-suffixes=1 "$GPT" "$d/raw."
+	VOLUME=--volume=p1
+	same_as_bare "split raw: timeline of p1" "$A" "$d/raw.001" timeline
+	if command -v qemu-img >/dev/null; then
+		for f in qcow2 vmdk vhdx; do
+			qemu-img convert -O $f "$GPT" "$d/disk.$f"
+			VOLUME=--volume=p2
+			same_as_bare "$f: timeline of p2" "$B" "$d/disk.$f" timeline -f jsonl
+		done
+	else
+		echo "SKIP: ${_shunit_test_}: VM disks: qemu-img (qemu-utils) is not installed"
+	fi
 }
 
 # lvm_q ARGS...: the lvm tools on our two loop devices only, keeping no

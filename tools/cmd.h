@@ -83,6 +83,7 @@ struct cmd_ctx;
 #define CMD_TREE    0x08 /* --threads; ctx_tree() indexes the filesystem */
 #define CMD_FORMATS 0x10 /* -f, --format NAME (ctx->format_name) */
 #define CMD_LOCAL   0x20 /* --local (ctx->local) */
+#define CMD_ALLVOL  0x40 /* --volume all: run() once per ext2/3/4 volume */
 
 /*
  * One entry of the command table (as xfsprogs' cmdinfo_t, git's
@@ -318,6 +319,10 @@ struct cmd_ctx {
 	struct e4t_tree_opts topts; /* CMD_TREE: threads; flags (deleted) */
 	struct e4t_image *img;	    /* CMD_IMAGE: open during run() */
 	struct evidence *ev;	    /* CMD_IMAGE: the container, volumes */
+	/* CMD_ALLVOL with --volume all: the volume run() reads now, and
+	 * whether it is the first */
+	const char *volume;
+	int vol_first;
 	struct e4t_journal *j; /* CMD_JOURNAL: once ctx_journal() loaded it */
 	struct e4t_tree *tree; /* CMD_TREE: once ctx_tree() loaded it */
 	struct warn_ctx wc;    /* the warning count: EXIT_PARTIAL */

@@ -94,6 +94,8 @@ int timeline_cmd_run(struct cmd_ctx *ctx, struct timeline_args *a, int argc,
 	a->quiet = ctx->co.quiet;
 	a->local = ctx->local;
 	a->threads = ctx->topts.threads;
+	a->volume = ctx->volume;
+	a->vol_first = ctx->vol_first;
 	return timeline_run(a);
 }
 
@@ -134,7 +136,7 @@ const struct cmdinfo timeline_cmd = {
 	.args = "[OPTIONS] IMAGE [FILESPEC]",
 	.oneline = "list every file with its times (bodyfile, mactime, jsonl, "
 		   "csv, ...)",
-	.flags = CMD_IMAGE | CMD_FORMATS | CMD_LOCAL | CMD_TREE,
+	.flags = CMD_IMAGE | CMD_FORMATS | CMD_LOCAL | CMD_TREE | CMD_ALLVOL,
 	.argmin = 1,
 	.argmax = 2,
 	.argerr = "need an image and at most one FILESPEC",

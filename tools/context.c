@@ -198,6 +198,60 @@ static int finish(struct cmd_ctx *ctx, int status)
 	return finish_stdout(status);
 }
 
+static int cmd_ctx_run(struct cmd_ctx *ctx, int n, char **argv)
+{
+	return finish(ctx, ctx->cmd->run(ctx, n, argv));
+}
+
+/* --volume all: run() on each ext2/3/4 volume in turn, as if each had
+ * been named; the worst status of them all. */
+static int run_all_volumes(struct cmd_ctx *ctx, int n, char **argv)
+{
+	const struct e4t_volumes *vs;
+	struct evidence *ev;
+	int status, worst = EXIT_OK, first = 1;
+	unsigned i;
+
+	status = evidence_container(argv[0], ctx->co.quiet, &ev);
+	if (!status)
+		status = evidence_scan(ev);
+	if (status) {
+		evidence_close(ev);
+		return finish_stdout(status);
+	}
+	vs = evidence_volumes(ev);
+	for (i = 0; i < vs->n; i++) {
+		char spec[16];
+
+		if (!e4t_vol_is_ext(&vs->v[i]))
+			continue;
+		snprintf(spec, sizeof(spec), "%u", vs->v[i].index);
+		ctx->co.volume = spec;
+		ctx->volume = vs->v[i].name;
+		ctx->vol_first = first;
+		ctx->wc.count = 0;
+		status = open_image(ctx, argv[0]);
+		if (status == EXIT_OK) {
+			first = 0;
+			status = cmd_ctx_run(ctx, n - 1, argv + 1);
+		} else {
+			status = finish(ctx, status);
+		}
+		ctx->img = NULL;
+		ctx->ev = NULL;
+		ctx->tree = NULL;
+		ctx->j = NULL;
+		worst = worse_status(worst, status);
+	}
+	ctx->co.volume = "all";
+	if (first) { /* no ext2/3/4 volume */
+		warnx_img(argv[0], "%s", error_message(E4T_ERR_NO_EXT_VOLUME));
+		worst = cond_status(COND_NOT_EXT);
+	}
+	evidence_close(ev);
+	return worst;
+}
+
 int cmd_run(const struct cmdinfo *cmd, int argc, char **argv)
 {
 	struct cmd_ctx ctx;
@@ -213,15 +267,24 @@ int cmd_run(const struct cmdinfo *cmd, int argc, char **argv)
 	argv += optind;
 	if (cmd->prepare)
 		status = cmd->prepare(&ctx, n, argv);
-	if (status == EXIT_OK && (cmd->flags & CMD_IMAGE)) {
-		status = open_image(&ctx, argv[0]);
-		argv++;
-		n--;
+	if (status == EXIT_OK && (cmd->flags & CMD_IMAGE) && ctx.co.volume &&
+	    !strcmp(ctx.co.volume, "all")) {
+		if (!(cmd->flags & CMD_ALLVOL))
+			usage_error(cmd,
+				    "--volume all: only timeline and export "
+				    "read every volume");
+		status = run_all_volumes(&ctx, n, argv);
+	} else {
+		if (status == EXIT_OK && (cmd->flags & CMD_IMAGE)) {
+			status = open_image(&ctx, argv[0]);
+			argv++;
+			n--;
+		}
+		if (status == EXIT_OK)
+			status = finish(&ctx, cmd->run(&ctx, n, argv));
+		else
+			status = finish(&ctx, status);
 	}
-	if (status == EXIT_OK)
-		status = finish(&ctx, cmd->run(&ctx, n, argv));
-	else
-		status = finish(&ctx, status);
 	if (cmd->done)
 		cmd->done(&ctx);
 	return status;

@@ -26,6 +26,10 @@ static void body_row(struct out *o, const struct e4t_row *row)
 
 	mode_string(in->mode, mode);
 	lb_write(b, "0|", 2);
+	if (o->volume) {
+		esc_bodyfile(b, o->volume, strlen(o->volume));
+		lb_putc(b, ':');
+	}
 	esc_bodyfile(b, row->path, row->path_len);
 	lb_body_middle(b, row, mode);
 	/* The four times are often equal: format each distinct one once. */

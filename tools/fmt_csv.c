@@ -12,6 +12,8 @@
 static void csv_begin(struct out *o)
 {
 	o->eol = isatty(fileno(o->fp)) ? "\n" : "\r\n";
+	if (o->volume)
+		lb_puts(&o->lb, "volume,");
 	lb_puts(&o->lb, "path,ino,type,mode,uid,gid,size,links,atime,mtime,"
 			"ctime,crtime,dtime,status");
 	lb_puts(&o->lb, o->eol);
@@ -23,6 +25,10 @@ static void csv_row(struct out *o, const struct e4t_row *row)
 	struct lbuf *b = &o->lb;
 	int f;
 
+	if (o->volume) {
+		esc_csv(b, o->volume, strlen(o->volume));
+		lb_putc(b, ',');
+	}
 	esc_csv(b, row->path, row->path_len);
 	lb_printf(b, ",%u,%s,%04o,%u,%u,%llu,%u", in->ino,
 		  e4t_mode_type_name(in->mode), in->mode & 07777, in->uid,

@@ -23,6 +23,11 @@ static void json_row(struct out *o, const struct e4t_row *row)
 	int f;
 
 	lb_putc(b, '{');
+	if (o->volume) {
+		lb_puts(b, "\"volume\":\"");
+		esc_json(b, o->volume, strlen(o->volume));
+		lb_puts(b, "\",");
+	}
 	esc_json_path(b, row->path, row->path_len);
 	lb_printf(b,
 		  ",\"ino\":%u,\"type\":\"%s\",\"mode\":\"%04o\",\"uid\":%u,"

@@ -56,6 +56,10 @@ static void text_row(struct out *o, const struct e4t_row *row)
 	mode_string(in->mode, mode);
 	lb_printf(&o->lb, "%10u %-10s %12llu ", in->ino, mode,
 		  (unsigned long long)in->size);
+	if (o->volume) {
+		esc_text(&o->lb, o->volume, strlen(o->volume));
+		lb_putc(&o->lb, ':');
+	}
 	esc_text(&o->lb, row->path, row->path_len);
 	lb_puts(&o->lb, status_suffix(row->status));
 	lb_putc(&o->lb, '\n');

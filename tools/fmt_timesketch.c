@@ -35,6 +35,10 @@ static void ts_row(struct out *o, const struct e4t_row *row)
 			continue;
 		e4t_iso8601(ts->sec, ts->nsec, 6, 'T', 0, iso, sizeof(iso));
 		lb_puts(b, "{\"message\":\"");
+		if (o->volume) {
+			esc_json(b, o->volume, strlen(o->volume));
+			lb_putc(b, ':');
+		}
 		esc_json(b, row->path, row->path_len);
 		lb_printf(b, "%s (%s)\",\"datetime\":\"%s\"",
 			  status_suffix(row->status), e4t_field_name(f), iso);
@@ -46,6 +50,11 @@ static void ts_row(struct out *o, const struct e4t_row *row)
 			  ts->nsec, e4t_field_name(f));
 		esc_json(b, row->path, row->path_len);
 		lb_putc(b, '"');
+		if (o->volume) {
+			lb_puts(b, ",\"volume\":\"");
+			esc_json(b, o->volume, strlen(o->volume));
+			lb_putc(b, '"');
+		}
 		if (!utf8) {
 			lb_puts(b, ",\"path_hex\":\"");
 			esc_hex(b, row->path, row->path_len);

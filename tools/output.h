@@ -14,6 +14,10 @@ struct out {
 	struct lbuf lb; /* rows are built here, written in large chunks */
 	int local;	/* --local: local time in text formats */
 	const char *image;
+	/* --volume all: the volume of the rows ("p1", "vg0/root"): a
+	 * "VOLUME:" prefix of the path in text, bodyfile and mactime, a
+	 * "volume" key or column in jsonl, timesketch and csv; or NULL */
+	const char *volume;
 	int quiet;
 	/* mactime: times it cannot show or sorts wrongly */
 	unsigned long neg_times, big_times;

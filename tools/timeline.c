@@ -176,7 +176,9 @@ int timeline_run(const struct timeline_args *a)
 	c.out.image = img->name;
 	c.out.quiet = a->quiet;
 	c.out.local = a->local;
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	c.out.volume = a->volume;
+	if (!a->volume || a->vol_first) /* before any output only */
+		setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 
 	err = e4t_image_resolve(img, spec, &start);
 	if (err) {
@@ -190,9 +192,10 @@ int timeline_run(const struct timeline_args *a)
 		status = err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE;
 		goto out;
 	}
-	if (a->manifest)
+	if (a->manifest && (!a->volume || a->vol_first))
 		manifest_header(&c.out, img);
-	c.fmt->begin(&c.out);
+	if (!a->volume || a->vol_first)
+		c.fmt->begin(&c.out);
 	err = e4t_tree_walk(tree, start, spec, on_row, &c);
 	if (!err && c.sort)
 		err = flush_sorted(&c, tree);
@@ -203,7 +206,7 @@ int timeline_run(const struct timeline_args *a)
 		report(img->name, "writing the timeline", err);
 		status = EXIT_INTERNAL;
 	}
-	c.fmt->end(&c.out);
+	c.fmt->end(&c.out); /* each volume's notes (mactime), or nothing */
 	if (lb_flush(&c.out.lb, stdout) || fflush(stdout) || ferror(stdout)) {
 		report(img->name, "standard output", errno ? errno : EIO);
 		status = EXIT_INTERNAL;

@@ -23,6 +23,10 @@ struct timeline_args {
 	int has_since, has_until;
 	int sort; /* --sort given */
 	enum e4t_field sort_field;
+	/* --volume all: this run's volume, and whether it is the first
+	 * (the header lines are written once) */
+	const char *volume;
+	int vol_first;
 };
 
 /*
