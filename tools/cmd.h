@@ -255,10 +255,10 @@ int evidence_open(const char *name, const struct common_opts *co,
 		  struct evidence **ev, uint64_t *offset,
 		  const struct e4t_view **view);
 void evidence_close(struct evidence *ev);
-/* For `e4time volumes`: open the container alone (said on failure:
- * the exit status), then scan its volumes (warnings said unless
- * quiet). */
-int evidence_container(const char *name, int quiet, struct evidence **ev);
+/* For `e4time volumes` and --volume all: open the container alone
+ * (NULL when it cannot be: said, and *status set), then scan its
+ * volumes (warnings said unless quiet; the exit status). */
+struct evidence *evidence_container(const char *name, int quiet, int *status);
 int evidence_scan(struct evidence *ev);
 const struct e4t_volumes *evidence_volumes(const struct evidence *ev);
 struct e4t_container *evidence_of(const struct evidence *ev);

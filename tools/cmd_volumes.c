@@ -124,9 +124,10 @@ static int volumes_run(struct cmd_ctx *ctx, int argc, char **argv)
 	int status;
 
 	(void)argc;
-	status = evidence_container(argv[0], ctx->co.quiet, &ev);
-	if (!status)
-		status = evidence_scan(ev);
+	ev = evidence_container(argv[0], ctx->co.quiet, &status);
+	if (!ev)
+		return status;
+	status = evidence_scan(ev);
 	if (status) {
 		evidence_close(ev);
 		return status;

@@ -133,8 +133,9 @@ static int open_image(struct cmd_ctx *ctx, const char *name)
 	if (ctx->cmd->flags & CMD_WRITE) {
 		/* a dry run opens read-only, and checks what a write would */
 		err = e4t_image_open_write(name, at, &ctx->wo, &ctx->img);
-		if (err)
-			return open_write_status(name, &ctx->wo, err);
+		if (err || !ctx->img)
+			return open_write_status(name, &ctx->wo,
+						 err ? err : ENOMEM);
 	} else {
 		ctx->img = open_image_or_exit(name, &ctx->co, view, at);
 	}
@@ -212,9 +213,10 @@ static int run_all_volumes(struct cmd_ctx *ctx, int n, char **argv)
 	int status, worst = EXIT_OK, first = 1;
 	unsigned i;
 
-	status = evidence_container(argv[0], ctx->co.quiet, &ev);
-	if (!status)
-		status = evidence_scan(ev);
+	ev = evidence_container(argv[0], ctx->co.quiet, &status);
+	if (!ev)
+		return finish_stdout(status);
+	status = evidence_scan(ev);
 	if (status) {
 		evidence_close(ev);
 		return finish_stdout(status);

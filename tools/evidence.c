@@ -44,32 +44,35 @@ static void scan_warn(void *arg, const char *msg)
 		warnx_img(ev->name, "%s", msg);
 }
 
-int evidence_container(const char *name, int quiet, struct evidence **ret)
+struct evidence *evidence_container(const char *name, int quiet, int *status)
 {
 	struct evidence *ev = calloc(1, sizeof(*ev));
 	char *what = NULL;
 	errcode_t err;
 
-	*ret = NULL;
+	*status = EXIT_OK;
 	if (!ev) {
 		report(name, NULL, ENOMEM);
-		return cond_status(COND_NOMEM);
+		*status = cond_status(COND_NOMEM);
+		return NULL;
 	}
 	ev->name = name;
 	ev->quiet = quiet;
 	err = e4t_container_open(name, &ev->c, &what);
-	if (err) {
+	if (err || !ev->c) {
 		report(name, what, err);
 		free(what);
 		free(ev);
 		if (err == E4T_ERR_CONTAINER ||
 		    err == E4T_ERR_CONTAINER_UNSUPPORTED ||
 		    err == E4T_ERR_CONTAINER_PIECE)
-			return cond_status(COND_CONTAINER);
-		return cond_status(err == ENOMEM ? COND_NOMEM : COND_OPEN);
+			*status = cond_status(COND_CONTAINER);
+		else
+			*status = cond_status(err == ENOMEM ? COND_NOMEM
+							    : COND_OPEN);
+		return NULL;
 	}
-	*ret = ev;
-	return EXIT_OK;
+	return ev;
 }
 
 int evidence_scan(struct evidence *ev)
@@ -188,10 +191,10 @@ int evidence_open(const char *name, const struct common_opts *co,
 
 	*view = NULL;
 	*offset = co->offset;
-	status = evidence_container(name, co->quiet, evp);
-	if (status)
+	ev = evidence_container(name, co->quiet, &status);
+	*evp = ev;
+	if (!ev)
 		return status;
-	ev = *evp;
 	if (co->verify) {
 		char msg[256] = "";
 		errcode_t err =

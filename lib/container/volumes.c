@@ -22,7 +22,8 @@
 #include "e4time.h"
 #include "container/container.h"
 
-#define MAX_DEPTH 4
+#define MAX_DEPTH   4
+#define MAX_PENDING 64
 
 struct pv_found {
 	struct e4t_lvm lvm;
@@ -37,6 +38,9 @@ struct scan {
 	size_t npvs, pvcap;
 	e4t_cwarn warn;
 	void *arg;
+	/* partitions that hold a partition table, to walk next */
+	unsigned pending[MAX_PENDING];
+	unsigned npending;
 };
 
 static void warnf(struct scan *s, const char *fmt, ...)
@@ -137,9 +141,6 @@ static void name_part(struct e4t_vol *v, const struct e4t_parttable *pt,
 	}
 }
 
-static errcode_t scan_view(struct scan *s, const struct e4t_view *view,
-			   unsigned parent, unsigned depth, const char *prefix);
-
 /* A partition: probe it; a PV is kept for later, a table walked. */
 static errcode_t scan_part(struct scan *s, const struct e4t_view *view,
 			   const struct e4t_parttable *pt,
@@ -167,13 +168,9 @@ static errcode_t scan_part(struct scan *s, const struct e4t_view *view,
 		return err;
 	if (v->probe.content == E4T_FS_LVM_PV)
 		return found_pv(s, idx);
-	if (v->probe.content == E4T_FS_PARTTABLE && depth + 1 < MAX_DEPTH) {
-		char name[160];
-		struct e4t_view sub = v->view;
-
-		snprintf(name, sizeof(name), "%s", v->name);
-		return scan_view(s, &sub, idx, depth + 1, name);
-	}
+	if (v->probe.content == E4T_FS_PARTTABLE && depth + 1 < MAX_DEPTH &&
+	    s->npending < MAX_PENDING)
+		s->pending[s->npending++] = idx; /* walked after this table */
 	return 0;
 }
 
@@ -194,6 +191,24 @@ static errcode_t scan_view(struct scan *s, const struct e4t_view *view,
 	return err == E4T_ERR_PARTTABLE ? 0 : err;
 }
 
+/* The whole container's table, then the tables found in partitions. */
+static errcode_t scan_tables(struct scan *s, const struct e4t_view *whole)
+{
+	errcode_t err = scan_view(s, whole, 0, 0, "");
+
+	while (!err && s->npending) {
+		unsigned idx = s->pending[--s->npending];
+		const struct e4t_vol *v = vol(s, idx);
+		struct e4t_view view = v->view;
+		char name[sizeof(v->name)];
+
+		/* copies: the list may grow under scan_view */
+		memcpy(name, v->name, sizeof(name));
+		err = scan_view(s, &view, idx, v->depth + 1, name);
+	}
+	return err;
+}
+
 /* The found PV whose label says uuid, or NULL. */
 static const struct pv_found *pv_by_uuid(const struct scan *s, const char *uuid)
 {
@@ -212,7 +227,7 @@ static errcode_t append_extents(struct e4t_view *v, size_t *cap,
 {
 	struct e4t_view sub;
 	errcode_t err;
-	unsigned i, n;
+	unsigned n;
 
 	err = e4t_view_sub(&pv->view, off, len, &sub);
 	if (err)
@@ -220,6 +235,8 @@ static errcode_t append_extents(struct e4t_view *v, size_t *cap,
 	n = sub.next ? sub.next : 1;
 	err = e4t_grow(&v->ext, cap, v->next + n, sizeof(*v->ext), 4);
 	if (!err) {
+		unsigned i;
+
 		for (i = 0; i < n; i++) {
 			struct e4t_extent *e = &v->ext[v->next++];
 
@@ -366,13 +383,13 @@ errcode_t e4t_volumes_scan(struct e4t_container *c, struct e4t_volumes *out,
 			   e4t_cwarn warn, void *arg)
 {
 	struct e4t_view whole = { c, c->size, 0, 0, NULL };
-	struct scan s = { out, 0, NULL, 0, 0, warn, arg };
+	struct scan s = { .vs = out, .warn = warn, .arg = arg };
 	errcode_t err;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	out->c = c;
-	err = scan_view(&s, &whole, 0, 0, "");
+	err = scan_tables(&s, &whole);
 	if (!err && out->n == 0) { /* no partition table: the whole disk */
 		unsigned idx;
 
