@@ -82,7 +82,7 @@ for a in --help -h --version -V help "help bogus" "" bogus "timeline" \
 	# shellcheck disable=SC2086 # split on purpose
 	run "${a:-noargs}" $a
 done
-for c in stat timeline set backfill export import journal audit history info; do
+for c in stat timeline set backfill export import journal audit history info volumes; do
 	run "help_$c" help "$c"
 	run "${c}_--help" "$c" --help
 	run "${c}_-h" "$c" -h
@@ -197,6 +197,10 @@ per_image() {
 	r info -f jsonl "$img"
 	r info -f csv "$img"
 	r info -f bogus "$img"
+	# volumes
+	r volumes "$img"
+	r volumes -f jsonl "$img"
+	r volumes -f csv "$img"
 
 	# set, dry runs
 	r set -n "$img" '<12>' --crtime "$TIMES"
@@ -300,6 +304,7 @@ r history -o 2048 offset.img '<12>'
 r stat -f jsonl -o 2048 offset.img '<12>'
 r history -f csv -o 2048 offset.img '<12>'
 r info -f jsonl -o 2048 offset.img
+r volumes -f jsonl offset.img
 r export --offset 1048576 offset.img
 r set -n -o 2048 offset.img '<12>' --crtime "$TIMES"
 r backfill -n -o 2048 --from dosattrib offset.img
