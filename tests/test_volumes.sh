@@ -175,6 +175,17 @@ test_volume_all() {
 	run_ro "$GPT" export --volume all "$GPT"
 	assertEquals "export: one manifest header" 1 \
 		"$(grep -c e4time_manifest "$OUT")"
+	run_ro "$GPT" audit -f jsonl --volume all "$GPT"
+	assertEquals "audit: status" 0 "$RC"
+	assertEquals "audit: a summary per volume" "p1 p2" \
+		"$(jq -r 'select(.record=="summary").volume' "$OUT" | tr '\n' ' ' | sed 's/ $//')"
+	run_ro "$B" audit -f jsonl "$B"
+	jq -c 'select(.record=="summary")' "$OUT" >"$TMP/sum.want"
+	run_ro "$GPT" audit -f jsonl --volume all "$GPT"
+	assertEquals "audit: p2's summary is the bare image's" "$(cat "$TMP/sum.want")" \
+		"$(jq -c 'select(.volume=="p2" and .record=="summary") | del(.volume)' "$OUT")"
+	run_ro "$GPT" audit -f csv --volume all "$GPT"
+	assertEquals "audit csv: one header" 1 "$(grep -c '^volume,tid,' "$OUT")"
 	run_ro "$GPT" stat --volume all "$GPT" /
 	assertEquals "stat --volume all: usage error" 2 "$RC"
 }

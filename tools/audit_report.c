@@ -271,15 +271,19 @@ static void audit_records(struct report *r, struct e4t_journal *j,
 }
 
 void print_audit(struct e4t_journal *j, const struct e4t_audit *a,
-		 const struct top *top, size_t ntops, enum report_format fmt)
+		 const struct top *top, size_t ntops, enum report_format fmt,
+		 const char *volume, int first)
 {
 	struct report r;
 
 	if (fmt == RF_TEXT) {
+		if (volume)
+			printf("%sVolume: %s\n\n", first ? "" : "\n", volume);
 		audit_text(j, a, top, ntops);
 		return;
 	}
-	report_init(&r, fmt, stdout, &audit_schema);
+	report_init_volume(&r, fmt, stdout, &audit_schema, volume,
+			   !volume || first);
 	if (fmt == RF_JSON)
 		audit_json(&r, j, a, top, ntops);
 	else

@@ -18,9 +18,12 @@ struct top {
 /*
  * The audit in fmt: text (a table, a summary, the top files, advice),
  * jsonl (a journal record, one per transaction, a summary, one per top
- * file), csv (the transactions) or json (one object).
+ * file), csv (the transactions) or json (one object).  volume: with
+ * --volume all, the volume audited (a "Volume:" line in text, a
+ * "volume" key or column), and first: whether it is the first one.
  */
 void print_audit(struct e4t_journal *j, const struct e4t_audit *a,
-		 const struct top *top, size_t ntops, enum report_format fmt);
+		 const struct top *top, size_t ntops, enum report_format fmt,
+		 const char *volume, int first);
 
 #endif

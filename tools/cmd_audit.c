@@ -166,7 +166,8 @@ static int audit_run(struct cmd_ctx *ctx, int argc, char **argv)
 		e4t_audit_free(a);
 		return cond_status(COND_NOMEM);
 	}
-	print_audit(j, a, top, ntops, (enum report_format)ctx->format);
+	print_audit(j, a, top, ntops, (enum report_format)ctx->format,
+		    ctx->volume, ctx->vol_first);
 	for (i = 0; i < ntops; i++)
 		free(top[i].path);
 	free(top);
@@ -178,7 +179,7 @@ const struct cmdinfo audit_cmd = {
 	.name = "audit",
 	.args = "IMAGE",
 	.oneline = "atime churn and inode changes, from the journal",
-	.flags = CMD_IMAGE | CMD_JOURNAL | CMD_FORMATS,
+	.flags = CMD_IMAGE | CMD_JOURNAL | CMD_FORMATS | CMD_ALLVOL,
 	.formats = AUDIT_FORMATS,
 	.argmin = 1,
 	.argmax = 1,

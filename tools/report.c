@@ -70,12 +70,20 @@ static int column(const struct report *r, const char *key)
 void report_init(struct report *r, enum report_format fmt, FILE *fp,
 		 const struct rec_schema *schema)
 {
+	report_init_volume(r, fmt, fp, schema, NULL, 1);
+}
+
+void report_init_volume(struct report *r, enum report_format fmt, FILE *fp,
+			const struct rec_schema *schema, const char *volume,
+			int header)
+{
 	size_t i;
 
 	memset(r, 0, sizeof(*r));
 	r->fp = fp;
 	r->fmt = fmt;
 	r->schema = schema;
+	r->volume = volume;
 	if (fmt == RF_TEXT && schema->labels)
 		while (schema->cols[r->ncols])
 			r->ncols++;
@@ -90,6 +98,10 @@ void report_init(struct report *r, enum report_format fmt, FILE *fp,
 		fprintf(stderr, "%s: out of memory\n", progname);
 		exit(EXIT_INTERNAL);
 	}
+	if (!header)
+		return;
+	if (volume)
+		lb_puts(&r->lb, "volume,");
 	for (i = 0; i < r->ncols; i++) {
 		if (i)
 			lb_putc(&r->lb, ',');
@@ -136,6 +148,8 @@ void rec_begin(struct report *r, const char *kind)
 		lb_putc(&r->lb, '{');
 		if (kind && !r->schema->untyped)
 			rec_cstr(r, "record", kind);
+		if (r->volume)
+			rec_cstr(r, "volume", r->volume);
 		return;
 	}
 	if (is_labels(r))
@@ -159,6 +173,10 @@ void rec_end(struct report *r)
 		if (!r->first[0])
 			lb_putc(&r->lb, '\n');
 	} else if (r->mode[0] == M_COLS) {
+		if (r->volume) {
+			esc_csv(&r->lb, r->volume, strlen(r->volume));
+			lb_putc(&r->lb, ',');
+		}
 		for (i = 0; i < r->ncols; i++) {
 			if (i)
 				lb_putc(&r->lb, ',');

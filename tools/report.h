@@ -57,6 +57,7 @@ struct report {
 	FILE *fp;
 	enum report_format fmt;
 	const struct rec_schema *schema;
+	const char *volume; /* report_init_volume(), or NULL */
 	struct lbuf lb;
 	const char *eol; /* csv: CR LF, or LF on a terminal */
 	/* the record being built */
@@ -74,6 +75,12 @@ struct report {
 /* Start a report on fp (csv: writes the header line). */
 void report_init(struct report *r, enum report_format fmt, FILE *fp,
 		 const struct rec_schema *schema);
+/* The same for the records of one volume of --volume all: each record
+ * gets a "volume" key (jsonl) or a first column (csv); header: write the
+ * csv header (the first volume's report only). */
+void report_init_volume(struct report *r, enum report_format fmt, FILE *fp,
+			const struct rec_schema *schema, const char *volume,
+			int header);
 /* Write out what is left and free; 0 or -1 (errno set). */
 int report_finish(struct report *r);
 
