@@ -190,6 +190,52 @@ test_volume_all() {
 	assertEquals "stat --volume all: usage error" 2 "$RC"
 }
 
+# flip_byte FILE OFFSET: invert one byte.
+flip_byte() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(int(sys.argv[2]))
+    b = f.read(1)
+    f.seek(int(sys.argv[2]))
+    f.write(bytes([b[0] ^ 0xff]))
+PY
+}
+
+test_damaged_partition_tables() {
+	local d="$TMP/bad.img" size
+	cp "$GPT" "$d"
+	flip_byte "$d" $((SECT + 40)) # the primary header's first usable LBA
+	run_ro "$d" volumes -f jsonl "$d"
+	assertEquals "primary GPT header damaged: status" 0 "$RC"
+	assertEquals "the backup's three partitions" 3 "$(wc -l <"$OUT")"
+	assertContains "said on stderr" "$(cat "$ERR")" "backup header"
+	VOLUME=--volume=p1
+	same_as_bare "timeline through the backup GPT" "$A" "$d" timeline
+	size=$(stat -c %s "$d")
+	flip_byte "$d" $((size - SECT + 40)) # and the backup's
+	run_ro "$d" timeline --volume p1 "$d"
+	assertEquals "both GPT headers damaged: no p1 (exit 2)" 2 "$RC"
+	run_ro "$d" volumes "$d"
+	assertContains "both damaged: said" "$(cat "$ERR")" "GPT"
+	# an MBR whose extended chain loops: an error, no hang
+	cp "$MBR" "$d"
+	# the EBR at sector 8192 points its next entry at itself
+	python3 - "$d" <<'PY'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(8192 * 512 + 446 + 16)
+    f.write(bytes([0, 0, 0, 0, 5, 0, 0, 0]) + struct.pack("<II", 0, 2048))
+PY
+	run_ro "$d" volumes "$d"
+	assertEquals "a looping extended chain: status" 0 "$RC"
+	assertContains "said" "$(cat "$ERR")" "loops back to sector 8192"
+	assertContains "the disk is not taken for a volume" "$(cat "$OUT")" \
+		"partition table is damaged"
+	run_ro "$d" timeline "$d"
+	assertEquals "and nothing to read: exit 4" 4 "$RC"
+}
+
 test_what_is_not_ext4_is_named() {
 	run_ro "$GPT" timeline --volume vault "$GPT"
 	assertEquals "LUKS2: exit 4" 4 "$RC"

@@ -41,6 +41,7 @@ struct scan {
 	/* partitions that hold a partition table, to walk next */
 	unsigned pending[MAX_PENDING];
 	unsigned npending;
+	int damaged; /* a partition table found but unreadable */
 };
 
 static void warnf(struct scan *s, const char *fmt, ...)
@@ -188,7 +189,11 @@ static errcode_t scan_view(struct scan *s, const struct e4t_view *view,
 		err = scan_part(s, view, &pt, &pt.parts[i], parent, depth,
 				prefix);
 	e4t_parttable_free(&pt);
-	return err == E4T_ERR_PARTTABLE ? 0 : err;
+	if (err == E4T_ERR_PARTTABLE) {
+		s->damaged = 1;
+		return 0;
+	}
+	return err;
 }
 
 /* The whole container's table, then the tables found in partitions. */
@@ -401,6 +406,13 @@ errcode_t e4t_volumes_scan(struct e4t_container *c, struct e4t_volumes *out,
 			snprintf(v->type, sizeof(v->type), "whole image");
 			v->view = whole;
 			err = e4t_probe(&v->view, &v->probe);
+			if (!err && s.damaged) {
+				v->refused =
+					strdup("its partition table is "
+					       "damaged (see the warnings)");
+				if (!v->refused)
+					err = ENOMEM;
+			}
 			if (!err && v->probe.content == E4T_FS_LVM_PV)
 				err = found_pv(&s, idx);
 		}
