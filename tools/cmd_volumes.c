@@ -83,12 +83,16 @@ static void text_volume(const struct e4t_vol *v)
 {
 	const char *note = note_of(v);
 
+	/* "empty" and "unknown" say no more than their note */
+	int bare = v->refused || v->probe.content == E4T_FS_EMPTY ||
+		   v->probe.content == E4T_FS_UNKNOWN;
+
 	printf("%-3u %*s%-*s %14llu %14llu  %-24s %s", v->index,
 	       (int)v->depth * 2, "", 14 - (int)v->depth * 2, v->name,
 	       (unsigned long long)(v->view.next ? v->view.ext[0].pstart
 						 : v->view.base),
 	       (unsigned long long)v->view.size, v->type,
-	       v->refused ? "-" : v->probe.name);
+	       bare ? "" : v->probe.name);
 	if (v->probe.label[0])
 		printf(" \"%s\"", v->probe.label);
 	if (v->probe.uuid[0])
@@ -110,7 +114,7 @@ static void text_volume(const struct e4t_vol *v)
 		}
 	}
 	if (note)
-		printf(" (%s)", note);
+		printf(bare ? "%s" : " (%s)", note);
 	putchar('\n');
 }
 
