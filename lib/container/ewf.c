@@ -34,7 +34,7 @@
 
 struct ewf {
 	libewf_handle_t *h;
-	uint32_t bad; /* checksum errors libewf had counted */
+	uint32_t bps; /* bytes per sector */
 };
 
 /* The name of the segment after name (.E01 -> .E02, .E99 -> .EAA, .EAZ
@@ -94,6 +94,32 @@ static uint32_t checksum_errors(libewf_handle_t *h)
 	return n;
 }
 
+/*
+ * Whether [off, off + len) holds a chunk libewf found failing its
+ * checksum, now or before: libewf keeps the ranges, and a chunk read
+ * again (from its own cache) is not counted again, so the ranges are
+ * what tells, not the count growing.
+ */
+static int bad_range(const struct ewf *e, uint64_t off, size_t len)
+{
+	uint32_t i, n = checksum_errors(e->h);
+
+	for (i = 0; i < n; i++) {
+		libewf_error_t *error = NULL;
+		uint64_t sector = 0, count = 0;
+
+		if (libewf_handle_get_checksum_error(e->h, i, &sector, &count,
+						     &error) != 1) {
+			libewf_error_free(&error);
+			return 1; /* cannot tell: not trusted */
+		}
+		if (sector * e->bps < off + len &&
+		    (sector + count) * e->bps > off)
+			return 1;
+	}
+	return 0;
+}
+
 static errcode_t ewf_read(struct e4t_container *c, void *buf, size_t len,
 			  uint64_t off)
 {
@@ -114,11 +140,7 @@ static errcode_t ewf_read(struct e4t_container *c, void *buf, size_t len,
 			return EXT2_ET_SHORT_READ;
 		done += (size_t)n;
 	}
-	if (checksum_errors(e->h) != e->bad) {
-		e->bad = checksum_errors(e->h);
-		return E4T_ERR_CONTAINER;
-	}
-	return 0;
+	return bad_range(e, off, len) ? E4T_ERR_CONTAINER : 0;
 }
 
 /* The hash stored as a hash value ("MD5", "SHA1"), in hex, or "". */
@@ -217,7 +239,6 @@ static errcode_t ewf_verify(struct e4t_container *c, char *msg, size_t msgsz)
 			e4t_sha1_update(&s, buf, n);
 	}
 	bad_chunks(e->h, bad0, bad, sizeof(bad));
-	e->bad = checksum_errors(e->h);
 	pthread_mutex_unlock(&c->lock);
 	free(buf);
 	e4t_md5_final(&m, dmd5);
@@ -322,7 +343,12 @@ errcode_t e4t_ewf_open(const char *path, struct e4t_container **ret,
 		err = E4T_ERR_CONTAINER;
 		goto out;
 	}
-	e->bad = checksum_errors(e->h);
+	e->bps = 512;
+	if (libewf_handle_get_bytes_per_sector(e->h, &e->bps, &error) != 1 ||
+	    !e->bps) {
+		libewf_error_free(&error);
+		e->bps = 512;
+	}
 	c->size = size;
 	c->pieces = (unsigned)count;
 out:
