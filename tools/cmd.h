@@ -257,7 +257,7 @@ void evidence_close(struct evidence *ev);
 /* For `e4time volumes`: open the container alone (said on failure:
  * the exit status), then scan its volumes (warnings said unless
  * quiet). */
-int evidence_container(const char *name, int quiet, struct evidence **ev);
+int evidence_container(const char *name, int quiet, struct evidence **ret);
 int evidence_scan(struct evidence *ev);
 const struct e4t_volumes *evidence_volumes(const struct evidence *ev);
 struct e4t_container *evidence_of(const struct evidence *ev);

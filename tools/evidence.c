@@ -44,6 +44,35 @@ static void scan_warn(void *arg, const char *msg)
 		warnx_img(ev->name, "%s", msg);
 }
 
+/*
+ * E4TIME_CACHE_MB: the size of the container's block cache in MiB (0:
+ * none), for the formats that have one (EWF, qcow, VMDK, VHD/VHDX).
+ * Unset, empty or not a number: the default (a warning for the last).
+ */
+static void cache_size(struct evidence *ev)
+{
+	const char *s = getenv("E4TIME_CACHE_MB");
+	unsigned long long mb;
+	char *end;
+
+	if (!s || !*s || !ev->c->cache)
+		return;
+	errno = 0;
+	mb = strtoull(s, &end, 10);
+	if (errno || *end || *s == '-' || mb > (1ULL << 20)) {
+		if (!ev->quiet)
+			warnx_img(ev->name,
+				  "E4TIME_CACHE_MB=%s: not a size in MiB "
+				  "(0 to %llu): the default %u MiB is used",
+				  s, 1ULL << 20, E4T_CACHE_DEFAULT_MB);
+		return;
+	}
+	if (e4t_container_set_cache(ev->c, mb << 20) && !ev->quiet)
+		warnx_img(ev->name,
+			  "E4TIME_CACHE_MB=%s: %s: the default is kept", s,
+			  error_message(ENOMEM));
+}
+
 int evidence_container(const char *name, int quiet, struct evidence **ret)
 {
 	struct evidence *ev = calloc(1, sizeof(*ev));
@@ -68,6 +97,7 @@ int evidence_container(const char *name, int quiet, struct evidence **ret)
 			return cond_status(COND_CONTAINER);
 		return cond_status(err == ENOMEM ? COND_NOMEM : COND_OPEN);
 	}
+	cache_size(ev);
 	*ret = ev;
 	return EXIT_OK;
 }
@@ -189,7 +219,7 @@ int evidence_open(const char *name, const struct common_opts *co,
 	*view = NULL;
 	*offset = co->offset;
 	status = evidence_container(name, co->quiet, evp);
-	if (status)
+	if (status || !*evp)
 		return status;
 	ev = *evp;
 	if (co->verify) {
