@@ -247,6 +247,9 @@ errcode_t e4t_container_read(struct e4t_container *c, void *buf, size_t len,
 		return EXT2_ET_SHORT_READ;
 	if (!len)
 		return 0;
+	if (c->ops->parallel &&
+	    (!c->cache || len > 2 * (size_t)E4T_CACHE_BLOCK))
+		return c->ops->read(c, buf, len, off);
 	pthread_mutex_lock(&c->lock);
 	if (c->cache && len <= 2 * (size_t)E4T_CACHE_BLOCK)
 		err = cache_read(c, buf, len, off);

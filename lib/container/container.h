@@ -54,6 +54,11 @@ struct e4t_container_ops {
 	 * E4T_ERR_CONTAINER_NO_HASH when none is stored. NULL: none. */
 	errcode_t (*verify)(struct e4t_container *c, char *msg, size_t msgsz);
 	void (*close)(struct e4t_container *c);
+	/* 1: read keeps its own locks and may run in several threads at
+	 * once, without c->lock (EWF: a libewf handle per thread, each
+	 * decompressing its own chunks); the cache still calls it with
+	 * c->lock held. */
+	int parallel;
 };
 
 struct e4t_container {
