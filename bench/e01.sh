@@ -13,7 +13,7 @@
 #
 # Environment knobs (defaults in brackets):
 #   BENCH_DIR   where the images and outputs are cached [/var/tmp/e4time-bench]
-#   RUNS        timed runs of each tool [5]
+#   RUNS        timed runs of each tool [9]
 #   FLS_RUNS    timed runs of fls [$RUNS]
 #   CACHE_MB    E4TIME_CACHE_MB of the cached e4time runs; empty: e4time's
 #               default []
@@ -27,7 +27,7 @@ top=$(cd "$here/.." && pwd)
 . "$here/lib.sh"
 
 BENCH_DIR=${BENCH_DIR:-/var/tmp/e4time-bench}
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-9}
 FLS_RUNS=${FLS_RUNS:-$RUNS}
 CACHE_MB=${CACHE_MB:-}
 E4TIME=${E4TIME:-$top/tools/e4time}
@@ -130,7 +130,7 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
 R=$(ratio "${MED[e4time]}" "${MED[fls]}")
 R0=$(ratio "${MED[e4time-nocache]}" "${MED[fls]}")
-CACHE_SHOWN=${CACHE_MB:-default ($(grep -o 'E4T_CACHE_DEFAULT_MB [0-9]*' "$top/lib/container/container.h" | awk '{ print $2 }'))}
+CACHE_SHOWN=${CACHE_MB:-default ($(grep -Eo 'E4T_CACHE_DEFAULT_MB[[:space:]]+[0-9]+' "$top/lib/container/container.h" | awk '{ print $2 }'))}
 
 {
     echo "# e4time timeline on an E01: benchmark results"

@@ -178,10 +178,68 @@ void e4t_container_cache_stats(struct e4t_container *c, uint64_t *hits,
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Read [off, off + len) through the cache; c->lock held. A block that
+/*
+ * Read block blk into an entry, *ret, c->lock held.  A parallel
+ * container (EWF) reads it with the lock let go, so that the other
+ * thread's hits, and its own reads, go on meanwhile; the block is
+ * entered after, unless that thread entered it first.
+ */
+static errcode_t cache_fill(struct e4t_container *c, uint64_t blk,
+			    uint32_t *ret)
+{
+	struct e4t_ccache *k = c->cache;
+	uint64_t start = blk * E4T_CACHE_BLOCK;
+	size_t blen = c->size - start < E4T_CACHE_BLOCK
+			      ? (size_t)(c->size - start)
+			      : E4T_CACHE_BLOCK;
+	errcode_t err;
+	uint32_t i, h;
+
+	*ret = NONE;
+	if (c->ops->parallel) {
+		char *tmp = malloc(E4T_CACHE_BLOCK);
+
+		if (!tmp)
+			return ENOMEM;
+		pthread_mutex_unlock(&c->lock);
+		err = c->ops->read(c, tmp, blen, start);
+		pthread_mutex_lock(&c->lock);
+		i = err ? NONE : cache_find(k, blk);
+		if (err || i != NONE) {
+			free(tmp);
+			*ret = i;
+			return err;
+		}
+		i = cache_victim(k);
+		if (i == NONE) {
+			free(tmp);
+			return ENOMEM;
+		}
+		free(k->e[i].data);
+		k->e[i].data = tmp;
+	} else {
+		i = cache_victim(k);
+		if (i == NONE)
+			return ENOMEM;
+		err = c->ops->read(c, k->e[i].data, blen, start);
+		if (err)
+			return err; /* i stays empty */
+	}
+	k->misses++;
+	k->e[i].blk = blk;
+	h = cache_hash(k, blk);
+	k->e[i].next = k->bucket[h];
+	k->bucket[h] = i;
+	*ret = i;
+	return 0;
+}
+
+/*
+ * Read [off, off + len) through the cache; c->lock held.  A block that
  * cannot be read whole (a chunk failing its checksum, say) is not kept,
  * and what was asked for is read as it would be without a cache, so
- * that the error, if any, is that range's own. */
+ * that the error, if any, is that range's own.
+ */
 static errcode_t cache_read(struct e4t_container *c, char *buf, size_t len,
 			    uint64_t off)
 {
@@ -189,32 +247,15 @@ static errcode_t cache_read(struct e4t_container *c, char *buf, size_t len,
 
 	while (len) {
 		uint64_t blk = off / E4T_CACHE_BLOCK;
-		uint64_t start = blk * E4T_CACHE_BLOCK;
-		size_t in = (size_t)(off - start);
+		size_t in = (size_t)(off - blk * E4T_CACHE_BLOCK);
 		size_t n =
 			E4T_CACHE_BLOCK - in < len ? E4T_CACHE_BLOCK - in : len;
 		uint32_t i = cache_find(k, blk);
 
-		if (i != NONE) {
+		if (i != NONE)
 			k->hits++;
-		} else {
-			uint64_t blen = c->size - start < E4T_CACHE_BLOCK
-						? c->size - start
-						: E4T_CACHE_BLOCK;
-			uint32_t h;
-
-			i = cache_victim(k);
-			if (i == NONE || c->ops->read(c, k->e[i].data,
-						      (size_t)blen, start)) {
-				/* cannot keep it: the rest as it is */
-				return c->ops->read(c, buf, len, off);
-			}
-			k->misses++;
-			k->e[i].blk = blk;
-			h = cache_hash(k, blk);
-			k->e[i].next = k->bucket[h];
-			k->bucket[h] = i;
-		}
+		else if (cache_fill(c, blk, &i) || i == NONE)
+			return c->ops->read(c, buf, len, off);
 		k->e[i].ref = 1;
 		memcpy(buf, k->e[i].data + in, n);
 		buf += n;

@@ -93,20 +93,21 @@ void e4t_container_close(struct e4t_container *c);
  * The block cache (container.c): e4t_container_read() of at most
  * 2 * E4T_CACHE_BLOCK bytes is served from aligned E4T_CACHE_BLOCK
  * blocks of the container, read whole on a miss (a read-ahead: the
- * directory blocks and extent tree blocks libext2fs reads one by one
- * lie close together; 32 KiB is an EWF chunk as ewfacquire and EnCase
- * make them by default, which libewf decompresses whole anyway) and
- * kept, up to bytes / E4T_CACHE_BLOCK of
- * them, replaced by the clock algorithm; larger reads (the inode scan's
- * 1 MiB) go straight to the container.  Shared by every thread under
- * c->lock.  Blocks are allocated when first filled: a small image
- * never takes the whole size.  e4t_container_open() gives the
- * compressed and sparse formats (EWF, qcow, VMDK, VHD/VHDX)
- * E4T_CACHE_DEFAULT_MB, raw and split raw (the page cache serves them)
- * none.  bytes 0 drops the cache; a size below one block is one block.
+ * directory and extent tree blocks libext2fs reads one by one lie close
+ * together; 32 KiB is an EWF chunk as ewfacquire and EnCase make them,
+ * which libewf decompresses whole anyway) and kept, up to
+ * bytes / E4T_CACHE_BLOCK of them, replaced by the clock algorithm.
+ * Larger reads (the inode scan's 1 MiB) go straight to the container.
+ * Shared by every thread under c->lock (a parallel container's blocks
+ * are read with it let go); not to be resized while reads run.  Blocks
+ * are allocated when first filled: a small image never takes the whole
+ * size.  e4t_container_open() gives the compressed and sparse formats
+ * (EWF, qcow, VMDK, VHD/VHDX) E4T_CACHE_DEFAULT_MB MiB, raw and split
+ * raw (the page cache serves them) none.  bytes 0 drops the cache; a
+ * size below one block is one block.
  */
 #define E4T_CACHE_BLOCK	     (32U << 10)
-#define E4T_CACHE_DEFAULT_MB 16
+#define E4T_CACHE_DEFAULT_MB 8
 errcode_t e4t_container_set_cache(struct e4t_container *c, uint64_t bytes);
 /* Reads served from the cache and reads that filled a block. */
 void e4t_container_cache_stats(struct e4t_container *c, uint64_t *hits,
