@@ -30,3 +30,41 @@ median() {
 }
 maxcol() { awk -v c="$2" 'BEGIN { m = 0 } $c > m { m = $c } END { print m }' "$1"; }
 mincol() { awk -v c="$2" 'NR == 1 || $c < m { m = $c } END { print m }' "$1"; }
+
+# Row check. fls also lists what is not a live name: "(deleted...)" entries
+# it finds in directory slack, its virtual /$OrphanFiles, and (in htree
+# directories) whatever it misreads in the index blocks; e4time lists "/",
+# which fls does not. Counts each kind, then compares the rows of the names
+# both list, byte for byte.
+#
+# rowcheck E4TIME_BODY FLS_BODY TMP_PREFIX
+rowcheck() {
+    local a=$1 b=$2 tmp=$3
+    [ -s "$b" ] || { echo "fls output missing (timed out?)"; return; }
+    cut -d'|' -f2 "$a" | LC_ALL=C sort > "$tmp.e"
+    cut -d'|' -f2 "$b" | LC_ALL=C sort > "$tmp.f"
+    LC_ALL=C comm -23 "$tmp.e" "$tmp.f" > "$tmp.only_e"
+    LC_ALL=C comm -13 "$tmp.e" "$tmp.f" > "$tmp.only_f"
+    local n_e n_f n_del n_orph n_other same
+    n_e=$(wc -l < "$tmp.only_e")
+    n_f=$(wc -l < "$tmp.only_f")
+    n_del=$(grep -a -c ' (deleted' "$tmp.only_f" || true)
+    n_orph=$(grep -a -c '^/\$OrphanFiles$' "$tmp.only_f" || true)
+    n_other=$((n_f - n_del - n_orph))
+    cat "$tmp.only_e" "$tmp.only_f" > "$tmp.skip"
+    awk -F'|' 'NR == FNR { skip[$0] = 1; next } !($2 in skip)' "$tmp.skip" "$a" | LC_ALL=C sort > "$tmp.ea"
+    awk -F'|' 'NR == FNR { skip[$0] = 1; next } !($2 in skip)' "$tmp.skip" "$b" | LC_ALL=C sort > "$tmp.fa"
+    local n_both
+    n_both=$(wc -l < "$tmp.ea")
+    if cmp -s "$tmp.ea" "$tmp.fa"; then
+        same="identical"
+        rm -f "$tmp.ea" "$tmp.fa"
+    else
+        same="DIFFERENT in $(diff -a "$tmp.ea" "$tmp.fa" | grep -a -c '^<' || true) rows (see diff $tmp.ea $tmp.fa)"
+    fi
+    echo "rows e4time $(wc -l < "$a"), fls $(wc -l < "$b");" \
+        "$n_both rows of names both list: $same;" \
+        "only e4time: $n_e ($(head -n 3 "$tmp.only_e" | cat -v | tr '\n' ' '| sed 's/ $//'));" \
+        "only fls: $n_f = $n_del \"(deleted...)\" + $n_orph \$OrphanFiles + $n_other other$( [ "$n_other" = 0 ] || echo " ")$( [ "$n_other" = 0 ] || echo "(live-looking names misread from htree index blocks?, e.g. $(grep -a -v -e ' (deleted' -e '^/\$OrphanFiles$' "$tmp.only_f" | head -n 4 | cat -v | tr '\n' ' ' | sed 's/ $//'))")"
+    rm -f "$tmp.e" "$tmp.f" "$tmp.only_e" "$tmp.only_f" "$tmp.skip"
+}

@@ -19,6 +19,8 @@
 #   E4TIME         the binary to time; a copy taken at start is timed [<repo>/tools/e4time]
 #   IMAGES         which images to run, space separated ["million bigdir"]
 #   REBUILD        1: rebuild the images even if cached [0]
+#   BUILD_ONLY     1: build (or find cached) the images and stop; no timing
+#                  (bench/e01.sh builds million.img this way) [0]
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,6 +37,7 @@ FLS_TIMEOUT=${FLS_TIMEOUT:-1800}
 E4TIME=${E4TIME:-$top/tools/e4time}
 IMAGES=${IMAGES:-million bigdir}
 REBUILD=${REBUILD:-0}
+BUILD_ONLY=${BUILD_ONLY:-0}
 RESULTS=$here/RESULTS.md
 
 die() { echo "timeline.sh: $*" >&2; exit 1; }
@@ -118,6 +121,7 @@ for name in $IMAGES; do
     *) die "unknown image $name (million, bigdir)" ;;
     esac
 done
+[ "$BUILD_ONLY" = 1 ] && exit 0
 
 # ---------------------------------------------------------------- timing
 # timed_run OUTFILE CMD...: appends "WALL_SECONDS PEAK_RSS_KIB RC" to
@@ -202,43 +206,6 @@ if [[ " $IMAGES " == *" million "* ]]; then
     fi
 fi
 
-# Row check. fls also lists what is not a live name: "(deleted...)" entries
-# it finds in directory slack, its virtual /$OrphanFiles, and (in htree
-# directories) whatever it misreads in the index blocks; e4time lists "/",
-# which fls does not. Counts each kind, then compares the rows of the names
-# both list, byte for byte.
-rowcheck() {
-    local name=$1 a=$BENCH_DIR/out/$1.e4time.body b=$BENCH_DIR/out/$1.fls.body
-    local tmp=$BENCH_DIR/out/rowcheck
-    [ -s "$b" ] || { echo "fls output missing (timed out?)"; return; }
-    cut -d'|' -f2 "$a" | LC_ALL=C sort > "$tmp.e"
-    cut -d'|' -f2 "$b" | LC_ALL=C sort > "$tmp.f"
-    LC_ALL=C comm -23 "$tmp.e" "$tmp.f" > "$tmp.only_e"
-    LC_ALL=C comm -13 "$tmp.e" "$tmp.f" > "$tmp.only_f"
-    local n_e n_f n_del n_orph n_other same
-    n_e=$(wc -l < "$tmp.only_e")
-    n_f=$(wc -l < "$tmp.only_f")
-    n_del=$(grep -a -c ' (deleted' "$tmp.only_f" || true)
-    n_orph=$(grep -a -c '^/\$OrphanFiles$' "$tmp.only_f" || true)
-    n_other=$((n_f - n_del - n_orph))
-    cat "$tmp.only_e" "$tmp.only_f" > "$tmp.skip"
-    awk -F'|' 'NR == FNR { skip[$0] = 1; next } !($2 in skip)' "$tmp.skip" "$a" | LC_ALL=C sort > "$tmp.ea"
-    awk -F'|' 'NR == FNR { skip[$0] = 1; next } !($2 in skip)' "$tmp.skip" "$b" | LC_ALL=C sort > "$tmp.fa"
-    local n_both
-    n_both=$(wc -l < "$tmp.ea")
-    if cmp -s "$tmp.ea" "$tmp.fa"; then
-        same="identical"
-        rm -f "$tmp.ea" "$tmp.fa"
-    else
-        same="DIFFERENT in $(diff -a "$tmp.ea" "$tmp.fa" | grep -a -c '^<' || true) rows (see diff $tmp.ea $tmp.fa)"
-    fi
-    echo "rows e4time $(wc -l < "$a"), fls $(wc -l < "$b");" \
-        "$n_both rows of names both list: $same;" \
-        "only e4time: $n_e ($(head -n 3 "$tmp.only_e" | cat -v | tr '\n' ' '| sed 's/ $//'));" \
-        "only fls: $n_f = $n_del \"(deleted...)\" + $n_orph \$OrphanFiles + $n_other other$( [ "$n_other" = 0 ] || echo " ")$( [ "$n_other" = 0 ] || echo "(live-looking names misread from htree index blocks?, e.g. $(grep -a -v -e ' (deleted' -e '^/\$OrphanFiles$' "$tmp.only_f" | head -n 4 | cat -v | tr '\n' ' ' | sed 's/ $//'))")"
-    rm -f "$tmp.e" "$tmp.f" "$tmp.only_e" "$tmp.only_f" "$tmp.skip"
-}
-
 # ---------------------------------------------------------------- report
 fmt_med() { # name tool
     local v=${MED[$1,$2]}
@@ -286,7 +253,7 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
     echo "Row check (\`wc -l\`, then the names in bodyfile field 2):"
     echo
     for name in $IMAGES; do
-        echo "- $name: $(rowcheck "$name")"
+        echo "- $name: $(rowcheck "$BENCH_DIR/out/$name.e4time.body" "$BENCH_DIR/out/$name.fls.body" "$BENCH_DIR/out/rowcheck")"
     done
     echo "- \`mactime -b\` on million's e4time output: $MACTIME_CHECK"
     echo

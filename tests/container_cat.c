@@ -4,9 +4,14 @@
  * tests/test_containers_src.sh:
  *
  *   container_cat PATH                  "KIND_NAME SIZE PIECES"
- *   container_cat -d [-o OFF] [-l LEN] PATH
+ *   container_cat -d [-o OFF] [-l LEN] [-s SIZE] [-c KIB] PATH
  *                                       bytes [OFF, OFF+LEN) to stdout
- *                                       (default: all of them)
+ *                                       (default: all of them), read
+ *                                       SIZE bytes at a time (default
+ *                                       1 MiB), through a block cache
+ *                                       of KIB KiB (0: none); then
+ *                                       "cache: H hits, M misses" on
+ *                                       stderr
  *   container_cat -v PATH               verify the stored hashes: the
  *                                       message; status 0 they match,
  *                                       3 they do not, 4 none stored
@@ -32,12 +37,15 @@ static int fail(errcode_t err, const char *what)
 	return 1;
 }
 
-static int dump(struct e4t_container *c, uint64_t off, uint64_t len)
+static int dump(struct e4t_container *c, uint64_t off, uint64_t len,
+		size_t size)
 {
 	static char buf[1 << 20];
 
+	if (!size || size > sizeof(buf))
+		size = sizeof(buf);
 	while (len) {
-		size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+		size_t n = len < size ? (size_t)len : size;
 		errcode_t err = e4t_container_read(c, buf, n, off);
 
 		if (err)
@@ -72,19 +80,22 @@ static int verify(struct e4t_container *c)
 int main(int argc, char **argv)
 {
 	struct e4t_container *c;
-	uint64_t off = 0, len = UINT64_MAX;
+	uint64_t off = 0, len = UINT64_MAX, kib = UINT64_MAX, hits, misses;
+	size_t size = 0;
 	int opt, mode = 0, rc;
 	char *what = NULL;
 	errcode_t err;
 
 	add_error_table(&et_e4t_error_table);
 	add_error_table(&et_ext2_error_table);
-	while ((opt = getopt(argc, argv, "dvo:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "dvo:l:s:c:")) != -1) {
 		switch (opt) {
 		case 'd':
 		case 'v': mode = opt; break;
 		case 'o': off = strtoull(optarg, NULL, 0); break;
 		case 'l': len = strtoull(optarg, NULL, 0); break;
+		case 's': size = (size_t)strtoull(optarg, NULL, 0); break;
+		case 'c': kib = strtoull(optarg, NULL, 0); break;
 		default: return 2;
 		}
 	}
@@ -101,7 +112,17 @@ int main(int argc, char **argv)
 			off = c->size;
 		if (len > c->size - off)
 			len = c->size - off;
-		rc = dump(c, off, len);
+		if (kib != UINT64_MAX) {
+			err = e4t_container_set_cache(c, kib << 10);
+			if (err) {
+				e4t_container_close(c);
+				return fail(err, NULL);
+			}
+		}
+		rc = dump(c, off, len, size);
+		e4t_container_cache_stats(c, &hits, &misses);
+		fprintf(stderr, "cache: %" PRIu64 " hits, %" PRIu64 " misses\n",
+			hits, misses);
 	} else if (mode == 'v') {
 		rc = verify(c);
 	} else {

@@ -196,9 +196,45 @@ EOF
 	cc -v "$TMP/e4/img.E01"
 	assertEquals "verify: $(cat "$OUT")" 3 "$RC"
 	assertContains "the message" "$(cat "$OUT")" "MD5 does not match"
-	# and reading the chunk is an error, not the altered bytes
+	# and reading the chunk is an error, not the altered bytes: through
+	# the block cache or not, every time (libewf counts a chunk once)
 	cc -d -l 4096 "$TMP/e4/img.E01"
 	assertEquals "read of the altered chunk" 1 "$RC"
+	cc -d -l 4096 -s 1024 "$TMP/e4/img.E01"
+	assertEquals "the altered chunk, 1 KiB at a time" 1 "$RC"
+	cc -d -l 4096 -c 0 "$TMP/e4/img.E01"
+	assertEquals "the altered chunk without a cache" 1 "$RC"
+	# a chunk that was not altered reads as it is
+	cc -d -o 1048576 -l 4096 -s 512 "$TMP/e4/img.E01"
+	assertEquals "an unaltered chunk: $(cat "$ERR")" 0 "$RC"
+	cmp -s "$OUT" <(tail -c +1048577 "$RAW" | head -c 4096)
+	assertEquals "an unaltered chunk's bytes" 0 $?
+}
+
+# The container's block cache (container.c, 32 KiB blocks): reads of
+# 3000 bytes, which straddle blocks now and then, through a cache of 4
+# blocks (each block evicted and read again), none, and the default;
+# the raw image's bytes every time, each block read once when it fits.
+test_ewf_cache() {
+	local kib blocks
+	need ewfacquire || return 0
+	ewf "$TMP/e5" -c deflate:fast
+	supported "$TMP/e5/img.E01" libewf || return 0
+	for kib in 128 0 16384; do
+		"$CONTAINER_CAT" -d -s 3000 -c $kib "$TMP/e5/img.E01" \
+			>"$TMP/dump" 2>"$TMP/dump.err"
+		assertEquals "cache $kib KiB: $(cat "$TMP/dump.err")" 0 $?
+		cmp -s "$TMP/dump" "$RAW"
+		assertEquals "cache $kib KiB: the raw image's bytes" 0 $?
+	done
+	blocks=$(((RAWSIZE + 32767) / 32768))
+	assertContains "each block read once" "$(cat "$TMP/dump.err")" \
+		" hits, $blocks misses"
+	assertNotContains "hits" "$(cat "$TMP/dump.err")" "cache: 0 hits"
+	"$CONTAINER_CAT" -d -s 3000 -c 0 "$TMP/e5/img.E01" >/dev/null \
+		2>"$TMP/dump.err"
+	assertEquals "no cache" "cache: 0 hits, 0 misses" "$(cat "$TMP/dump.err")"
+	rm -f "$TMP/dump"
 }
 
 # ---------------------------------------------------------------- qcow

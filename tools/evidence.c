@@ -44,6 +44,35 @@ static void scan_warn(void *arg, const char *msg)
 		warnx_img(ev->name, "%s", msg);
 }
 
+/*
+ * E4TIME_CACHE_MB: the size of the container's block cache in MiB (0:
+ * none), for the formats that have one (EWF, qcow, VMDK, VHD/VHDX).
+ * Unset, empty or not a number: the default (a warning for the last).
+ */
+static void cache_size(struct evidence *ev)
+{
+	const char *s = getenv("E4TIME_CACHE_MB");
+	unsigned long long mb;
+	char *end;
+
+	if (!s || !*s || !ev->c->cache)
+		return;
+	errno = 0;
+	mb = strtoull(s, &end, 10);
+	if (errno || *end || *s == '-' || mb > (1ULL << 20)) {
+		if (!ev->quiet)
+			warnx_img(ev->name,
+				  "E4TIME_CACHE_MB=%s: not a size in MiB "
+				  "(0 to %llu): the default %u MiB is used",
+				  s, 1ULL << 20, E4T_CACHE_DEFAULT_MB);
+		return;
+	}
+	if (e4t_container_set_cache(ev->c, mb << 20) && !ev->quiet)
+		warnx_img(ev->name,
+			  "E4TIME_CACHE_MB=%s: %s: the default is kept", s,
+			  error_message(ENOMEM));
+}
+
 struct evidence *evidence_container(const char *name, int quiet, int *status)
 {
 	struct evidence *ev = calloc(1, sizeof(*ev));
@@ -72,6 +101,7 @@ struct evidence *evidence_container(const char *name, int quiet, int *status)
 							    : COND_OPEN);
 		return NULL;
 	}
+	cache_size(ev);
 	return ev;
 }
 

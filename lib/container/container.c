@@ -40,10 +40,236 @@ errcode_t e4t_container_new(const char *path, enum e4t_ckind kind,
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* The block cache                                                     */
+/* ------------------------------------------------------------------ */
+
+#define NONE  UINT32_MAX
+#define EMPTY UINT64_MAX
+
+struct cent {
+	uint64_t blk;  /* block number (offset / E4T_CACHE_BLOCK); EMPTY */
+	uint32_t next; /* the next entry in its hash chain, or NONE */
+	uint32_t ref;  /* read since the clock hand last passed */
+	char *data;    /* E4T_CACHE_BLOCK bytes, malloc'd when first filled */
+};
+
+struct e4t_ccache {
+	uint32_t n;    /* entries */
+	uint32_t used; /* entries given a buffer so far: [0, used) */
+	uint32_t hand; /* the clock's */
+	uint32_t mask; /* buckets - 1 (a power of two) */
+	uint32_t *bucket;
+	struct cent *e;
+	uint64_t hits, misses;
+};
+
+static void cache_free(struct e4t_ccache *k)
+{
+	uint32_t i;
+
+	if (!k)
+		return;
+	for (i = 0; i < k->used; i++)
+		free(k->e[i].data);
+	free(k->e);
+	free(k->bucket);
+	free(k);
+}
+
+static uint32_t cache_hash(const struct e4t_ccache *k, uint64_t blk)
+{
+	return (uint32_t)((blk * 0x9e3779b97f4a7c15ULL) >> 32) & k->mask;
+}
+
+static uint32_t cache_find(const struct e4t_ccache *k, uint64_t blk)
+{
+	uint32_t i = k->bucket[cache_hash(k, blk)];
+
+	while (i != NONE && k->e[i].blk != blk)
+		i = k->e[i].next;
+	return i;
+}
+
+static void cache_unlink(struct e4t_ccache *k, uint32_t i)
+{
+	uint32_t *p;
+
+	if (k->e[i].blk == EMPTY)
+		return;
+	p = &k->bucket[cache_hash(k, k->e[i].blk)];
+	while (*p != i)
+		p = &k->e[*p].next;
+	*p = k->e[i].next;
+	k->e[i].blk = EMPTY;
+	k->e[i].next = NONE;
+}
+
+/* An entry to fill, out of every chain: a new one while there is room
+ * (and memory), else the clock's victim; NONE when there is neither. */
+static uint32_t cache_victim(struct e4t_ccache *k)
+{
+	uint32_t i;
+
+	if (k->used < k->n) {
+		k->e[k->used].data = malloc(E4T_CACHE_BLOCK);
+		if (k->e[k->used].data)
+			return k->used++;
+	}
+	if (!k->used)
+		return NONE;
+	for (;;) {
+		if (k->hand >= k->used)
+			k->hand = 0;
+		i = k->hand++;
+		if (!k->e[i].ref)
+			break;
+		k->e[i].ref = 0;
+	}
+	cache_unlink(k, i);
+	return i;
+}
+
+errcode_t e4t_container_set_cache(struct e4t_container *c, uint64_t bytes)
+{
+	struct e4t_ccache *k = NULL;
+	uint64_t n = bytes / E4T_CACHE_BLOCK;
+
+	if (bytes) {
+		uint32_t nb = 1, i;
+
+		if (!n)
+			n = 1;
+		if (n > (1U << 24)) /* 512 GiB */
+			n = 1U << 24;
+		while (nb < 2 * n)
+			nb <<= 1;
+		k = calloc(1, sizeof(*k));
+		if (!k)
+			return ENOMEM;
+		k->n = (uint32_t)n;
+		k->mask = nb - 1;
+		k->e = calloc((size_t)n, sizeof(*k->e));
+		k->bucket = malloc((size_t)nb * sizeof(*k->bucket));
+		if (!k->e || !k->bucket) {
+			cache_free(k);
+			return ENOMEM;
+		}
+		for (i = 0; i < nb; i++)
+			k->bucket[i] = NONE;
+		for (i = 0; i < k->n; i++) {
+			k->e[i].blk = EMPTY;
+			k->e[i].next = NONE;
+		}
+	}
+	pthread_mutex_lock(&c->lock);
+	cache_free(c->cache);
+	c->cache = k;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+void e4t_container_cache_stats(struct e4t_container *c, uint64_t *hits,
+			       uint64_t *misses)
+{
+	pthread_mutex_lock(&c->lock);
+	*hits = c->cache ? c->cache->hits : 0;
+	*misses = c->cache ? c->cache->misses : 0;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/*
+ * Read block blk into an entry, *ret, c->lock held.  A parallel
+ * container (EWF) reads it with the lock let go, so that the other
+ * thread's hits, and its own reads, go on meanwhile; the block is
+ * entered after, unless that thread entered it first.
+ */
+static errcode_t cache_fill(struct e4t_container *c, uint64_t blk,
+			    uint32_t *ret)
+{
+	struct e4t_ccache *k = c->cache;
+	uint64_t start = blk * E4T_CACHE_BLOCK;
+	size_t blen = c->size - start < E4T_CACHE_BLOCK
+			      ? (size_t)(c->size - start)
+			      : E4T_CACHE_BLOCK;
+	errcode_t err;
+	uint32_t i, h;
+
+	*ret = NONE;
+	if (c->ops->parallel) {
+		char *tmp = malloc(E4T_CACHE_BLOCK);
+
+		if (!tmp)
+			return ENOMEM;
+		pthread_mutex_unlock(&c->lock);
+		err = c->ops->read(c, tmp, blen, start);
+		pthread_mutex_lock(&c->lock);
+		i = err ? NONE : cache_find(k, blk);
+		if (err || i != NONE) {
+			free(tmp);
+			*ret = i;
+			return err;
+		}
+		i = cache_victim(k);
+		if (i == NONE) {
+			free(tmp);
+			return ENOMEM;
+		}
+		free(k->e[i].data);
+		k->e[i].data = tmp;
+	} else {
+		i = cache_victim(k);
+		if (i == NONE)
+			return ENOMEM;
+		err = c->ops->read(c, k->e[i].data, blen, start);
+		if (err)
+			return err; /* i stays empty */
+	}
+	k->misses++;
+	k->e[i].blk = blk;
+	h = cache_hash(k, blk);
+	k->e[i].next = k->bucket[h];
+	k->bucket[h] = i;
+	*ret = i;
+	return 0;
+}
+
+/*
+ * Read [off, off + len) through the cache; c->lock held.  A block that
+ * cannot be read whole (a chunk failing its checksum, say) is not kept,
+ * and what was asked for is read as it would be without a cache, so
+ * that the error, if any, is that range's own.
+ */
+static errcode_t cache_read(struct e4t_container *c, char *buf, size_t len,
+			    uint64_t off)
+{
+	struct e4t_ccache *k = c->cache;
+
+	while (len) {
+		uint64_t blk = off / E4T_CACHE_BLOCK;
+		size_t in = (size_t)(off - blk * E4T_CACHE_BLOCK);
+		size_t n =
+			E4T_CACHE_BLOCK - in < len ? E4T_CACHE_BLOCK - in : len;
+		uint32_t i = cache_find(k, blk);
+
+		if (i != NONE)
+			k->hits++;
+		else if (cache_fill(c, blk, &i) || i == NONE)
+			return c->ops->read(c, buf, len, off);
+		k->e[i].ref = 1;
+		memcpy(buf, k->e[i].data + in, n);
+		buf += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
 void e4t_container_close(struct e4t_container *c)
 {
 	if (!c)
 		return;
+	cache_free(c->cache);
 	if (c->ops && c->ops->close)
 		c->ops->close(c);
 	if (c->fd >= 0)
@@ -62,8 +288,14 @@ errcode_t e4t_container_read(struct e4t_container *c, void *buf, size_t len,
 		return EXT2_ET_SHORT_READ;
 	if (!len)
 		return 0;
+	if (c->ops->parallel &&
+	    (!c->cache || len > 2 * (size_t)E4T_CACHE_BLOCK))
+		return c->ops->read(c, buf, len, off);
 	pthread_mutex_lock(&c->lock);
-	err = c->ops->read(c, buf, len, off);
+	if (c->cache && len <= 2 * (size_t)E4T_CACHE_BLOCK)
+		err = cache_read(c, buf, len, off);
+	else
+		err = c->ops->read(c, buf, len, off);
 	pthread_mutex_unlock(&c->lock);
 	return err;
 }
@@ -117,7 +349,7 @@ errcode_t e4t_container_open(const char *path, struct e4t_container **ret,
 			     char **what)
 {
 	enum sniffed s;
-	errcode_t err;
+	errcode_t err = 0;
 	int fd;
 
 	*ret = NULL;
@@ -129,21 +361,33 @@ errcode_t e4t_container_open(const char *path, struct e4t_container **ret,
 	close(fd);
 	switch (s) {
 	case S_EWF:
-		return unsupported(e4t_ewf_open(path, ret, what),
-				   "EWF (E01) image (libewf)", what);
+		err = unsupported(e4t_ewf_open(path, ret, what),
+				  "EWF (E01) image (libewf)", what);
+		break;
 	case S_QCOW:
-		return unsupported(e4t_qcow_open(path, ret, what),
-				   "qcow2 image (libqcow)", what);
+		err = unsupported(e4t_qcow_open(path, ret, what),
+				  "qcow2 image (libqcow)", what);
+		break;
 	case S_VMDK:
-		return unsupported(e4t_vmdk_open(path, ret, what),
-				   "VMDK image (libvmdk)", what);
+		err = unsupported(e4t_vmdk_open(path, ret, what),
+				  "VMDK image (libvmdk)", what);
+		break;
 	case S_VHD:
-		return unsupported(e4t_vhdi_open(path, ret, what),
-				   "VHD image (libvhdi)", what);
+		err = unsupported(e4t_vhdi_open(path, ret, what),
+				  "VHD image (libvhdi)", what);
+		break;
 	case S_VHDX:
-		return unsupported(e4t_vhdi_open(path, ret, what),
-				   "VHDX image (libvhdi)", what);
+		err = unsupported(e4t_vhdi_open(path, ret, what),
+				  "VHDX image (libvhdi)", what);
+		break;
 	case S_RAW: break;
+	}
+	if (s != S_RAW) {
+		/* without a cache it reads as well, only slower */
+		if (!err)
+			(void)e4t_container_set_cache(
+				*ret, (uint64_t)E4T_CACHE_DEFAULT_MB << 20);
+		return err;
 	}
 	/* split raw: a first piece with its second beside it */
 	err = e4t_split_open(path, ret, what);

@@ -42,6 +42,7 @@ enum e4t_ckind {
 };
 
 struct e4t_container;
+struct e4t_ccache;
 
 struct e4t_container_ops {
 	/* Read len bytes at off; off + len <= size (container.c checks).
@@ -53,6 +54,11 @@ struct e4t_container_ops {
 	 * E4T_ERR_CONTAINER_NO_HASH when none is stored. NULL: none. */
 	errcode_t (*verify)(struct e4t_container *c, char *msg, size_t msgsz);
 	void (*close)(struct e4t_container *c);
+	/* 1: read keeps its own locks and may run in several threads at
+	 * once, without c->lock (EWF: a libewf handle per thread, each
+	 * decompressing its own chunks); the cache still calls it with
+	 * c->lock held. */
+	int parallel;
 };
 
 struct e4t_container {
@@ -65,6 +71,7 @@ struct e4t_container {
 	int fd;		       /* E4T_C_RAW: the open file, else -1 */
 	pthread_mutex_t lock;  /* libyal handles are not thread-safe */
 	void *priv;
+	struct e4t_ccache *cache; /* NULL: none (raw, split raw) */
 };
 
 /*
@@ -81,6 +88,30 @@ errcode_t e4t_container_open(const char *path, struct e4t_container **ret,
 errcode_t e4t_container_read(struct e4t_container *c, void *buf, size_t len,
 			     uint64_t off);
 void e4t_container_close(struct e4t_container *c);
+
+/*
+ * The block cache (container.c): e4t_container_read() of at most
+ * 2 * E4T_CACHE_BLOCK bytes is served from aligned E4T_CACHE_BLOCK
+ * blocks of the container, read whole on a miss (a read-ahead: the
+ * directory and extent tree blocks libext2fs reads one by one lie close
+ * together; 32 KiB is an EWF chunk as ewfacquire and EnCase make them,
+ * which libewf decompresses whole anyway) and kept, up to
+ * bytes / E4T_CACHE_BLOCK of them, replaced by the clock algorithm.
+ * Larger reads (the inode scan's 1 MiB) go straight to the container.
+ * Shared by every thread under c->lock (a parallel container's blocks
+ * are read with it let go); not to be resized while reads run.  Blocks
+ * are allocated when first filled: a small image never takes the whole
+ * size.  e4t_container_open() gives the compressed and sparse formats
+ * (EWF, qcow, VMDK, VHD/VHDX) E4T_CACHE_DEFAULT_MB MiB, raw and split
+ * raw (the page cache serves them) none.  bytes 0 drops the cache; a
+ * size below one block is one block.
+ */
+#define E4T_CACHE_BLOCK	     (32U << 10)
+#define E4T_CACHE_DEFAULT_MB 8
+errcode_t e4t_container_set_cache(struct e4t_container *c, uint64_t bytes);
+/* Reads served from the cache and reads that filled a block. */
+void e4t_container_cache_stats(struct e4t_container *c, uint64_t *hits,
+			       uint64_t *misses);
 
 /* What container.c calls: each returns E4T_ERR_CONTAINER_UNSUPPORTED
  * when built without its library.  *what as for e4t_container_open. */

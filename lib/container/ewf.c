@@ -32,9 +32,19 @@
 
 #include "container/digest.h"
 
+/* Handles on the segments: h[0] opened with the container, h[1] when a
+ * read finds h[0] busy (the second thread of tree.c's inode scan), so
+ * that two threads decompress chunks at once.  A libewf handle is not
+ * thread-safe: each has its lock, held while it is used. */
+#define HANDLES 2
+
 struct ewf {
-	libewf_handle_t *h;
-	uint32_t bad; /* checksum errors libewf had counted */
+	libewf_handle_t *h[HANDLES];
+	pthread_mutex_t hl[HANDLES];
+	int failed[HANDLES]; /* opening it failed: not tried again */
+	char **names;	     /* the segments libewf_glob found */
+	int count;
+	uint32_t bps; /* bytes per sector */
 };
 
 /* The name of the segment after name (.E01 -> .E02, .E99 -> .EAA, .EAZ
@@ -94,16 +104,42 @@ static uint32_t checksum_errors(libewf_handle_t *h)
 	return n;
 }
 
-static errcode_t ewf_read(struct e4t_container *c, void *buf, size_t len,
-			  uint64_t off)
+/*
+ * Whether [off, off + len) holds a chunk libewf found failing its
+ * checksum, now or before: libewf keeps the ranges, and a chunk read
+ * again (from its own cache) is not counted again, so the ranges are
+ * what tells, not the count growing.
+ */
+static int bad_range(const struct ewf *e, libewf_handle_t *h, uint64_t off,
+		     size_t len)
 {
-	struct ewf *e = c->priv;
+	uint32_t i, n = checksum_errors(h);
+
+	for (i = 0; i < n; i++) {
+		libewf_error_t *error = NULL;
+		uint64_t sector = 0, count = 0;
+
+		if (libewf_handle_get_checksum_error(h, i, &sector, &count,
+						     &error) != 1) {
+			libewf_error_free(&error);
+			return 1; /* cannot tell: not trusted */
+		}
+		if (sector * e->bps < off + len &&
+		    (sector + count) * e->bps > off)
+			return 1;
+	}
+	return 0;
+}
+
+static errcode_t read_handle(const struct ewf *e, libewf_handle_t *h, void *buf,
+			     size_t len, uint64_t off)
+{
 	size_t done = 0;
 
 	while (done < len) {
 		libewf_error_t *error = NULL;
 		ssize_t n = libewf_handle_read_random(
-			e->h, (char *)buf + done, len - done,
+			h, (char *)buf + done, len - done,
 			(off64_t)(off + done), &error);
 
 		if (n < 0) {
@@ -114,11 +150,56 @@ static errcode_t ewf_read(struct e4t_container *c, void *buf, size_t len,
 			return EXT2_ET_SHORT_READ;
 		done += (size_t)n;
 	}
-	if (checksum_errors(e->h) != e->bad) {
-		e->bad = checksum_errors(e->h);
-		return E4T_ERR_CONTAINER;
+	return bad_range(e, h, off, len) ? E4T_ERR_CONTAINER : 0;
+}
+
+/* Open handle i, its lock held: 0 on success. */
+static int open_more(struct ewf *e, int i)
+{
+	libewf_error_t *error = NULL;
+
+	if (e->failed[i])
+		return -1;
+	if (libewf_handle_initialize(&e->h[i], &error) != 1) {
+		libewf_error_free(&error);
+		e->h[i] = NULL;
+		e->failed[i] = 1;
+		return -1;
+	}
+	if (libewf_handle_open(e->h[i], e->names, e->count, LIBEWF_OPEN_READ,
+			       &error) != 1) {
+		libewf_error_free(&error);
+		if (libewf_handle_free(&e->h[i], &error) != 1)
+			libewf_error_free(&error);
+		e->h[i] = NULL;
+		e->failed[i] = 1;
+		return -1;
 	}
 	return 0;
+}
+
+/* Parallel: the first handle free, else the first. */
+static errcode_t ewf_read(struct e4t_container *c, void *buf, size_t len,
+			  uint64_t off)
+{
+	struct ewf *e = c->priv;
+	errcode_t err;
+	int i;
+
+	for (i = 0; i < HANDLES; i++) {
+		if (pthread_mutex_trylock(&e->hl[i]))
+			continue;
+		if (e->h[i] || !open_more(e, i))
+			break;
+		pthread_mutex_unlock(&e->hl[i]);
+	}
+	if (i == HANDLES) {
+		i = 0;
+		pthread_mutex_lock(&e->hl[0]);
+	}
+	err = read_handle(e, e->h[i], buf, len, off);
+	pthread_mutex_unlock(&e->hl[i]);
+	return err;
 }
 
 /* The hash stored as a hash value ("MD5", "SHA1"), in hex, or "". */
@@ -180,9 +261,11 @@ static errcode_t ewf_verify(struct e4t_container *c, char *msg, size_t msgsz)
 	if (!buf)
 		return ENOMEM;
 	pthread_mutex_lock(&c->lock);
-	stored_hash(e->h, "MD5", md5, sizeof(md5));
-	stored_hash(e->h, "SHA1", sha1, sizeof(sha1));
+	pthread_mutex_lock(&e->hl[0]);
+	stored_hash(e->h[0], "MD5", md5, sizeof(md5));
+	stored_hash(e->h[0], "SHA1", sha1, sizeof(sha1));
 	if (!md5[0] && !sha1[0]) {
+		pthread_mutex_unlock(&e->hl[0]);
 		pthread_mutex_unlock(&c->lock);
 		free(buf);
 		snprintf(msg, msgsz, "no MD5 or SHA1 stored");
@@ -190,7 +273,7 @@ static errcode_t ewf_verify(struct e4t_container *c, char *msg, size_t msgsz)
 	}
 	e4t_md5_init(&m);
 	e4t_sha1_init(&s);
-	bad0 = checksum_errors(e->h);
+	bad0 = checksum_errors(e->h[0]);
 	for (off = 0; off < c->size; off += CHUNK) {
 		size_t n =
 			c->size - off < CHUNK ? (size_t)(c->size - off) : CHUNK;
@@ -199,11 +282,12 @@ static errcode_t ewf_verify(struct e4t_container *c, char *msg, size_t msgsz)
 		while (done < n) {
 			libewf_error_t *error = NULL;
 			ssize_t r = libewf_handle_read_random(
-				e->h, buf + done, n - done,
+				e->h[0], buf + done, n - done,
 				(off64_t)(off + done), &error);
 
 			if (r <= 0) {
 				libewf_error_free(&error);
+				pthread_mutex_unlock(&e->hl[0]);
 				pthread_mutex_unlock(&c->lock);
 				free(buf);
 				snprintf(msg, msgsz, "unreadable at byte %llu",
@@ -216,8 +300,8 @@ static errcode_t ewf_verify(struct e4t_container *c, char *msg, size_t msgsz)
 		if (sha1[0])
 			e4t_sha1_update(&s, buf, n);
 	}
-	bad_chunks(e->h, bad0, bad, sizeof(bad));
-	e->bad = checksum_errors(e->h);
+	bad_chunks(e->h[0], bad0, bad, sizeof(bad));
+	pthread_mutex_unlock(&e->hl[0]);
 	pthread_mutex_unlock(&c->lock);
 	free(buf);
 	e4t_md5_final(&m, dmd5);
@@ -245,20 +329,31 @@ static void ewf_close(struct e4t_container *c)
 	struct ewf *e = c->priv;
 	libewf_error_t *error = NULL;
 
+	int i;
+
 	if (!e)
 		return;
-	if (e->h) {
-		if (libewf_handle_close(e->h, &error) != 0)
-			libewf_error_free(&error);
-		if (libewf_handle_free(&e->h, &error) != 1)
-			libewf_error_free(&error);
+	for (i = 0; i < HANDLES; i++) {
+		if (e->h[i]) {
+			if (libewf_handle_close(e->h[i], &error) != 0)
+				libewf_error_free(&error);
+			if (libewf_handle_free(&e->h[i], &error) != 1)
+				libewf_error_free(&error);
+		}
+		pthread_mutex_destroy(&e->hl[i]);
 	}
+	if (e->names && libewf_glob_free(e->names, e->count, &error) != 1)
+		libewf_error_free(&error);
 	free(e);
 	c->priv = NULL;
 }
 
-static const struct e4t_container_ops ewf_ops = { ewf_read, ewf_verify,
-						  ewf_close };
+static const struct e4t_container_ops ewf_ops = {
+	.read = ewf_read,
+	.verify = ewf_verify,
+	.close = ewf_close,
+	.parallel = 1,
+};
 
 /* Whether the set the glob found lacks its last segments (libewf opens
  * it, but the last segment has no "done" section). */
@@ -282,6 +377,7 @@ errcode_t e4t_ewf_open(const char *path, struct e4t_container **ret,
 	size64_t size = 0;
 	struct ewf *e;
 	errcode_t err;
+	int i;
 
 	*ret = NULL;
 	*what = NULL;
@@ -298,16 +394,22 @@ errcode_t e4t_ewf_open(const char *path, struct e4t_container **ret,
 		err = ENOMEM;
 		goto out;
 	}
+	for (i = 0; i < HANDLES; i++)
+		pthread_mutex_init(&e->hl[i], NULL);
 	c->priv = e;
-	if (libewf_handle_initialize(&e->h, &error) != 1) {
+	e->names = names; /* kept: more handles open them */
+	e->count = count;
+	names = NULL;
+	if (libewf_handle_initialize(&e->h[0], &error) != 1) {
 		err = ENOMEM;
 		goto out;
 	}
-	if (libewf_handle_open(e->h, names, count, LIBEWF_OPEN_READ, &error) !=
-		    1 ||
-	    incomplete(e->h)) {
+	if (libewf_handle_open(e->h[0], e->names, count, LIBEWF_OPEN_READ,
+			       &error) != 1 ||
+	    incomplete(e->h[0])) {
 		/* the segment after the last one found, when it is not there */
-		char *next = count > 0 ? next_segment(names[count - 1]) : NULL;
+		char *next =
+			count > 0 ? next_segment(e->names[count - 1]) : NULL;
 
 		err = E4T_ERR_CONTAINER;
 		if (next && access(next, F_OK) != 0) {
@@ -318,11 +420,16 @@ errcode_t e4t_ewf_open(const char *path, struct e4t_container **ret,
 		}
 		goto out;
 	}
-	if (libewf_handle_get_media_size(e->h, &size, &error) != 1) {
+	if (libewf_handle_get_media_size(e->h[0], &size, &error) != 1) {
 		err = E4T_ERR_CONTAINER;
 		goto out;
 	}
-	e->bad = checksum_errors(e->h);
+	e->bps = 512;
+	if (libewf_handle_get_bytes_per_sector(e->h[0], &e->bps, &error) != 1 ||
+	    !e->bps) {
+		libewf_error_free(&error);
+		e->bps = 512;
+	}
 	c->size = size;
 	c->pieces = (unsigned)count;
 out:

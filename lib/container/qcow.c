@@ -214,8 +214,8 @@ static void qcow_close(struct e4t_container *c)
 	c->priv = NULL;
 }
 
-static const struct e4t_container_ops qcow_ops = { qcow_read, NULL,
-						   qcow_close };
+static const struct e4t_container_ops qcow_ops = { qcow_read, NULL, qcow_close,
+						   0 };
 
 errcode_t e4t_qcow_open(const char *path, struct e4t_container **ret,
 			char **what)

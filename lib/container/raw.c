@@ -32,7 +32,7 @@ static errcode_t raw_read(struct e4t_container *c, void *buf, size_t len,
 	return 0;
 }
 
-static const struct e4t_container_ops raw_ops = { raw_read, NULL, NULL };
+static const struct e4t_container_ops raw_ops = { raw_read, NULL, NULL, 0 };
 
 errcode_t e4t_raw_open(const char *path, struct e4t_container **ret)
 {

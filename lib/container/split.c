@@ -234,7 +234,7 @@ static errcode_t split_read(struct e4t_container *c, void *buf, size_t len,
 }
 
 static const struct e4t_container_ops split_ops = { split_read, NULL,
-						    split_close };
+						    split_close, 0 };
 
 /* Add the piece named name (open it, take its size). */
 static errcode_t add_piece(struct split *s, const char *name, uint64_t start,

@@ -197,8 +197,8 @@ static void vhdi_close(struct e4t_container *c)
 	c->priv = NULL;
 }
 
-static const struct e4t_container_ops vhdi_ops = { vhdi_read, NULL,
-						   vhdi_close };
+static const struct e4t_container_ops vhdi_ops = { vhdi_read, NULL, vhdi_close,
+						   0 };
 
 errcode_t e4t_vhdi_open(const char *path, struct e4t_container **ret,
 			char **what)

@@ -285,8 +285,8 @@ static void vmdk_close(struct e4t_container *c)
 	c->priv = NULL;
 }
 
-static const struct e4t_container_ops vmdk_ops = { vmdk_read, NULL,
-						   vmdk_close };
+static const struct e4t_container_ops vmdk_ops = { vmdk_read, NULL, vmdk_close,
+						   0 };
 
 errcode_t e4t_vmdk_open(const char *path, struct e4t_container **ret,
 			char **what)
