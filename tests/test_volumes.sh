@@ -399,4 +399,80 @@ test_lvm_in_a_gpt_partition() {
 	assertEquals "written" "2001-01-01T00:00:00.000000000Z" "$(jq -r .crtime.iso "$OUT")"
 }
 
+# make_laptop: $LAP, a disk laid out as Ubuntu's installer does with
+# LVM: p1 EFI System (FAT32), p2 /boot (ext4-1k-inline), p3 an LVM2 PV
+# of vgubuntu: root (ext4-4k, extended into a second segment, "other"
+# between them) and swap_1 (mkswap).
+make_laptop() {
+	local ranges r i=0 first pe
+	LAP="$TMP/laptop.img"
+	BOOT=$(unpack ext4-1k-inline)
+	truncate -s 96M "$LAP"
+	printf 'label: gpt\nstart=2048, size=8192, type=uefi, name="EFI System Partition"\nstart=10240, size=16384, type=linux\nstart=26624, size=147456, type=lvm\n' |
+		sfdisk -q "$LAP" >/dev/null || return 1
+	truncate -s 4M "$TMP/efi.img"
+	mkfs.vfat -F 32 -n EFI "$TMP/efi.img" >/dev/null 2>&1 || return 1
+	dd if="$TMP/efi.img" of="$LAP" bs=$SECT seek=2048 conv=notrunc status=none
+	dd if="$BOOT" of="$LAP" bs=$SECT seek=10240 conv=notrunc status=none
+	LOOP1=$(losetup -f --show -o $((26624 * SECT)) --sizelimit $((147456 * SECT)) "$LAP" 2>/dev/null) ||
+		return 1
+	LOOP2=/dev/null-none # (lvm_q's filter names two)
+	local ok=0
+	lvm_q pvcreate "$LOOP1" >/dev/null &&
+		lvm_q vgcreate -s 4M vgubuntu "$LOOP1" >/dev/null &&
+		lvm_q lvcreate --driverloaded n -an -Zn -n root -L 16M vgubuntu >/dev/null &&
+		lvm_q lvcreate --driverloaded n -an -Zn -n swap_1 -L 8M vgubuntu >/dev/null &&
+		lvm_q lvextend --driverloaded n -L +16M vgubuntu/root >/dev/null &&
+		ok=1
+	pe=$(lvm_q pvs --noheadings --units b --nosuffix -o pe_start "$LOOP1" | tr -d ' ')
+	ranges=$(lvm_q lvs --noheadings --segments -o seg_pe_ranges vgubuntu/root | tr -d ' ' | sed 's/.*://')
+	SWAP=$(lvm_q lvs --noheadings --segments -o seg_pe_ranges vgubuntu/swap_1 | tr -d ' ' | sed 's/.*://')
+	losetup -d "$LOOP1"
+	[ "$ok" = 1 ] && [ -n "$ranges" ] && [ -n "$SWAP" ] || return 1
+	for r in $ranges; do
+		first=${r%-*}
+		# each range is 4 extents (16 MiB) of ext4-4k
+		dd if="$A" of="$LAP" bs=16M skip=$i count=1 conv=notrunc status=none \
+			iflag=fullblock oflag=seek_bytes \
+			seek=$((26624 * SECT + pe + first * 4194304))
+		i=$((i + 1))
+	done
+	truncate -s 8M "$TMP/swap.img"
+	mkswap "$TMP/swap.img" >/dev/null 2>&1
+	dd if="$TMP/swap.img" of="$LAP" bs=1M conv=notrunc status=none \
+		oflag=seek_bytes seek=$((26624 * SECT + pe + ${SWAP%-*} * 4194304))
+	return 0
+}
+
+test_an_ubuntu_laptop_e01_in_one_command() {
+	if ! command -v lvm >/dev/null || ! command -v ewfacquire >/dev/null ||
+		! command -v mkfs.vfat >/dev/null || ! command -v mkswap >/dev/null ||
+		[ "$(id -u)" != 0 ] || ! make_laptop; then
+		skip_test "needs lvm2, ewf-tools, dosfstools, mkswap, root and loop devices"
+		return
+	fi
+	ewfacquire -u -t "$TMP/laptop" -c deflate:fast -S 20MiB -f encase6 "$LAP" \
+		>/dev/null 2>&1
+	local e01="$TMP/laptop.E01"
+	run_ro "$e01" volumes -f jsonl "$e01"
+	assertEquals "volumes: status" 0 "$RC"
+	assertEquals "what the laptop holds" \
+		"p1 FAT|p2 ext4|p3 LVM2_member|vgubuntu/root ext4|vgubuntu/swap_1 swap" \
+		"$(jq -r '"\(.name) \(.fs)"' "$OUT" | tr '\n' '|' | sed 's/|$//')"
+	assertEquals "root: two segments" 2 \
+		"$(jq -r 'select(.name=="vgubuntu/root").extents' "$OUT")"
+	VOLUME=--volume=vgubuntu/root
+	same_as_bare "the laptop's root" "$A" "$e01" timeline -f mactime
+	run_ro "$e01" timeline "$e01"
+	assertEquals "two ext4 volumes: choose" 2 "$RC"
+	assertContains "the choices" "$(cat "$ERR")" "2 (p2), 4 (vgubuntu/root)"
+	run_ro "$e01" timeline -f jsonl --volume all "$e01"
+	assertEquals "--volume all: status" 0 "$RC"
+	assertEquals "--volume all: /boot and root" "p2 vgubuntu/root" \
+		"$(jq -r .volume "$OUT" | uniq | tr '\n' ' ' | sed 's/ $//')"
+	run_ro "$e01" timeline --volume vgubuntu/swap_1 "$e01"
+	assertEquals "swap: not ext4" 4 "$RC"
+	assertContains "swap: said" "$(cat "$ERR")" "swap"
+}
+
 . shunit2
