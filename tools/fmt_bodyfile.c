@@ -14,7 +14,8 @@
 
 static void body_begin(struct out *o)
 {
-	lb_puts(&o->lb, "# extended bodyfile 3 format\n");
+	if (!o->no_header)
+		lb_puts(&o->lb, "# extended bodyfile 3 format\n");
 }
 
 static void body_row(struct out *o, const struct e4t_row *row)

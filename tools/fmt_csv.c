@@ -12,6 +12,8 @@
 static void csv_begin(struct out *o)
 {
 	o->eol = isatty(fileno(o->fp)) ? "\n" : "\r\n";
+	if (o->no_header)
+		return;
 	if (o->volume)
 		lb_puts(&o->lb, "volume,");
 	lb_puts(&o->lb, "path,ino,type,mode,uid,gid,size,links,atime,mtime,"

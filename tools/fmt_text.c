@@ -22,6 +22,8 @@ static void text_begin(struct out *o)
 {
 	int i, w = time_width(o);
 
+	if (o->no_header)
+		return;
 	for (i = 0; i < 4; i++) {
 		char head[40];
 

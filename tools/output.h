@@ -18,6 +18,8 @@ struct out {
 	 * "VOLUME:" prefix of the path in text, bodyfile and mactime, a
 	 * "volume" key or column in jsonl, timesketch and csv; or NULL */
 	const char *volume;
+	int no_header; /* --volume all, after the first: begin() sets up
+			  what rows need, and writes no header */
 	int quiet;
 	/* mactime: times it cannot show or sorts wrongly */
 	unsigned long neg_times, big_times;

@@ -177,6 +177,7 @@ int timeline_run(const struct timeline_args *a)
 	c.out.quiet = a->quiet;
 	c.out.local = a->local;
 	c.out.volume = a->volume;
+	c.out.no_header = a->volume && !a->vol_first;
 	if (!a->volume || a->vol_first) /* before any output only */
 		setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 
@@ -194,8 +195,7 @@ int timeline_run(const struct timeline_args *a)
 	}
 	if (a->manifest && (!a->volume || a->vol_first))
 		manifest_header(&c.out, img);
-	if (!a->volume || a->vol_first)
-		c.fmt->begin(&c.out);
+	c.fmt->begin(&c.out);
 	err = e4t_tree_walk(tree, start, spec, on_row, &c);
 	if (!err && c.sort)
 		err = flush_sorted(&c, tree);

@@ -178,7 +178,7 @@ static errcode_t scan_part(struct scan *s, const struct e4t_view *view,
 static errcode_t scan_view(struct scan *s, const struct e4t_view *view,
 			   unsigned parent, unsigned depth, const char *prefix)
 {
-	struct e4t_parttable pt;
+	struct e4t_parttable pt = { 0 };
 	errcode_t err;
 	unsigned i;
 
