@@ -31,6 +31,7 @@
 #include <libewf.h> /* NOLINT: libyal's header */
 
 #include "container/digest.h"
+#include "container/parent.h"
 
 struct ewf {
 	libewf_handle_t *h;
@@ -94,26 +95,25 @@ static uint32_t checksum_errors(libewf_handle_t *h)
 	return n;
 }
 
+static ssize_t ewf_read_at(void *h, void *buf, size_t len, uint64_t off)
+{
+	libewf_error_t *error = NULL;
+	ssize_t n =
+		libewf_handle_read_random(h, buf, len, (off64_t)off, &error);
+
+	if (n < 0)
+		libewf_error_free(&error);
+	return n;
+}
+
 static errcode_t ewf_read(struct e4t_container *c, void *buf, size_t len,
 			  uint64_t off)
 {
 	struct ewf *e = c->priv;
-	size_t done = 0;
+	errcode_t err = e4t_read_full(ewf_read_at, e->h, buf, len, off);
 
-	while (done < len) {
-		libewf_error_t *error = NULL;
-		ssize_t n = libewf_handle_read_random(
-			e->h, (char *)buf + done, len - done,
-			(off64_t)(off + done), &error);
-
-		if (n < 0) {
-			libewf_error_free(&error);
-			return E4T_ERR_CONTAINER;
-		}
-		if (n == 0)
-			return EXT2_ET_SHORT_READ;
-		done += (size_t)n;
-	}
+	if (err)
+		return err;
 	if (checksum_errors(e->h) != e->bad) {
 		e->bad = checksum_errors(e->h);
 		return E4T_ERR_CONTAINER;
