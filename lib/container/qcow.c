@@ -15,7 +15,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,27 +27,15 @@
 
 #include "container/parent.h"
 
-/* one image of the chain: the child first */
-struct qimg {
-	libqcow_file_t *f;
-	struct qimg *parent;
-};
-
-static void qimg_free(struct qimg *q)
+static void qcow_free_one(void *h)
 {
-	while (q) {
-		struct qimg *p = q->parent;
-		libqcow_error_t *error = NULL;
+	libqcow_file_t *f = h;
+	libqcow_error_t *error = NULL;
 
-		if (q->f) {
-			if (libqcow_file_close(q->f, &error) != 0)
-				libqcow_error_free(&error);
-			if (libqcow_file_free(&q->f, &error) != 1)
-				libqcow_error_free(&error);
-		}
-		free(q);
-		q = p;
-	}
+	if (libqcow_file_close(f, &error) != 0)
+		libqcow_error_free(&error);
+	if (libqcow_file_free(&f, &error) != 1)
+		libqcow_error_free(&error);
 }
 
 /* Whether path starts as a qcow image does. */
@@ -64,193 +51,97 @@ static int is_qcow(const char *path)
 	return ok;
 }
 
-/* The backing file's name as the image stores it: 0 and *name NULL
- * when it has none. */
-static errcode_t backing_name(libqcow_file_t *f, char **name)
+static int backing_size(void *f, size_t *sz)
 {
 	libqcow_error_t *error = NULL;
-	size_t sz = 0;
-	int r;
+	int r = libqcow_file_get_utf8_backing_filename_size(f, sz, &error);
 
+	if (r < 0)
+		libqcow_error_free(&error);
+	return r;
+}
+
+static int backing_get(void *f, uint8_t *s, size_t sz)
+{
+	libqcow_error_t *error = NULL;
+	int r = libqcow_file_get_utf8_backing_filename(f, s, sz, &error);
+
+	if (r != 1)
+		libqcow_error_free(&error);
+	return r;
+}
+
+/* Open path; *name its backing file's name as it stores it, or NULL. */
+static errcode_t qcow_open_one(struct e4t_chain *img, const char *path,
+			       char **name, char **what)
+{
+	libqcow_error_t *error = NULL;
+	libqcow_file_t *f = NULL;
+
+	(void)what;
 	*name = NULL;
-	r = libqcow_file_get_utf8_backing_filename_size(f, &sz, &error);
-	if (r < 0) {
+	if (libqcow_file_initialize(&f, &error) != 1) {
 		libqcow_error_free(&error);
-		return E4T_ERR_CONTAINER;
-	}
-	if (r == 0 || sz <= 1)
-		return 0;
-	*name = malloc(sz);
-	if (!*name)
 		return ENOMEM;
-	if (libqcow_file_get_utf8_backing_filename(f, (uint8_t *)*name, sz,
-						   &error) != 1) {
+	}
+	img->h = f;
+	if (libqcow_file_open(f, path, LIBQCOW_OPEN_READ, &error) != 1) {
 		libqcow_error_free(&error);
-		free(*name);
-		*name = NULL;
 		return E4T_ERR_CONTAINER;
 	}
-	return 0;
+	return e4t_yal_string(f, backing_size, backing_get, name);
 }
 
-/* Open path; *next the path of its backing file, or NULL. */
-static errcode_t qimg_one(const char *path, struct qimg **ret, char **next,
-			  char **what)
+static int qcow_set_parent(void *child, void *parent)
 {
 	libqcow_error_t *error = NULL;
-	struct qimg *q = calloc(1, sizeof(*q));
-	char *name = NULL;
-	errcode_t err;
 
-	*ret = NULL;
-	*next = NULL;
-	if (!q)
-		return ENOMEM;
-	if (libqcow_file_initialize(&q->f, &error) != 1) {
+	if (libqcow_file_set_parent_file(child, parent, &error) != 1) {
 		libqcow_error_free(&error);
-		free(q);
-		return ENOMEM;
+		return -1;
 	}
-	if (libqcow_file_open(q->f, path, LIBQCOW_OPEN_READ, &error) != 1) {
+	return 0;
+}
+
+static ssize_t qcow_read_at(void *f, void *buf, size_t len, uint64_t off)
+{
+	libqcow_error_t *error = NULL;
+	ssize_t n = libqcow_file_read_buffer_at_offset(f, buf, len,
+						       (off64_t)off, &error);
+
+	if (n < 0)
 		libqcow_error_free(&error);
-		qimg_free(q);
-		return E4T_ERR_CONTAINER;
-	}
-	err = backing_name(q->f, &name);
-	if (!err && name) {
-		err = e4t_parent_path(path, name, next);
-		if (err == E4T_ERR_CONTAINER_PIECE) {
-			*what = *next; /* the name as stored */
-			*next = NULL;
-		} else if (!err && !is_qcow(*next)) {
-			err = E4T_ERR_CONTAINER; /* a raw backing file */
-		}
-	}
-	free(name);
-	if (err) {
-		free(*next);
-		*next = NULL;
-		qimg_free(q);
-		return err;
-	}
-	*ret = q;
-	return 0;
+	return n;
 }
 
-/* Open path and its chain of backing files, each the parent of the one
- * before. */
-static errcode_t qimg_open(const char *path, struct qimg **ret, char **what)
-{
-	struct qimg *head = NULL, *last = NULL;
-	char *cur = strdup(path);
-	unsigned depth;
-	errcode_t err = 0;
-
-	*ret = NULL;
-	if (!cur)
-		return ENOMEM;
-	for (depth = 0; cur; depth++) {
-		libqcow_error_t *error = NULL;
-		struct qimg *q;
-		char *next;
-
-		if (depth > E4T_PARENT_DEPTH) {
-			err = E4T_ERR_CONTAINER; /* a loop */
-			break;
-		}
-		err = qimg_one(cur, &q, &next, what);
-		free(cur);
-		cur = next;
-		if (err)
-			break;
-		if (!last) {
-			head = q;
-		} else {
-			last->parent = q;
-			if (libqcow_file_set_parent_file(last->f, q->f,
-							 &error) != 1) {
-				libqcow_error_free(&error);
-				err = E4T_ERR_CONTAINER;
-				break;
-			}
-		}
-		last = q;
-	}
-	free(cur);
-	if (err) {
-		qimg_free(head);
-		return err;
-	}
-	*ret = head;
-	return 0;
-}
-
-static errcode_t qcow_read(struct e4t_container *c, void *buf, size_t len,
-			   uint64_t off)
-{
-	struct qimg *q = c->priv;
-	size_t done = 0;
-
-	while (done < len) {
-		libqcow_error_t *error = NULL;
-		ssize_t n = libqcow_file_read_buffer_at_offset(
-			q->f, (char *)buf + done, len - done,
-			(off64_t)(off + done), &error);
-
-		if (n < 0) {
-			libqcow_error_free(&error);
-			return E4T_ERR_CONTAINER;
-		}
-		if (n == 0)
-			return EXT2_ET_SHORT_READ;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
-static void qcow_close(struct e4t_container *c)
-{
-	qimg_free(c->priv);
-	c->priv = NULL;
-}
-
-static const struct e4t_container_ops qcow_ops = { qcow_read, NULL, qcow_close,
-						   0 };
+static const struct e4t_chain_ops qcow_chain = {
+	qcow_open_one, is_qcow, qcow_set_parent, qcow_free_one, qcow_read_at,
+};
 
 errcode_t e4t_qcow_open(const char *path, struct e4t_container **ret,
 			char **what)
 {
 	libqcow_error_t *error = NULL;
-	struct e4t_container *c;
-	struct qimg *q;
+	struct e4t_chain *q;
 	uint32_t version = 2;
 	size64_t size = 0;
 	errcode_t err;
 
 	*ret = NULL;
 	*what = NULL;
-	err = qimg_open(path, &q, what);
+	err = e4t_chain_open(path, &qcow_chain, &q, what);
 	if (err)
 		return err;
-	if (libqcow_file_get_media_size(q->f, &size, &error) != 1) {
+	if (libqcow_file_get_media_size(q->h, &size, &error) != 1) {
 		libqcow_error_free(&error);
-		qimg_free(q);
+		e4t_chain_free(q);
 		return E4T_ERR_CONTAINER;
 	}
-	if (libqcow_file_get_format_version(q->f, &version, &error) != 1)
+	if (libqcow_file_get_format_version(q->h, &version, &error) != 1)
 		libqcow_error_free(&error);
-	err = e4t_container_new(path, E4T_C_QCOW,
-				version == 1 ? "qcow" : "qcow2", &qcow_ops, &c);
-	if (err) {
-		qimg_free(q);
-		return err;
-	}
-	c->priv = q;
-	c->size = size;
-	for (c->pieces = 1; q->parent; q = q->parent)
-		c->pieces++;
-	*ret = c;
-	return 0;
+	return e4t_chain_container(path, E4T_C_QCOW,
+				   version == 1 ? "qcow" : "qcow2", q, size,
+				   ret);
 }
 
 #else /* !HAVE_LIBQCOW */

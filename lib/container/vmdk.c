@@ -26,80 +26,55 @@
 
 #include "container/parent.h"
 
-/* one image of the chain: the child first */
-struct vimg {
-	libvmdk_handle_t *h;
-	int extents;
-	struct vimg *parent;
-};
-
-static void vimg_free(struct vimg *v)
+static void vmdk_free_one(void *h)
 {
-	while (v) {
-		struct vimg *p = v->parent;
-		libvmdk_error_t *error = NULL;
+	libvmdk_handle_t *v = h;
+	libvmdk_error_t *error = NULL;
 
-		if (v->h) {
-			if (libvmdk_handle_close(v->h, &error) != 0)
-				libvmdk_error_free(&error);
-			if (libvmdk_handle_free(&v->h, &error) != 1)
-				libvmdk_error_free(&error);
-		}
-		free(v);
-		v = p;
-	}
+	if (libvmdk_handle_close(v, &error) != 0)
+		libvmdk_error_free(&error);
+	if (libvmdk_handle_free(&v, &error) != 1)
+		libvmdk_error_free(&error);
 }
 
-/* A string libvmdk hands over in two calls (size, then the string):
- * 0 and *out NULL when it is not there. */
-typedef int (*size_fn)(void *obj, size_t *sz, libvmdk_error_t **error);
-typedef int (*get_fn)(void *obj, uint8_t *s, size_t sz,
-		      libvmdk_error_t **error);
-
-static errcode_t get_string(void *obj, size_fn size, get_fn get, char **out)
+static int parent_size(void *h, size_t *sz)
 {
 	libvmdk_error_t *error = NULL;
-	size_t sz = 0;
-	int r;
+	int r = libvmdk_handle_get_utf8_parent_filename_size(h, sz, &error);
 
-	*out = NULL;
-	r = size(obj, &sz, &error);
-	if (r < 0) {
+	if (r < 0)
 		libvmdk_error_free(&error);
-		return E4T_ERR_CONTAINER;
-	}
-	if (r == 0 || sz <= 1)
-		return 0;
-	*out = malloc(sz);
-	if (!*out)
-		return ENOMEM;
-	if (get(obj, (uint8_t *)*out, sz, &error) != 1) {
+	return r;
+}
+
+static int parent_get(void *h, uint8_t *s, size_t sz)
+{
+	libvmdk_error_t *error = NULL;
+	int r = libvmdk_handle_get_utf8_parent_filename(h, s, sz, &error);
+
+	if (r != 1)
 		libvmdk_error_free(&error);
-		free(*out);
-		*out = NULL;
-		return E4T_ERR_CONTAINER;
-	}
-	return 0;
+	return r;
 }
 
-static int parent_size(void *h, size_t *sz, libvmdk_error_t **error)
+static int extent_size(void *d, size_t *sz)
 {
-	return libvmdk_handle_get_utf8_parent_filename_size(h, sz, error);
+	libvmdk_error_t *error = NULL;
+	int r = libvmdk_extent_descriptor_get_utf8_filename_size(d, sz, &error);
+
+	if (r < 0)
+		libvmdk_error_free(&error);
+	return r;
 }
 
-static int parent_get(void *h, uint8_t *s, size_t sz, libvmdk_error_t **error)
+static int extent_get(void *d, uint8_t *s, size_t sz)
 {
-	return libvmdk_handle_get_utf8_parent_filename(h, s, sz, error);
-}
+	libvmdk_error_t *error = NULL;
+	int r = libvmdk_extent_descriptor_get_utf8_filename(d, s, sz, &error);
 
-static int extent_size(void *d, size_t *sz, libvmdk_error_t **error)
-{
-	return libvmdk_extent_descriptor_get_utf8_filename_size(d, sz, error);
-}
-
-static int extent_get(void *d, uint8_t *s, size_t sz, libvmdk_error_t **error)
-{
-	return libvmdk_extent_descriptor_get_utf8_filename(d, s, sz, error);
+	if (r != 1)
+		libvmdk_error_free(&error);
+	return r;
 }
 
 /* The extents could not be opened: E4T_ERR_CONTAINER_PIECE and the
@@ -124,7 +99,7 @@ static errcode_t missing_extent(const char *path, libvmdk_handle_t *h,
 			libvmdk_error_free(&error);
 			return E4T_ERR_CONTAINER;
 		}
-		err = get_string(d, extent_size, extent_get, &name);
+		err = e4t_yal_string(d, extent_size, extent_get, &name);
 		if (libvmdk_extent_descriptor_free(&d, &error) != 1)
 			libvmdk_error_free(&error);
 		if (!err && name)
@@ -157,167 +132,84 @@ static errcode_t set_dir(libvmdk_handle_t *h, const char *path)
 	return 0;
 }
 
-/* Open path and its extents; *next the path of its parent, or NULL. */
-static errcode_t vimg_one(const char *path, struct vimg **ret, char **next,
-			  char **what)
+/* Open path and its extents; *name its parent's name as it stores it,
+ * or NULL. */
+static errcode_t vmdk_open_one(struct e4t_chain *img, const char *path,
+			       char **name, char **what)
 {
 	libvmdk_error_t *error = NULL;
-	struct vimg *v = calloc(1, sizeof(*v));
-	char *name = NULL;
+	libvmdk_handle_t *h = NULL;
+	int extents = 0;
 	errcode_t err;
 
-	*ret = NULL;
-	*next = NULL;
-	if (!v)
-		return ENOMEM;
-	if (libvmdk_handle_initialize(&v->h, &error) != 1) {
+	*name = NULL;
+	if (libvmdk_handle_initialize(&h, &error) != 1) {
 		libvmdk_error_free(&error);
-		free(v);
 		return ENOMEM;
 	}
-	if (libvmdk_handle_open(v->h, path, LIBVMDK_OPEN_READ, &error) != 1) {
+	img->h = h;
+	if (libvmdk_handle_open(h, path, LIBVMDK_OPEN_READ, &error) != 1) {
 		libvmdk_error_free(&error);
-		vimg_free(v);
 		return E4T_ERR_CONTAINER;
 	}
-	err = set_dir(v->h, path);
-	if (!err && libvmdk_handle_open_extent_data_files(v->h, &error) != 1) {
+	err = set_dir(h, path);
+	if (!err && libvmdk_handle_open_extent_data_files(h, &error) != 1) {
 		libvmdk_error_free(&error);
-		err = missing_extent(path, v->h, what);
+		err = missing_extent(path, h, what);
 	}
-	if (!err && libvmdk_handle_get_number_of_extents(v->h, &v->extents,
-							 &error) != 1)
+	if (err)
+		return err;
+	if (libvmdk_handle_get_number_of_extents(h, &extents, &error) != 1)
 		libvmdk_error_free(&error);
-	if (!err)
-		err = get_string(v->h, parent_size, parent_get, &name);
-	if (!err && name) {
-		err = e4t_parent_path(path, name, next);
-		if (err == E4T_ERR_CONTAINER_PIECE) {
-			*what = *next; /* the name as stored */
-			*next = NULL;
-		}
-	}
-	free(name);
-	if (err) {
-		free(*next);
-		*next = NULL;
-		vimg_free(v);
-		return err;
-	}
-	*ret = v;
-	return 0;
+	img->pieces = extents > 0 ? (unsigned)extents : 1;
+	return e4t_yal_string(h, parent_size, parent_get, name);
 }
 
-/* Open path and its chain of parents, each the parent of the one
- * before. */
-static errcode_t vimg_open(const char *path, struct vimg **ret, char **what)
+static int vmdk_set_parent(void *child, void *parent)
 {
-	struct vimg *head = NULL, *last = NULL;
-	char *cur = strdup(path);
-	unsigned depth;
-	errcode_t err = 0;
+	libvmdk_error_t *error = NULL;
 
-	*ret = NULL;
-	if (!cur)
-		return ENOMEM;
-	for (depth = 0; cur; depth++) {
-		libvmdk_error_t *error = NULL;
-		struct vimg *v;
-		char *next;
-
-		if (depth > E4T_PARENT_DEPTH) {
-			err = E4T_ERR_CONTAINER; /* a loop */
-			break;
-		}
-		err = vimg_one(cur, &v, &next, what);
-		free(cur);
-		cur = next;
-		if (err)
-			break;
-		if (!last) {
-			head = v;
-		} else {
-			last->parent = v;
-			if (libvmdk_handle_set_parent_handle(last->h, v->h,
-							     &error) != 1) {
-				libvmdk_error_free(&error);
-				err = E4T_ERR_CONTAINER;
-				break;
-			}
-		}
-		last = v;
-	}
-	free(cur);
-	if (err) {
-		vimg_free(head);
-		return err;
-	}
-	*ret = head;
-	return 0;
-}
-
-static errcode_t vmdk_read(struct e4t_container *c, void *buf, size_t len,
-			   uint64_t off)
-{
-	struct vimg *v = c->priv;
-	size_t done = 0;
-
-	while (done < len) {
-		libvmdk_error_t *error = NULL;
-		ssize_t n = libvmdk_handle_read_buffer_at_offset(
-			v->h, (char *)buf + done, len - done,
-			(off64_t)(off + done), &error);
-
-		if (n < 0) {
-			libvmdk_error_free(&error);
-			return E4T_ERR_CONTAINER;
-		}
-		if (n == 0)
-			return EXT2_ET_SHORT_READ;
-		done += (size_t)n;
+	if (libvmdk_handle_set_parent_handle(child, parent, &error) != 1) {
+		libvmdk_error_free(&error);
+		return -1;
 	}
 	return 0;
 }
 
-static void vmdk_close(struct e4t_container *c)
+static ssize_t vmdk_read_at(void *h, void *buf, size_t len, uint64_t off)
 {
-	vimg_free(c->priv);
-	c->priv = NULL;
+	libvmdk_error_t *error = NULL;
+	ssize_t n = libvmdk_handle_read_buffer_at_offset(h, buf, len,
+							 (off64_t)off, &error);
+
+	if (n < 0)
+		libvmdk_error_free(&error);
+	return n;
 }
 
-static const struct e4t_container_ops vmdk_ops = { vmdk_read, NULL, vmdk_close,
-						   0 };
+static const struct e4t_chain_ops vmdk_chain = {
+	vmdk_open_one, NULL, vmdk_set_parent, vmdk_free_one, vmdk_read_at,
+};
 
 errcode_t e4t_vmdk_open(const char *path, struct e4t_container **ret,
 			char **what)
 {
 	libvmdk_error_t *error = NULL;
-	struct e4t_container *c;
-	struct vimg *v;
+	struct e4t_chain *v;
 	size64_t size = 0;
 	errcode_t err;
 
 	*ret = NULL;
 	*what = NULL;
-	err = vimg_open(path, &v, what);
+	err = e4t_chain_open(path, &vmdk_chain, &v, what);
 	if (err)
 		return err;
 	if (libvmdk_handle_get_media_size(v->h, &size, &error) != 1) {
 		libvmdk_error_free(&error);
-		vimg_free(v);
+		e4t_chain_free(v);
 		return E4T_ERR_CONTAINER;
 	}
-	err = e4t_container_new(path, E4T_C_VMDK, "VMDK", &vmdk_ops, &c);
-	if (err) {
-		vimg_free(v);
-		return err;
-	}
-	c->priv = v;
-	c->size = size;
-	for (c->pieces = 0; v; v = v->parent)
-		c->pieces += v->extents > 0 ? (unsigned)v->extents : 1;
-	*ret = c;
-	return 0;
+	return e4t_chain_container(path, E4T_C_VMDK, "VMDK", v, size, ret);
 }
 
 #else /* !HAVE_LIBVMDK */
