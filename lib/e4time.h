@@ -169,6 +169,9 @@ struct e4t_image {
 	ext2_filsys fs;
 	char *name;
 	uint64_t offset; /* in the file, or in the view */
+	/* where the filesystem starts in the file written: the undo file's
+	 * fs_offset (write.c) */
+	uint64_t fs_offset;
 	/* inside an evidence container (lib/container/): read through
 	 * view_io, never written */
 	const struct e4t_view *view;
@@ -307,6 +310,18 @@ struct e4t_write_opts {
 errcode_t e4t_image_open_write(const char *name, uint64_t offset,
 			       const struct e4t_write_opts *opts,
 			       struct e4t_image **ret);
+/*
+ * The same for the filesystem at offset of view v (container.h), a volume
+ * of a raw image (v->c): read through the view, written in the image
+ * where each of its extents lies, with an undo file e2undo replays on the
+ * whole image at img->fs_offset.  E4T_ERR_CONTAINER_READONLY for other
+ * containers, E4T_ERR_VOLUME_LAYOUT for a volume an undo file cannot
+ * place (a segment before the first in the image).  v must outlive img.
+ */
+errcode_t e4t_image_open_write_view(const char *name, const struct e4t_view *v,
+				    uint64_t offset,
+				    const struct e4t_write_opts *opts,
+				    struct e4t_image **ret);
 /* Flush, finish the undo file, unlock, close. */
 errcode_t e4t_image_close_write(struct e4t_image *img);
 /*

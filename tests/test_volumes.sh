@@ -320,7 +320,8 @@ lvm_q() {
 
 # make_lvm_disk: $LVD, a GPT disk whose p1 and p2 are the PVs of VG $VG:
 # on p1, root (2 segments, "other" between them) holds ext4-128 and
-# "one" (1 segment) ext4-4k; "stripe" is striped over p1 and p2.
+# "one" (1 segment) ext4-4k; "stripe" is striped over p1 and p2; on p2,
+# "back" (2 segments, the second before the first) holds ext4-128 too.
 make_lvm_disk() {
 	LVD="$TMP/lvm.img"
 	VG=e4tv$$
@@ -341,13 +342,18 @@ make_lvm_disk() {
 		lvm_q lvextend --driverloaded n -L +4M "$VG/root" "$LOOP1" >/dev/null &&
 		lvm_q lvcreate --driverloaded n -an -Zn -n one -L 32M "$VG" "$LOOP1" >/dev/null &&
 		lvm_q lvcreate --driverloaded n -an -Zn -n stripe -i 2 -I 64k -L 8M "$VG" "$LOOP1" "$LOOP2" >/dev/null &&
+		lvm_q lvcreate --driverloaded n -an -Zn -n back -L 4M "$VG" "$LOOP2:5-5" >/dev/null &&
+		lvm_q lvextend --driverloaded n -L +4M "$VG/back" "$LOOP2:2-2" >/dev/null &&
 		ok=1
 	# root's segments: PV extent ranges, and where extents start
 	PE_START=$(lvm_q pvs --noheadings --units b --nosuffix -o pe_start "$LOOP1" | tr -d ' ')
 	RANGES=$(lvm_q lvs --noheadings --segments -o seg_pe_ranges "$VG/root" | tr -d ' ' | sed 's/.*://')
 	ONE=$(lvm_q lvs --noheadings --segments -o seg_pe_ranges "$VG/one" | tr -d ' ' | sed 's/.*://')
+	PE_START2=$(lvm_q pvs --noheadings --units b --nosuffix -o pe_start "$LOOP2" | tr -d ' ')
+	BACK=$(lvm_q lvs --noheadings --segments -o seg_pe_ranges "$VG/back" | tr -d ' ' | sed 's/.*://')
 	losetup -d "$LOOP1" "$LOOP2"
-	[ "$ok" = 1 ] && [ -n "$PE_START" ] && [ -n "$RANGES" ] || return 1
+	[ "$ok" = 1 ] && [ -n "$PE_START" ] && [ -n "$RANGES" ] &&
+		[ -n "$PE_START2" ] && [ -n "$BACK" ] || return 1
 	# ext4-128 (8 MiB) into root's two 4 MiB segments, ext4-4k into one
 	local r i=0 first
 	for r in $RANGES; do
@@ -359,6 +365,13 @@ make_lvm_disk() {
 	first=${ONE%-*}
 	dd if="$A" of="$LVD" bs=4M conv=notrunc status=none \
 		oflag=seek_bytes seek=$((2048 * SECT + PE_START + first * 4194304))
+	i=0
+	for r in $BACK; do
+		first=${r%-*}
+		dd if="$B" of="$LVD" bs=4M skip=$i count=1 conv=notrunc status=none \
+			oflag=seek_bytes seek=$((124928 * SECT + PE_START2 + first * 4194304))
+		i=$((i + 1))
+	done
 	return 0
 }
 
@@ -386,11 +399,48 @@ test_lvm_in_a_gpt_partition() {
 	run_ro "$LVD" timeline --volume "$VG/stripe" "$LVD"
 	assertEquals "striped LV: exit 4" 4 "$RC"
 	assertContains "says why" "$(cat "$ERR")" "linear LVs only"
-	# writing: a one-segment LV is a window of the file; two segments
-	# are refused for now
-	cp "$LVD" "$TMP/lvw.img"
-	run set -n --volume "$VG/root" --crtime 2001-01-01T00:00:00Z "$TMP/lvw.img" /
-	assertEquals "write into a 2-segment LV: refused" 16 "$RC"
+	# writing into a 2-segment LV: in the image, where each segment lies,
+	# with an undo file that stock e2undo replays on the whole image
+	local w="$TMP/lvw.img" before undo first
+	cp "$LVD" "$w"
+	before=$(sha256sum <"$w")
+	run set -n --volume "$VG/root" --mtime 2001-01-01T00:00:00Z "$w" /
+	assertEquals "dry run into a 2-segment LV" 0 "$RC"
+	assertEquals "the dry run leaves the image" "$before" "$(sha256sum <"$w")"
+	# ext4-128: 128-byte inodes, no crtime; its inode table is in the
+	# first segment (unit_undo writes across segments)
+	run set --volume "$VG/root" --mtime 2001-01-01T00:00:00Z "$w" / '<12>'
+	assertEquals "write into a 2-segment LV" 0 "$RC"
+	cp "$ERR" "$TMP/set.err"
+	run stat -f jsonl --volume "$VG/root" "$w" / '<12>'
+	assertEquals "written" "2001-01-01T00:00:00.000000000Z 2001-01-01T00:00:00.000000000Z" \
+		"$(jq -r .mtime.iso "$OUT" | tr '\n' ' ' | sed 's/ $//')"
+	# only root's segments changed: not "other", between them
+	local r s e bad=0 off
+	for off in $(cmp -l "$LVD" "$w" | awk '{ print $1 - 1 }'); do
+		local in=0
+		for r in $RANGES; do
+			s=$((2048 * SECT + PE_START + ${r%-*} * 4194304))
+			e=$((2048 * SECT + PE_START + (${r#*-} + 1) * 4194304))
+			[ "$off" -ge "$s" ] && [ "$off" -lt "$e" ] && in=1
+		done
+		[ "$in" = 1 ] || bad=$((bad + 1))
+	done
+	assertEquals "bytes changed outside root's segments" 0 "$bad"
+	cmp -s "$LVD" "$w" && fail "nothing was written"
+	undo=$(sed -n 's/.*(to undo: \(e2undo .*\))$/\1/p' "$TMP/set.err")
+	first=${RANGES%%-*}
+	assertContains "e2undo at the LV's first segment" "$undo" \
+		"e2undo -o $((2048 * SECT + PE_START + first * 4194304)) "
+	[ -n "$undo" ] && eval "$undo" >/dev/null 2>&1
+	assertEquals "e2undo restores the whole image" "$before" "$(sha256sum <"$w")"
+	# a segment before the first in the image: e2undo cannot place it
+	run set -n --volume "$VG/back" --crtime 2001-01-01T00:00:00Z "$w" /
+	assertEquals "write into an LV whose segments go back: refused" 16 "$RC"
+	assertContains "says why" "$(cat "$ERR")" "before the first"
+	run set --volume "$VG/back" --crtime 2001-01-01T00:00:00Z "$w" /
+	assertEquals "and without -n" 16 "$RC"
+	assertEquals "nothing written" "$before" "$(sha256sum <"$w")"
 	VOLUME=--volume=$VG/one
 	same_as_bare "timeline of a 1-segment LV" "$A" "$LVD" timeline
 	run set --volume "$VG/one" --crtime 2001-01-01T00:00:00Z "$TMP/lvw.img" /

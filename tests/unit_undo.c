@@ -13,6 +13,13 @@
  * zeros when first written), across both, twice into one hole, byte-wise
  * into a hole; e2undo gives back the file byte for byte and allocates
  * nothing the run did not (st_blocks), finished or cut short.
+ *
+ * A view of three extents (an LVM logical volume whose segments lie
+ * apart) inside the file, the filesystem at 0 or 4 KiB of it: writes
+ * across the extents' ends land where each extent lies, reads come back
+ * from there, nothing outside them changes; stock e2undo, given only the
+ * file, gives it back byte for byte, but for a byte between the extents
+ * changed after the run (another volume's), which it leaves alone.
  */
 /* NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
 #define _GNU_SOURCE 1 /* SEEK_DATA, SEEK_HOLE */
@@ -27,6 +34,7 @@
 #include <unistd.h>
 
 #include "lib/e4time.h"
+#include "lib/container/container.h"
 #include "lib/fs/csum.h"
 #include "lib/write/undo_io.h"
 #include "unit.h"
@@ -173,6 +181,106 @@ static void test_undo(int finish)
 	      finish ? "finished" : "unfinished");
 }
 
+/* The extents, in KiB: the third lies between the first and the second,
+ * 1 KiB after the first (a gap inside one 4 KiB region). */
+#define KIB(n) ((uint64_t)(n) << 10)
+static const struct e4t_extent map_ext[] = {
+	{ KIB(0), KIB(1000), KIB(300) },
+	{ KIB(300), KIB(2500), KIB(200) },
+	{ KIB(500), KIB(1301), KIB(500) },
+};
+#define MAP_N (sizeof(map_ext) / sizeof(map_ext[0]))
+#define JUNK  0x5a
+static uint64_t map_voff; /* the filesystem's place in the view */
+
+/* Where byte v of the view is in the file. */
+static uint64_t map_view(uint64_t v)
+{
+	size_t i;
+
+	for (i = 0; i < MAP_N; i++)
+		if (v >= map_ext[i].lstart &&
+		    v - map_ext[i].lstart < map_ext[i].len)
+			return map_ext[i].pstart + (v - map_ext[i].lstart);
+	return UINT64_MAX;
+}
+
+/* What scribble_map() writes, in bytes of the view. */
+static const uint64_t map_writes[][2] = {
+	{ KIB(290), KIB(20) },	   /* across the first extent's end */
+	{ KIB(500) - 1000, 2000 }, /* byte-wise, across the second's */
+	{ KIB(5), KIB(1) },	   /* the superblock's neighbour */
+	{ KIB(900), KIB(3) },
+};
+
+static errcode_t scribble_map(io_channel ch)
+{
+	static unsigned char junk[KIB(64)], back[KIB(64)];
+	char opt[32];
+	errcode_t err;
+	size_t i;
+
+	memset(junk, JUNK, sizeof(junk));
+	snprintf(opt, sizeof(opt), "offset=%llu", (unsigned long long)map_voff);
+	err = io_channel_set_options(ch, opt);
+	for (i = 0; i < 4 && !err; i++) {
+		uint64_t at = map_writes[i][0] - map_voff, n = map_writes[i][1];
+
+		if (at % 1024 || n % 1024)
+			err = io_channel_write_byte(ch, (unsigned long)at,
+						    (int)n, junk);
+		else
+			err = io_channel_write_blk64(ch, at / 1024,
+						     (int)(n / 1024), junk);
+	}
+	/* read back across the first extent's end */
+	if (!err)
+		err = io_channel_read_blk64(ch, (KIB(290) - map_voff) / 1024,
+					    20, back);
+	if (!err && memcmp(back, junk, KIB(20)))
+		err = EXT2_ET_SHORT_READ;
+	return err;
+}
+
+static void test_map(uint64_t voff, int finish)
+{
+	static unsigned char want[FILE_SIZE];
+	uint64_t gap = KIB(1300);
+	errcode_t err;
+	size_t i, j;
+
+	map_voff = voff;
+	CHECK(!write_file(dev, orig, sizeof(orig)), "write %s", dev);
+	unlink(undo);
+	err = e4t_undo_io_setup(undo, 4096);
+	if (!err)
+		err = e4t_undo_io_setup_map(map_ext, MAP_N);
+	CHECK(!err, "setup: %s", error_message(err));
+	if (run_writer(dev, finish, scribble_map, "writes through a view"))
+		return;
+	memcpy(want, orig, sizeof(want));
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < map_writes[i][1]; j++)
+			want[map_view(map_writes[i][0] + j)] = JUNK;
+	CHECK(!read_file(dev, now, sizeof(now)) &&
+		      !memcmp(now, want, sizeof(now)),
+	      "writes land where the extents lie, nothing else changes "
+	      "(at %llu, %s)",
+	      (unsigned long long)voff, finish ? "finished" : "unfinished");
+	/* another volume's byte, between the extents, changes */
+	now[gap] ^= 0xff;
+	CHECK(!write_file(dev, now, sizeof(now)), "write %s", dev);
+	CHECK(replay() == 0, "e2undo, a view at %llu",
+	      (unsigned long long)voff);
+	memcpy(want, orig, sizeof(want));
+	want[gap] ^= 0xff;
+	CHECK(!read_file(dev, now, sizeof(now)) &&
+		      !memcmp(now, want, sizeof(now)),
+	      "e2undo gives back the view's bytes, and only them (at %llu, "
+	      "%s)",
+	      (unsigned long long)voff, finish ? "finished" : "unfinished");
+}
+
 #define SPARSE_SIZE (6U << 20)
 
 /* The data of the sparse file: runs at these KiB, this many KiB long. */
@@ -289,6 +397,9 @@ int main(void)
 		test_undo(0);
 		test_sparse(1);
 		test_sparse(0);
+		test_map(0, 1);
+		test_map(KIB(4), 1);
+		test_map(KIB(4), 0);
 	} else {
 		printf("SKIP: e2undo not installed\n");
 	}

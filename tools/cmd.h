@@ -246,8 +246,9 @@ struct e4t_image *open_image_or_exit(const char *name,
  * (E01, split raw, qcow2...), the volume --volume names (or the only
  * ext2/3/4 one), the filesystem at -o inside it.  On success *ev is
  * open and either (*view NULL) the filesystem is at *offset of the
- * file IMAGE itself (raw images, partitions, one-segment LVs: what
- * writing commands can write), or it is at co->offset of *view.
+ * file IMAGE itself (raw images, partitions, one-segment LVs), or it
+ * is at co->offset of *view (writable too when the container is raw:
+ * e4t_image_open_write_view()).
  * Otherwise said on stderr, and the exit status returned.
  */
 struct evidence;

@@ -200,7 +200,9 @@ int parse_threads(const char *arg, const struct cmdinfo *cmd)
 int finish_write(struct e4t_image *img, int status)
 {
 	char *name = strdup(img->name), *undo = NULL;
-	unsigned long long offset = img->offset;
+	/* e2undo's -o: where the filesystem starts in the image (a volume's
+	 * first segment), the undo file's fs_offset */
+	unsigned long long offset = img->fs_offset;
 	errcode_t err;
 
 	/* Only a run that wrote has something to undo (see write.c). */

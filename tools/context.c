@@ -124,7 +124,10 @@ static int open_image(struct cmd_ctx *ctx, const char *name)
 	status = evidence_open(name, &ctx->co, &ctx->ev, &at, &view);
 	if (status)
 		return status;
-	if ((ctx->cmd->flags & CMD_WRITE) && view) {
+	/* A volume of a raw image is written where it lies (write.c);
+	 * other containers are read only. */
+	if ((ctx->cmd->flags & CMD_WRITE) && view &&
+	    evidence_of(ctx->ev)->kind != E4T_C_RAW) {
 		warnx_img(name, "refusing to write: %s: %s",
 			  evidence_of(ctx->ev)->kind_name,
 			  error_message(E4T_ERR_CONTAINER_READONLY));
@@ -132,7 +135,10 @@ static int open_image(struct cmd_ctx *ctx, const char *name)
 	}
 	if (ctx->cmd->flags & CMD_WRITE) {
 		/* a dry run opens read-only, and checks what a write would */
-		err = e4t_image_open_write(name, at, &ctx->wo, &ctx->img);
+		err = view ? e4t_image_open_write_view(name, view, at, &ctx->wo,
+						       &ctx->img)
+			   : e4t_image_open_write(name, at, &ctx->wo,
+						  &ctx->img);
 		if (err || !ctx->img)
 			return open_write_status(name, &ctx->wo,
 						 err ? err : ENOMEM);

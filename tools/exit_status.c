@@ -94,9 +94,11 @@ const struct condition conditions[COND_COUNT] = {
 			"run is in the way" },
 	[COND_EVIDENCE_WRITE] = { EXIT_REFUSED, "evidence",
 				  "for the writing commands, an image in an "
-				  "evidence container (EWF, qcow2, VMDK, VHD) "
-				  "or in a volume whose extents lie apart: "
-				  "e4time writes raw images only" },
+				  "evidence container (EWF, qcow2, VMDK, VHD), "
+				  "or a logical volume with a segment before "
+				  "its first in the image (an undo file could "
+				  "not restore it): e4time writes raw images "
+				  "only" },
 	[COND_HASH] = { EXIT_PARTIAL, "hash",
 			"with --verify-container, a stored hash that does "
 			"not match the data" },
@@ -148,6 +150,8 @@ enum cond cond_of_refusal(errcode_t err, const char *image)
 		return access(image, R_OK) == 0 ? COND_READ_ONLY : COND_OPEN;
 	case E4T_ERR_NOT_EXT:
 	case E4T_ERR_OFFSET: return COND_NOT_EXT;
+	case E4T_ERR_CONTAINER_READONLY:
+	case E4T_ERR_VOLUME_LAYOUT: return COND_EVIDENCE_WRITE;
 	default: return COND_OPEN;
 	}
 }

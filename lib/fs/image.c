@@ -14,6 +14,7 @@
 
 #include "e4time.h"
 #include "container/container.h"
+#include "write/undo_io.h"
 
 static void check_state(struct e4t_image *img, uint64_t image_size)
 {
@@ -55,7 +56,9 @@ static void check_state(struct e4t_image *img, uint64_t image_size)
 
 /* Every handle of e4time is opened here, with the image's offset: on
  * the file (unix_io or the undo manager), or on a view inside an
- * evidence container (view_io, read-only). */
+ * evidence container (view_io, read-only).  A view of a raw image is
+ * written in the file, through the undo manager that write.c has given
+ * the view's extents. */
 static errcode_t open_fs(struct e4t_image *img, int flags, io_manager io,
 			 ext2_filsys *fs)
 {
@@ -63,12 +66,12 @@ static errcode_t open_fs(struct e4t_image *img, int flags, io_manager io,
 
 	snprintf(opts, sizeof(opts), "offset=%llu",
 		 (unsigned long long)img->offset);
-	if (img->view) {
-		if (flags & EXT2_FLAG_RW)
-			return E4T_ERR_CONTAINER_READONLY;
+	if (img->view && !(flags & EXT2_FLAG_RW))
 		return ext2fs_open2(img->view_name, img->offset ? opts : NULL,
 				    flags, 0, 0, e4t_view_io_manager, fs);
-	}
+	if (img->view &&
+	    (img->view->c->kind != E4T_C_RAW || io != e4t_undo_io_manager))
+		return E4T_ERR_CONTAINER_READONLY;
 	return ext2fs_open2(img->name, img->offset ? opts : NULL, flags, 0, 0,
 			    io, fs);
 }
@@ -80,8 +83,6 @@ errcode_t e4t_image_reopen(struct e4t_image *img, ext2_filsys *fs)
 
 errcode_t e4t_image_reopen_rw(struct e4t_image *img, io_manager io)
 {
-	if (img->view)
-		return E4T_ERR_CONTAINER_READONLY;
 	if (img->fs)
 		ext2fs_close_free(&img->fs);
 	return open_fs(img, WRITE_FLAGS, io, &img->fs);

@@ -38,6 +38,18 @@
  * (lseek fails), gets whole regions.  Runs are widened to whole
  * filesystem blocks (the keys' unit): a block that is partly a hole (an
  * image whose host has smaller blocks) is saved whole.
+ *
+ * A filesystem in an LVM logical volume of several segments (a view of
+ * several extents, container.h) inside a raw image: the channel is given
+ * the extents (e4t_undo_io_setup_map()), and byte p of the filesystem is
+ * byte "offset" + p of the view, placed in the image by the extent
+ * holding it.  The undo file is one e2undo replays on the whole image:
+ * its fs_offset is the image position of the filesystem's first byte,
+ * and everything it saves is in image bytes counted from there (write.c
+ * refuses a volume with a segment before that, or not on block
+ * boundaries).  A write is cut at the segments' ends, each piece saved
+ * and written where it lies; the blocks of a region outside every
+ * segment (another volume's) are never saved.
  */
 /* NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
 #define _GNU_SOURCE 1 /* sync_file_range() */
@@ -52,6 +64,7 @@
 #include <unistd.h>
 
 #include "e4time.h"
+#include "container/container.h"
 #include "fs/csum.h"
 #include "write/undo_io.h"
 
@@ -112,9 +125,15 @@ struct hole_ent {
 
 struct undo_data {
 	errcode_t magic;
-	int fd;		   /* the image */
-	int undo_fd;	   /* the undo file, or -1 */
-	uint64_t offset;   /* of the filesystem in the image */
+	int fd;		 /* the image */
+	int undo_fd;	 /* the undo file, or -1 */
+	uint64_t offset; /* of the filesystem in the image: fs_offset */
+	/* Extents of a view (see the top), or NULL: the filesystem is the
+	 * image's bytes from offset on.  view_off: the filesystem's place
+	 * in the view. */
+	struct e4t_extent *map;
+	unsigned map_n;
+	uint64_t view_off;
 	unsigned region;   /* bytes saved at once; the undo file's block */
 	unsigned key_unit; /* hdr.fs_block_size, fixed by the first save */
 	int started;	   /* something saved: the layout is fixed */
@@ -147,6 +166,23 @@ struct undo_data {
 static char *next_undo_path;
 static int next_undo_fd = -1;
 static unsigned next_region = E2UNDO_MAX_BLOCK_SIZE;
+static struct e4t_extent *next_map;
+static unsigned next_map_n;
+
+errcode_t e4t_undo_io_setup_map(const struct e4t_extent *ext, unsigned n)
+{
+	free(next_map);
+	next_map = NULL;
+	next_map_n = 0;
+	if (!n)
+		return 0;
+	next_map = malloc(n * sizeof(*ext));
+	if (!next_map)
+		return ENOMEM;
+	memcpy(next_map, ext, n * sizeof(*ext));
+	next_map_n = n;
+	return 0;
+}
 
 errcode_t e4t_undo_io_setup_fd(int fd, unsigned region_size)
 {
@@ -165,6 +201,7 @@ errcode_t e4t_undo_io_setup(const char *undo_path, unsigned region_size)
 		return EXT2_ET_INVALID_ARGUMENT;
 	free(next_undo_path);
 	next_undo_fd = -1;
+	e4t_undo_io_setup_map(NULL, 0);
 	next_undo_path = undo_path ? strdup(undo_path) : NULL;
 	if (undo_path && !next_undo_path)
 		return ENOMEM;
@@ -227,6 +264,85 @@ static errcode_t pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+/*
+ * Where byte pos of the filesystem is: *rel bytes from offset in the
+ * image, and *contig bytes on from there lie on in the image (all of them
+ * without a map).  EXT2_ET_SHORT_READ past the view's extents,
+ * EXT2_ET_INVALID_ARGUMENT before offset (write.c refuses such views).
+ */
+static errcode_t locate(const struct undo_data *d, uint64_t pos, uint64_t *rel,
+			uint64_t *contig)
+{
+	uint64_t v = d->view_off + pos;
+	unsigned i;
+
+	if (!d->map) {
+		*rel = pos;
+		*contig = UINT64_MAX - d->offset - pos;
+		return 0;
+	}
+	for (i = 0; i < d->map_n; i++) {
+		const struct e4t_extent *e = &d->map[i];
+		uint64_t at;
+
+		if (v < e->lstart || v - e->lstart >= e->len)
+			continue;
+		at = e->pstart + (v - e->lstart);
+		if (at < d->offset)
+			return EXT2_ET_INVALID_ARGUMENT;
+		*rel = at - d->offset;
+		*contig = e->len - (v - e->lstart);
+		return 0;
+	}
+	return EXT2_ET_SHORT_READ;
+}
+
+/* With a map: offset from where the filesystem starts in the view. */
+static errcode_t map_origin(struct undo_data *d)
+{
+	unsigned i;
+
+	for (i = 0; i < d->map_n; i++) {
+		const struct e4t_extent *e = &d->map[i];
+
+		if (d->view_off >= e->lstart &&
+		    d->view_off - e->lstart < e->len) {
+			d->offset = e->pstart + (d->view_off - e->lstart);
+			return 0;
+		}
+	}
+	return EXT2_ET_INVALID_ARGUMENT;
+}
+
+/* Which blocks (of key_unit) of the region at byte start (from offset)
+ * lie in the view's extents, one bit each in in_map: all without a map. */
+static void find_mapped(const struct undo_data *d, uint64_t start,
+			unsigned nblk, uint64_t *in_map)
+{
+	uint64_t lo = d->offset + start, hi = lo + d->region;
+	unsigned i, b;
+
+	memset(in_map, 0, HOLE_WORDS * sizeof(*in_map));
+	if (!d->map) {
+		for (b = 0; b < nblk; b++)
+			in_map[b / 64] |= 1ULL << (b % 64);
+		return;
+	}
+	for (i = 0; i < d->map_n; i++) {
+		uint64_t s = d->map[i].pstart, e = s + d->map[i].len;
+
+		if (s < lo)
+			s = lo;
+		if (e > hi)
+			e = hi;
+		if (s >= e)
+			continue;
+		for (b = (unsigned)((s - lo) / d->key_unit);
+		     b < nblk && (uint64_t)b * d->key_unit < e - lo; b++)
+			in_map[b / 64] |= 1ULL << (b % 64);
+	}
 }
 
 /* A write error of the undo file, as the caller reports it. */
@@ -464,11 +580,11 @@ static int find_data(struct undo_data *d, uint64_t start, unsigned nblk,
 static errcode_t save_region(struct undo_data *d, uint64_t r,
 			     unsigned block_size)
 {
-	uint64_t start = r * d->region, data[HOLE_WORDS];
+	uint64_t start = r * d->region, data[HOLE_WORDS], mapped[HOLE_WORDS];
 	struct hole_ent *h;
 	unsigned nblk, b, e;
 	size_t got = 0;
-	int holes = 0;
+	int holes = 0, whole = 1;
 	errcode_t err;
 
 	if (!d->started) {
@@ -484,11 +600,20 @@ static errcode_t save_region(struct undo_data *d, uint64_t r,
 			return err;
 	}
 	nblk = d->region / d->key_unit;
+	find_mapped(d, start, nblk, mapped);
 	if (d->sparse && !find_data(d, d->offset + start, nblk, data))
 		d->sparse = 0; /* no SEEK_HOLE here: whole regions */
-	for (b = 0; d->sparse && b < nblk; b++)
-		holes += !(data[b / 64] & (1ULL << (b % 64)));
-	if (!holes) {
+	if (!d->sparse)
+		memcpy(data, mapped, sizeof(data));
+	/* Blocks outside the view's extents are neither saved nor holes. */
+	for (b = 0; b < nblk; b++) {
+		uint64_t bit = 1ULL << (b % 64);
+
+		data[b / 64] &= mapped[b / 64];
+		holes += (mapped[b / 64] & ~data[b / 64] & bit) != 0;
+		whole &= (data[b / 64] & bit) != 0;
+	}
+	if (whole) {
 		err = pread_all(d->fd, d->buf, d->region, d->offset + start,
 				&got);
 		if (err || !got) /* nothing there (past the end) */
@@ -514,13 +639,13 @@ static errcode_t save_region(struct undo_data *d, uint64_t r,
 		if (err)
 			return err;
 	}
+	if (!holes)
+		return 0;
 	h = hole_get(d, r);
 	if (!h)
 		return ENOMEM;
-	memset(h->bits, 0, sizeof(h->bits));
-	for (b = 0; b < nblk; b++)
-		if (!(data[b / 64] & (1ULL << (b % 64))))
-			h->bits[b / 64] |= 1ULL << (b % 64);
+	for (b = 0; b < HOLE_WORDS; b++)
+		h->bits[b] = mapped[b] & ~data[b];
 	return bit_set(&d->holey, &d->holey_words, r);
 }
 
@@ -671,6 +796,7 @@ static void free_channel(io_channel ch)
 		free(d->holes);
 		free(d->keyb);
 		free(d->buf);
+		free(d->map);
 		free(d);
 	}
 	free(ch->name);
@@ -711,6 +837,15 @@ static errcode_t undo_open(const char *name, int flags, io_channel *ret)
 
 		free_channel(ch);
 		return err;
+	}
+	/* The view's extents set up for this open, if any. */
+	d->map = next_map;
+	d->map_n = next_map_n;
+	next_map = NULL;
+	next_map_n = 0;
+	if (d->map && map_origin(d)) {
+		free_channel(ch);
+		return EXT2_ET_INVALID_ARGUMENT;
 	}
 	if (!fstat(d->fd, &st) && S_ISBLK(st.st_mode))
 		ch->flags |= CHANNEL_FLAGS_BLOCK_DEVICE;
@@ -788,11 +923,28 @@ static errcode_t undo_read_blk64(io_channel ch, unsigned long long block,
 {
 	struct undo_data *d = ch->private_data;
 	uint64_t size = byte_count(ch, count);
+	uint64_t off = block * (uint64_t)ch->block_size;
 	size_t got = 0;
-	errcode_t err;
+	errcode_t err = 0;
 
-	err = pread_all(d->fd, buf, size,
-			d->offset + block * (uint64_t)ch->block_size, &got);
+	/* Piece by piece where the view's extents place them (one piece
+	 * without a map); past the end, what was there. */
+	while (got < size && !err) {
+		uint64_t rel = 0, contig = 0;
+		size_t n, one = 0;
+
+		err = locate(d, off + got, &rel, &contig);
+		if (err == EXT2_ET_SHORT_READ)
+			err = 0;
+		if (err || !contig)
+			break;
+		n = contig < size - got ? (size_t)contig : (size_t)(size - got);
+		err = pread_all(d->fd, (char *)buf + got, n, d->offset + rel,
+				&one);
+		got += one;
+		if (one < n)
+			break;
+	}
 	d->stats.bytes_read += got;
 	if (!err && got < size) {
 		memset((char *)buf + got, 0, size - got);
@@ -810,21 +962,47 @@ static errcode_t undo_read_blk(io_channel ch, unsigned long block, int count,
 	return undo_read_blk64(ch, block, count, buf);
 }
 
+/*
+ * Write [off, off + size) of the filesystem, piece by piece where the
+ * view's extents place them (one piece without a map): the old contents
+ * of each first, in the undo file and in its header.
+ */
+static errcode_t write_range(struct undo_data *d, io_channel ch, uint64_t off,
+			     const void *buf, uint64_t size)
+{
+	uint64_t done = 0;
+	errcode_t err = 0;
+
+	while (done < size && !err) {
+		uint64_t rel = 0, contig = 0, n;
+
+		err = locate(d, off + done, &rel, &contig);
+		if (err == EXT2_ET_SHORT_READ)
+			err = EXT2_ET_SHORT_WRITE; /* past the view's end */
+		if (err)
+			break;
+		n = contig < size - done ? contig : size - done;
+		err = save_range(ch, rel, n);
+		if (!err)
+			err = pwrite_all(d->fd, (const char *)buf + done,
+					 (size_t)n, d->offset + rel);
+		if (!err)
+			start_writeback(d->fd, d->offset + rel, n);
+		done += n;
+	}
+	return err;
+}
+
 static errcode_t undo_write_blk64(io_channel ch, unsigned long long block,
 				  int count, const void *buf)
 {
 	struct undo_data *d = ch->private_data;
 	uint64_t size = byte_count(ch, count);
-	uint64_t off = block * (uint64_t)ch->block_size;
 	errcode_t err;
 
-	/* The old contents first, in the undo file and in its header. */
-	err = save_range(ch, off, size);
-	if (!err)
-		err = pwrite_all(d->fd, buf, size, d->offset + off);
+	err = write_range(d, ch, block * (uint64_t)ch->block_size, buf, size);
 	if (!err) {
 		d->stats.bytes_written += size;
-		start_writeback(d->fd, d->offset + off, size);
 		hook_image_write(d);
 	}
 	if (err && ch->write_error)
@@ -847,9 +1025,7 @@ static errcode_t undo_write_byte(io_channel ch, unsigned long offset, int size,
 
 	if (size < 0)
 		return EXT2_ET_INVALID_ARGUMENT;
-	err = save_range(ch, offset, (uint64_t)size);
-	if (!err)
-		err = pwrite_all(d->fd, buf, (size_t)size, d->offset + offset);
+	err = write_range(d, ch, offset, buf, (uint64_t)size);
 	if (!err) {
 		d->stats.bytes_written += (unsigned)size;
 		hook_image_write(d);
@@ -879,8 +1055,13 @@ static errcode_t undo_set_option(io_channel ch, const char *option,
 	v = strtoull(arg, &end, 0);
 	if (errno || *end || d->started)
 		return EXT2_ET_INVALID_ARGUMENT;
-	d->offset = v;
-	return 0;
+	if (!d->map) {
+		d->offset = v;
+		return 0;
+	}
+	/* In the view: the image position follows. */
+	d->view_off = v;
+	return map_origin(d);
 }
 
 static errcode_t undo_get_stats(io_channel ch, io_stats *stats)

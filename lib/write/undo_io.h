@@ -26,5 +26,14 @@ errcode_t e4t_undo_io_setup(const char *undo_path, unsigned region_size);
 /* The same with an undo file the caller has created, open read-write and
  * empty: the channel writes through a duplicate of fd. */
 errcode_t e4t_undo_io_setup_fd(int fd, unsigned region_size);
+/*
+ * The next channel opened reads and writes a view of several extents
+ * (an LVM logical volume, container.h) inside the image it is given: the
+ * "offset" option is then the filesystem's place in the view, and the
+ * undo file's fs_offset that place in the image (see undo_io.c).  Copied;
+ * call after e4t_undo_io_setup*(), which forget it.  n 0: none.
+ */
+struct e4t_extent;
+errcode_t e4t_undo_io_setup_map(const struct e4t_extent *ext, unsigned n);
 
 #endif

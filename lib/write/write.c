@@ -6,6 +6,11 @@
  * e4time's undo I/O manager); write whole inodes, one at a time or a batch
  * of them through their inode-table blocks, with their checksums
  * recomputed by libext2fs.
+ *
+ * A filesystem in an LVM logical volume of several segments inside a raw
+ * image (a view, container.h) is written in the image itself, where each
+ * segment lies: the undo manager is given the segments, and its undo file
+ * is one stock e2undo replays on the whole image (see undo_io.c).
  */
 #include "config.h"
 
@@ -21,28 +26,29 @@
 #include <unistd.h>
 
 #include "e4time.h"
+#include "container/container.h"
 #include "fs/csum.h"
 #include "write/undo_io.h"
 
 #define UNDO_REGION (1U << 20)
 
 /*
- * Is anything else using the filesystem's bytes?  Mounted or busy under
- * any name (inuse.c; libext2fs' own check for a device named), or, with
- * multiple-mount protection, in use by another node.
+ * Is anything else using the filesystem's bytes, [start, start + len) of
+ * the file?  Mounted or busy under any name (inuse.c; libext2fs' own check
+ * for a device named), or, with multiple-mount protection, in use by
+ * another node.
  */
 static errcode_t check_unused(struct e4t_image *img,
-			      const struct e4t_write_opts *opts)
+			      const struct e4t_write_opts *opts, uint64_t start,
+			      uint64_t len)
 {
-	uint64_t len = ext2fs_blocks_count(img->fs->super) *
-		       (uint64_t)img->fs->blocksize;
 	struct stat st;
 	errcode_t err;
 	int flags = 0;
 
 	if (stat(img->name, &st))
 		return errno;
-	err = e4t_check_in_use(img->name, img->offset, len,
+	err = e4t_check_in_use(img->name, start, len,
 			       opts->dry_run ? NULL : &img->in_use, opts->why);
 	if (!err && !S_ISREG(st.st_mode)) {
 		err = ext2fs_check_if_mounted(img->name, &flags);
@@ -111,7 +117,7 @@ static errcode_t prepare_undo(struct e4t_image *img,
 	if (opts->undo_path)
 		img->undo_path = strdup(opts->undo_path);
 	else
-		err = e4t_undo_default_path(img->name, img->offset,
+		err = e4t_undo_default_path(img->name, img->fs_offset,
 					    &img->undo_path, opts->why);
 	if (!err && !img->undo_path)
 		err = ENOMEM;
@@ -166,11 +172,56 @@ static void release_write(struct e4t_image *img, int remove_undo)
 	e4t_in_use_release(&img->in_use);
 }
 
-errcode_t e4t_image_open_write(const char *name, uint64_t offset,
-			       const struct e4t_write_opts *opts,
-			       struct e4t_image **ret)
+/*
+ * Can an undo file place every block of the filesystem at [off, off + len)
+ * of view v?  e2undo puts key k at fs_offset + k * block size, k unsigned:
+ * fs_offset, where the filesystem starts in the image, must hold its
+ * superblock whole (e2undo reads it there), and every segment the
+ * filesystem covers must lie at or after it, on block boundaries.  Then
+ * *fs_offset, and [*lo, *hi): the bytes of the image its segments span,
+ * those checked for other users.  E4T_ERR_VOLUME_LAYOUT otherwise.
+ */
+static errcode_t view_layout(const struct e4t_view *v, uint64_t off,
+			     uint64_t len, unsigned bs, uint64_t *fs_offset,
+			     uint64_t *lo, uint64_t *hi)
 {
+	uint64_t contig, at = e4t_view_map(v, off, &contig);
+	unsigned i;
+
+	if (contig < SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE)
+		return E4T_ERR_VOLUME_LAYOUT;
+	*fs_offset = *lo = at;
+	*hi = at + (contig < len ? contig : len);
+	for (i = 0; i < v->next; i++) {
+		const struct e4t_extent *e = &v->ext[i];
+		uint64_t s = e->lstart > off ? e->lstart : off;
+		uint64_t end = e->lstart + e->len;
+		uint64_t p;
+
+		if (end > off + len)
+			end = off + len;
+		if (s >= end)
+			continue;
+		p = e->pstart + (s - e->lstart);
+		if (p < at || (p - at) % bs || (s - off) % bs)
+			return E4T_ERR_VOLUME_LAYOUT;
+		if (p + (end - s) > *hi)
+			*hi = p + (end - s);
+	}
+	return 0;
+}
+
+/*
+ * Both ways in: the file at offset (v NULL), or the filesystem at offset
+ * of view v, a volume of a raw image, written where its segments lie.
+ */
+static errcode_t open_write(const char *name, const struct e4t_view *v,
+			    uint64_t offset, const struct e4t_write_opts *opts,
+			    struct e4t_image **ret)
+{
+	struct e4t_extent whole;
 	struct e4t_image *img = NULL;
+	uint64_t lo, hi;
 	struct stat st;
 	errcode_t err;
 
@@ -179,11 +230,21 @@ errcode_t e4t_image_open_write(const char *name, uint64_t offset,
 		opts->why->what[0] = '\0';
 		opts->why->cause = 0;
 	}
+	if (v && v->c->kind != E4T_C_RAW)
+		return E4T_ERR_CONTAINER_READONLY;
 	/* First a read-only look: refuse before anything is opened RW. */
-	err = e4t_image_open(name, offset, &img);
+	err = v ? e4t_image_open_view(name, v, offset, &img)
+		: e4t_image_open(name, offset, &img);
 	if (err)
 		return err;
-	err = check_unused(img, opts);
+	lo = img->fs_offset = offset;
+	hi = lo +
+	     ext2fs_blocks_count(img->fs->super) * (uint64_t)img->fs->blocksize;
+	if (v)
+		err = view_layout(v, offset, hi - lo, img->fs->blocksize,
+				  &img->fs_offset, &lo, &hi);
+	if (!err)
+		err = check_unused(img, opts, lo, hi - lo);
 	if (!err)
 		err = check_writable_state(img);
 	if (err || opts->dry_run) {
@@ -205,8 +266,17 @@ errcode_t e4t_image_open_write(const char *name, uint64_t offset,
 	ext2fs_close_free(&img->fs);
 	if (!err && !opts->no_undo)
 		err = prepare_undo(img, opts);
+	else if (!err && v) /* the undo manager, with no undo file */
+		err = e4t_undo_io_setup(NULL, UNDO_REGION);
+	/* A view: its segments, for the undo manager only (image.c). */
+	whole.lstart = 0;
+	whole.pstart = v ? v->base : 0;
+	whole.len = v ? v->size : 0;
+	if (!err && v)
+		err = e4t_undo_io_setup_map(v->next ? v->ext : &whole,
+					    v->next ? v->next : 1);
 	if (!err)
-		err = e4t_image_reopen_rw(img, opts->no_undo
+		err = e4t_image_reopen_rw(img, opts->no_undo && !v
 						       ? unix_io_manager
 						       : e4t_undo_io_manager);
 	if (err) {
@@ -218,6 +288,21 @@ errcode_t e4t_image_open_write(const char *name, uint64_t offset,
 	img->writable = 1;
 	*ret = img;
 	return 0;
+}
+
+errcode_t e4t_image_open_write(const char *name, uint64_t offset,
+			       const struct e4t_write_opts *opts,
+			       struct e4t_image **ret)
+{
+	return open_write(name, NULL, offset, opts, ret);
+}
+
+errcode_t e4t_image_open_write_view(const char *name, const struct e4t_view *v,
+				    uint64_t offset,
+				    const struct e4t_write_opts *opts,
+				    struct e4t_image **ret)
+{
+	return open_write(name, v, offset, opts, ret);
 }
 
 /* Does the inode hold field f with its _extra word? */
