@@ -260,6 +260,15 @@ void e4t_manifest_entry_free(struct e4t_manifest_entry *e);
 errcode_t e4t_grow(void *arrp, size_t *cap, size_t need, size_t elem,
 		   size_t first);
 
+/* (ioutil.c) pread len bytes at off, retrying short reads and EINTR;
+ * *got is what was read (less at the end of the file); 0 or errno. */
+errcode_t e4t_pread_full(int fd, void *buf, size_t len, uint64_t off,
+			 size_t *got);
+/* An io_channel's set_option for "offset": 0 with *offset set, or
+ * EXT2_ET_INVALID_ARGUMENT (another option, or not a number). */
+errcode_t e4t_io_offset_option(const char *option, const char *arg,
+			       uint64_t *offset);
+
 /* ------------------------------------------------------------------ */
 /* Replacement policy (policy.c): backfill and import                  */
 /* ------------------------------------------------------------------ */

@@ -7,6 +7,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,19 @@
 
 #include "e4time.h"
 #include "container/container.h"
+
+void e4t_cwarnf(e4t_cwarn warn, void *arg, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warn(arg, msg);
+}
 
 errcode_t e4t_container_new(const char *path, enum e4t_ckind kind,
 			    const char *kind_name,

@@ -178,6 +178,9 @@ void e4t_view_io_forget(const struct e4t_view *v);
  * it), e.g. "GPT primary header checksum does not verify: the backup
  * header at sector 2097151 is used". */
 typedef void (*e4t_cwarn)(void *arg, const char *msg);
+/* warn(arg, the formatted line), when warn is not NULL (container.c). */
+void e4t_cwarnf(e4t_cwarn warn, void *arg, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 enum e4t_scheme {
 	E4T_PT_NONE,

@@ -33,7 +33,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,22 +53,6 @@ static uint32_t le32(const uint8_t *p)
 static uint64_t le64(const uint8_t *p)
 {
 	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
-static void warnf(e4t_cwarn warn, void *arg, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void warnf(e4t_cwarn warn, void *arg, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	if (!warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	warn(arg, msg);
 }
 
 /* CRC-32 as zlib computes it (reflected 0xEDB88320, ~0 in and out):
@@ -267,28 +250,29 @@ static errcode_t entries(const struct e4t_view *v, unsigned ss,
 		if (!memcmp(e, zero_guid, 16))
 			continue;
 		if (last < first) {
-			warnf(warn, arg,
-			      "GPT partition %" PRIu32
-			      " ends before it starts: ignored",
-			      i + 1);
+			e4t_cwarnf(warn, arg,
+				   "GPT partition %" PRIu32
+				   " ends before it starts: ignored",
+				   i + 1);
 			continue;
 		}
 		if (first >= nsec) {
-			warnf(warn, arg,
-			      "GPT partition %" PRIu32
-			      " starts at sector %" PRIu64
-			      ", past the end of the disk (%" PRIu64
-			      " sectors)",
-			      i + 1, first, nsec);
+			e4t_cwarnf(warn, arg,
+				   "GPT partition %" PRIu32
+				   " starts at sector %" PRIu64
+				   ", past the end of the disk (%" PRIu64
+				   " sectors)",
+				   i + 1, first, nsec);
 			return E4T_ERR_PARTTABLE;
 		}
 		len = last - first + 1;
 		if (len > nsec - first) {
-			warnf(warn, arg,
-			      "GPT partition %" PRIu32 " ends %" PRIu64
-			      " sectors past the end of the disk: it is read "
-			      "up to there",
-			      i + 1, len - (nsec - first));
+			e4t_cwarnf(
+				warn, arg,
+				"GPT partition %" PRIu32 " ends %" PRIu64
+				" sectors past the end of the disk: it is read "
+				"up to there",
+				i + 1, len - (nsec - first));
 			len = nsec - first;
 		}
 		if (e4t_grow(&pt->parts, &cap, pt->nparts + 1,
@@ -340,11 +324,12 @@ errcode_t e4t_gpt_read(const struct e4t_view *v, struct e4t_parttable *pt,
 		return err;
 	use = err ? NULL : &pri;
 	if (use && pri.alternate_lba > last) {
-		warnf(warn, arg,
-		      "GPT backup header at sector %" PRIu64
-		      " is past the end of the disk (a truncated image?): the "
-		      "primary is used",
-		      pri.alternate_lba);
+		e4t_cwarnf(warn, arg,
+			   "GPT backup header at sector %" PRIu64
+			   " is past the end of the disk (a truncated image?): "
+			   "the "
+			   "primary is used",
+			   pri.alternate_lba);
 		goto found;
 	}
 	/* the backup: where the primary says, else at the last LBA */
@@ -360,21 +345,21 @@ errcode_t e4t_gpt_read(const struct e4t_view *v, struct e4t_parttable *pt,
 		return err;
 	}
 	if (use && err) {
-		warnf(warn, arg,
-		      "GPT backup header at sector %" PRIu64
-		      " %s: the primary is used",
-		      bak.lba, bwhy);
+		e4t_cwarnf(warn, arg,
+			   "GPT backup header at sector %" PRIu64
+			   " %s: the primary is used",
+			   bak.lba, bwhy);
 	} else if (!use && !err) {
-		warnf(warn, arg,
-		      "GPT primary header %s: the backup header at sector "
-		      "%" PRIu64 " is used",
-		      pwhy, bak.lba);
+		e4t_cwarnf(warn, arg,
+			   "GPT primary header %s: the backup header at sector "
+			   "%" PRIu64 " is used",
+			   pwhy, bak.lba);
 		use = &bak;
 	} else if (!use) {
-		warnf(warn, arg,
-		      "GPT primary header %s, and the backup header at "
-		      "sector %" PRIu64 " %s",
-		      pwhy, bak.lba, bwhy);
+		e4t_cwarnf(warn, arg,
+			   "GPT primary header %s, and the backup header at "
+			   "sector %" PRIu64 " %s",
+			   pwhy, bak.lba, bwhy);
 		return E4T_ERR_PARTTABLE;
 	}
 found:

@@ -90,20 +90,6 @@ static uint32_t lvm_crc(uint32_t crc, const void *buf, size_t len)
 	return crc;
 }
 
-__attribute__((format(printf, 3, 4))) static void
-lvm_warn(e4t_cwarn warn, void *arg, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (!warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	warn(arg, msg);
-}
-
 /* ------------------------------------------------------------------ */
 /* The text format: a tree of sections and values                      */
 /* ------------------------------------------------------------------ */
@@ -404,10 +390,11 @@ static errcode_t need(const struct vgparse *vp, const struct cnode *sec,
 
 	if (!n || n->section || n->array || n->nv != 1 ||
 	    n->v[0].kind != kind) {
-		lvm_warn(vp->warn, vp->arg,
-			 "LVM2 metadata, line %u: section '%s' %s '%s' %s",
-			 n ? n->line : sec->line, sec->key, n ? "has" : "lacks",
-			 key, kind == CV_STR ? "as a string" : "as a number");
+		e4t_cwarnf(vp->warn, vp->arg,
+			   "LVM2 metadata, line %u: section '%s' %s '%s' %s",
+			   n ? n->line : sec->line, sec->key,
+			   n ? "has" : "lacks", key,
+			   kind == CV_STR ? "as a string" : "as a number");
 		return E4T_ERR_LVM;
 	}
 	*out = &n->v[0];
@@ -423,9 +410,9 @@ static errcode_t need_count(const struct vgparse *vp, const struct cnode *sec,
 	if (err)
 		return err;
 	if (v->i < 0) {
-		lvm_warn(vp->warn, vp->arg,
-			 "LVM2 metadata, section '%s': '%s' is negative",
-			 sec->key, key);
+		e4t_cwarnf(vp->warn, vp->arg,
+			   "LVM2 metadata, section '%s': '%s' is negative",
+			   sec->key, key);
 		return E4T_ERR_LVM;
 	}
 	*out = (uint64_t)v->i;
@@ -470,10 +457,10 @@ static errcode_t parse_pvs(const struct vgparse *vp, const struct cnode *vg,
 	errcode_t err;
 
 	if (!sec || !sec->section) {
-		lvm_warn(vp->warn, vp->arg,
-			 "LVM2 metadata, line %u: volume group '%s' has no "
-			 "physical_volumes section",
-			 vg->line, vg->key);
+		e4t_cwarnf(vp->warn, vp->arg,
+			   "LVM2 metadata, line %u: volume group '%s' has no "
+			   "physical_volumes section",
+			   vg->line, vg->key);
 		return E4T_ERR_LVM;
 	}
 	for (n = sec->child; n; n = n->next) {
@@ -501,10 +488,11 @@ static errcode_t parse_pvs(const struct vgparse *vp, const struct cnode *vg,
 		if (err)
 			return err;
 		if (pv->pe_start > UINT64_MAX / SECTOR) {
-			lvm_warn(vp->warn, vp->arg,
-				 "LVM2 metadata, line %u: %s: pe_start %" PRIu64
-				 " sectors is impossible",
-				 n->line, n->key, pv->pe_start);
+			e4t_cwarnf(
+				vp->warn, vp->arg,
+				"LVM2 metadata, line %u: %s: pe_start %" PRIu64
+				" sectors is impossible",
+				n->line, n->key, pv->pe_start);
 			return E4T_ERR_LVM;
 		}
 		pv->pe_start *= SECTOR;
@@ -557,20 +545,21 @@ static errcode_t parse_seg(const struct vgparse *vp, const struct cnode *n,
 	stripes = cfind(n, "stripes");
 	if (!count || count > UINT32_MAX || !stripes || !stripes->array ||
 	    stripes->nv != 2 * count) {
-		lvm_warn(vp->warn, vp->arg,
-			 "LVM2 metadata, line %u: LV '%s' %s: stripes do not "
-			 "match stripe_count %" PRIu64,
-			 stripes ? stripes->line : n->line, lv->name, n->key,
-			 count);
+		e4t_cwarnf(vp->warn, vp->arg,
+			   "LVM2 metadata, line %u: LV '%s' %s: stripes do not "
+			   "match stripe_count %" PRIu64,
+			   stripes ? stripes->line : n->line, lv->name, n->key,
+			   count);
 		return E4T_ERR_LVM;
 	}
 	seg->stripes = (unsigned)count;
 	if (stripes->v[0].kind != CV_STR || stripes->v[1].kind != CV_INT ||
 	    stripes->v[1].i < 0) {
-		lvm_warn(vp->warn, vp->arg,
-			 "LVM2 metadata, line %u: LV '%s' %s: stripes are not "
-			 "\"pv\", extent pairs",
-			 stripes->line, lv->name, n->key);
+		e4t_cwarnf(
+			vp->warn, vp->arg,
+			"LVM2 metadata, line %u: LV '%s' %s: stripes are not "
+			"\"pv\", extent pairs",
+			stripes->line, lv->name, n->key);
 		return E4T_ERR_LVM;
 	}
 	seg->pv = strdup(stripes->v[0].s);
@@ -667,8 +656,8 @@ static errcode_t parse_vg(const struct vgparse *vp, const struct cnode *top,
 	for (vg = top; vg && !vg->section; vg = vg->next)
 		;
 	if (!vg) {
-		lvm_warn(vp->warn, vp->arg,
-			 "LVM2 metadata: no volume group section");
+		e4t_cwarnf(vp->warn, vp->arg,
+			   "LVM2 metadata: no volume group section");
 		return E4T_ERR_LVM;
 	}
 	out->vg_name = strdup(vg->key);
@@ -682,10 +671,10 @@ static errcode_t parse_vg(const struct vgparse *vp, const struct cnode *top,
 	if (err)
 		return err;
 	if (v->i <= 0 || (uint64_t)v->i > UINT64_MAX / SECTOR) {
-		lvm_warn(vp->warn, vp->arg,
-			 "LVM2 metadata: volume group '%s': extent_size "
-			 "%" PRId64 " is impossible",
-			 vg->key, v->i);
+		e4t_cwarnf(vp->warn, vp->arg,
+			   "LVM2 metadata: volume group '%s': extent_size "
+			   "%" PRId64 " is impossible",
+			   vg->key, v->i);
 		return E4T_ERR_LVM;
 	}
 	out->extent_size = (uint64_t)v->i * SECTOR;
@@ -723,8 +712,8 @@ static errcode_t parse_text(const char *text, size_t len, struct e4t_lvm *out,
 	ps.end = text + strnlen(text, len); /* lvm2 ends it with a NUL */
 	ps.line = 1;
 	if (centries(&ps, &top)) {
-		lvm_warn(warn, arg, "LVM2 metadata text, line %u: %s",
-			 ps.err_line, ps.err);
+		e4t_cwarnf(warn, arg, "LVM2 metadata text, line %u: %s",
+			   ps.err_line, ps.err);
 		cnode_free(top);
 		return strcmp(ps.err, "out of memory") ? E4T_ERR_LVM : ENOMEM;
 	}
@@ -793,32 +782,32 @@ static errcode_t read_mda(const struct e4t_view *v, uint64_t off, uint64_t size,
 	*len = 0;
 	*crc_ok = 0;
 	if (size < MDA_HEADER_SIZE || off > v->size || size > v->size - off) {
-		lvm_warn(warn, arg,
-			 "LVM2 metadata area at byte %" PRIu64 " (%" PRIu64
-			 " bytes) is not inside the image",
-			 off, size);
+		e4t_cwarnf(warn, arg,
+			   "LVM2 metadata area at byte %" PRIu64 " (%" PRIu64
+			   " bytes) is not inside the image",
+			   off, size);
 		return E4T_ERR_LVM;
 	}
 	err = e4t_view_read(v, h, sizeof(h), off);
 	if (err)
 		return err;
 	if (memcmp(h + 4, MDA_MAGIC, 16) || le32(h + 20) != 1) {
-		lvm_warn(warn, arg,
-			 "LVM2 metadata area at byte %" PRIu64
-			 ": no mda header (magic or version)",
-			 off);
+		e4t_cwarnf(warn, arg,
+			   "LVM2 metadata area at byte %" PRIu64
+			   ": no mda header (magic or version)",
+			   off);
 		return E4T_ERR_LVM;
 	}
 	if (lvm_crc(INITIAL_CRC, h + 4, sizeof(h) - 4) != le32(h))
-		lvm_warn(warn, arg,
-			 "LVM2 metadata area at byte %" PRIu64
-			 ": header checksum does not verify",
-			 off);
+		e4t_cwarnf(warn, arg,
+			   "LVM2 metadata area at byte %" PRIu64
+			   ": header checksum does not verify",
+			   off);
 	if (le64(h + 24) != off)
-		lvm_warn(warn, arg,
-			 "LVM2 metadata area at byte %" PRIu64
-			 ": its header says it starts at %" PRIu64,
-			 off, le64(h + 24));
+		e4t_cwarnf(warn, arg,
+			   "LVM2 metadata area at byte %" PRIu64
+			   ": its header says it starts at %" PRIu64,
+			   off, le64(h + 24));
 	toff = le64(h + 40);
 	tlen = le64(h + 48);
 	want = le32(h + 56);
@@ -828,11 +817,11 @@ static errcode_t read_mda(const struct e4t_view *v, uint64_t off, uint64_t size,
 		return 0;
 	if (toff < MDA_HEADER_SIZE || toff >= size ||
 	    tlen > size - MDA_HEADER_SIZE || tlen > TEXT_MAX || !tlen) {
-		lvm_warn(warn, arg,
-			 "LVM2 metadata area at byte %" PRIu64
-			 ": text of %" PRIu64 " bytes at %" PRIu64
-			 " does not fit in its %" PRIu64 " bytes",
-			 off, tlen, toff, size);
+		e4t_cwarnf(warn, arg,
+			   "LVM2 metadata area at byte %" PRIu64
+			   ": text of %" PRIu64 " bytes at %" PRIu64
+			   " does not fit in its %" PRIu64 " bytes",
+			   off, tlen, toff, size);
 		return E4T_ERR_LVM;
 	}
 	t = malloc(tlen + 1);
@@ -879,15 +868,15 @@ errcode_t e4t_lvm_read(const struct e4t_view *v, struct e4t_lvm *out,
 		return err;
 	*found = 1;
 	if (lvm_crc(INITIAL_CRC, sec + 20, SECTOR - 20) != le32(sec + 16))
-		lvm_warn(warn, arg,
-			 "LVM2 label in sector %d: checksum does not verify",
-			 at);
+		e4t_cwarnf(warn, arg,
+			   "LVM2 label in sector %d: checksum does not verify",
+			   at);
 	hoff = le32(sec + 20);
 	if (hoff < 32 || hoff > SECTOR - UUID_LEN - 8) {
-		lvm_warn(warn, arg,
-			 "LVM2 label in sector %d: PV header at %" PRIu32
-			 " is outside the sector",
-			 at, hoff);
+		e4t_cwarnf(warn, arg,
+			   "LVM2 label in sector %d: PV header at %" PRIu32
+			   " is outside the sector",
+			   at, hoff);
 		return E4T_ERR_LVM;
 	}
 	p = sec + hoff;
@@ -904,10 +893,10 @@ errcode_t e4t_lvm_read(const struct e4t_view *v, struct e4t_lvm *out,
 			int ok;
 
 			if (end - p < 16) {
-				lvm_warn(warn, arg,
-					 "LVM2 PV header: the %s area list "
-					 "does not end in its sector",
-					 list ? "metadata" : "data");
+				e4t_cwarnf(warn, arg,
+					   "LVM2 PV header: the %s area list "
+					   "does not end in its sector",
+					   list ? "metadata" : "data");
 				free(best);
 				return E4T_ERR_LVM;
 			}
@@ -945,17 +934,17 @@ errcode_t e4t_lvm_read(const struct e4t_view *v, struct e4t_lvm *out,
 	if (!nmda)
 		return 0; /* its VG is described on its other PVs */
 	if (!nread) {
-		lvm_warn(warn, arg, "LVM2 PV %s: no readable metadata area",
-			 out->pv_uuid);
+		e4t_cwarnf(warn, arg, "LVM2 PV %s: no readable metadata area",
+			   out->pv_uuid);
 		return E4T_ERR_LVM;
 	}
 	if (!best)
 		return 0; /* an orphan PV */
 	if (!best_ok)
-		lvm_warn(warn, arg,
-			 "LVM2 PV %s: the metadata text's checksum does not "
-			 "verify",
-			 out->pv_uuid);
+		e4t_cwarnf(warn, arg,
+			   "LVM2 PV %s: the metadata text's checksum does not "
+			   "verify",
+			   out->pv_uuid);
 	err = parse_text(best, best_len, out, warn, arg);
 	free(best);
 	if (err) { /* what the label said stands */

@@ -37,7 +37,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,22 +56,6 @@ static uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
-}
-
-static void warnf(e4t_cwarn warn, void *arg, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void warnf(e4t_cwarn warn, void *arg, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	if (!warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	warn(arg, msg);
 }
 
 static void entry(const uint8_t *sec, size_t slot, struct mbr_entry *e)
@@ -146,17 +129,18 @@ static errcode_t add(struct mbr_ctx *m, unsigned number, uint8_t type,
 	struct e4t_part *p;
 
 	if (start >= size) {
-		warnf(m->warn, m->arg,
-		      "MBR partition %u starts at sector %" PRIu64
-		      ", past the end of the disk (%" PRIu64 " sectors)",
-		      number, lba, size / MBR_SECTOR);
+		e4t_cwarnf(m->warn, m->arg,
+			   "MBR partition %u starts at sector %" PRIu64
+			   ", past the end of the disk (%" PRIu64 " sectors)",
+			   number, lba, size / MBR_SECTOR);
 		return E4T_ERR_PARTTABLE;
 	}
 	if (len > size - start) {
-		warnf(m->warn, m->arg,
-		      "MBR partition %u ends %" PRIu64
-		      " bytes past the end of the disk: it is read up to there",
-		      number, len - (size - start));
+		e4t_cwarnf(m->warn, m->arg,
+			   "MBR partition %u ends %" PRIu64
+			   " bytes past the end of the disk: it is read up to "
+			   "there",
+			   number, len - (size - start));
 		len = size - start;
 	}
 	if (e4t_grow(&m->pt->parts, &m->cap, m->pt->nparts + 1,
@@ -187,45 +171,50 @@ static errcode_t logicals(struct mbr_ctx *m, uint64_t base, uint64_t *visited,
 		for (i = 0; i < *nvisited; i++) {
 			if (visited[i] != ebr)
 				continue;
-			warnf(m->warn, m->arg,
-			      "MBR extended partition: the chain of EBRs loops "
-			      "back to sector %" PRIu64,
-			      ebr);
+			e4t_cwarnf(m->warn, m->arg,
+				   "MBR extended partition: the chain of EBRs "
+				   "loops "
+				   "back to sector %" PRIu64,
+				   ebr);
 			return E4T_ERR_PARTTABLE;
 		}
 		if (*nvisited > MBR_MAX_LOGICAL) {
-			warnf(m->warn, m->arg,
-			      "MBR extended partition: more than %d EBRs",
-			      MBR_MAX_LOGICAL);
+			e4t_cwarnf(m->warn, m->arg,
+				   "MBR extended partition: more than %d EBRs",
+				   MBR_MAX_LOGICAL);
 			return E4T_ERR_PARTTABLE;
 		}
 		visited[(*nvisited)++] = ebr;
 		if (ebr >= m->v->size / MBR_SECTOR) {
-			warnf(m->warn, m->arg,
-			      "MBR extended partition: EBR at sector %" PRIu64
-			      " is past the end of the disk",
-			      ebr);
+			e4t_cwarnf(
+				m->warn, m->arg,
+				"MBR extended partition: EBR at sector %" PRIu64
+				" is past the end of the disk",
+				ebr);
 			return E4T_ERR_PARTTABLE;
 		}
 		err = e4t_view_read(m->v, sec, sizeof(sec), ebr * MBR_SECTOR);
 		if (err)
 			return err;
 		if (sec[510] != 0x55 || sec[511] != 0xaa) {
-			warnf(m->warn, m->arg,
-			      "MBR extended partition: no signature in the EBR "
-			      "at sector %" PRIu64 ": no logical partition "
-			      "after it is listed",
-			      ebr);
+			e4t_cwarnf(m->warn, m->arg,
+				   "MBR extended partition: no signature in "
+				   "the EBR "
+				   "at sector %" PRIu64
+				   ": no logical partition "
+				   "after it is listed",
+				   ebr);
 			return 0;
 		}
 		entry(sec, 0, &e0);
 		entry(sec, 1, &e1);
 		if (!is_empty(&e0) && !is_extended(e0.type)) {
 			if (*next_number > 4 + MBR_MAX_LOGICAL) {
-				warnf(m->warn, m->arg,
-				      "MBR extended partition: more than %d "
-				      "logical partitions",
-				      MBR_MAX_LOGICAL);
+				e4t_cwarnf(
+					m->warn, m->arg,
+					"MBR extended partition: more than %d "
+					"logical partitions",
+					MBR_MAX_LOGICAL);
 				return E4T_ERR_PARTTABLE;
 			}
 			err = add(m, (*next_number)++, e0.type, ebr + e0.lba,

@@ -15,21 +15,12 @@
 static errcode_t raw_read(struct e4t_container *c, void *buf, size_t len,
 			  uint64_t off)
 {
-	size_t done = 0;
+	size_t got;
+	errcode_t err = e4t_pread_full(c->fd, buf, len, off, &got);
 
-	while (done < len) {
-		ssize_t n = pread(c->fd, (char *)buf + done, len - done,
-				  (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno;
-		if (n == 0)
-			return EXT2_ET_SHORT_READ;
-		done += (size_t)n;
-	}
-	return 0;
+	if (!err && got < len)
+		err = EXT2_ET_SHORT_READ;
+	return err;
 }
 
 static const struct e4t_container_ops raw_ops = { raw_read, NULL, NULL, 0 };

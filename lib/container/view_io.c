@@ -191,19 +191,8 @@ static errcode_t vio_set_option(io_channel ch, const char *option,
 				const char *arg)
 {
 	struct view_chan *d = ch->private_data;
-	unsigned long long v;
-	char *end;
 
-	if (strcmp(option, "offset"))
-		return EXT2_ET_INVALID_ARGUMENT;
-	if (!arg)
-		return EXT2_ET_INVALID_ARGUMENT;
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (errno || *end)
-		return EXT2_ET_INVALID_ARGUMENT;
-	d->offset = v;
-	return 0;
+	return e4t_io_offset_option(option, arg, &d->offset);
 }
 
 static errcode_t vio_get_stats(io_channel ch, io_stats *stats)

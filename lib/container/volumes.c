@@ -13,7 +13,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,22 +42,6 @@ struct scan {
 	unsigned npending;
 	int damaged; /* a partition table found but unreadable */
 };
-
-static void warnf(struct scan *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void warnf(struct scan *s, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (!s->warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	s->warn(s->arg, msg);
-}
 
 /* A new volume at the end of the list; its index is its place + 1. */
 static errcode_t add_vol(struct scan *s, unsigned parent, unsigned depth,
@@ -100,10 +83,10 @@ static errcode_t found_pv(struct scan *s, unsigned idx)
 	memset(pv, 0, sizeof(*pv));
 	err = e4t_lvm_read(&v->view, &pv->lvm, &found, s->warn, s->arg);
 	if (err == E4T_ERR_LVM || (!err && !found)) {
-		warnf(s,
-		      "%s: LVM2 physical volume whose metadata cannot be "
-		      "read",
-		      v->name);
+		e4t_cwarnf(s->warn, s->arg,
+			   "%s: LVM2 physical volume whose metadata cannot be "
+			   "read",
+			   v->name);
 		e4t_lvm_free(&pv->lvm);
 		return 0;
 	}

@@ -209,27 +209,6 @@ errcode_t e4t_undo_io_setup(const char *undo_path, unsigned region_size)
 	return 0;
 }
 
-static errcode_t pread_all(int fd, void *buf, size_t len, uint64_t off,
-			   size_t *got)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done,
-				  (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno;
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	*got = done;
-	return 0;
-}
-
 /*
  * Have the kernel start writing what was just written: the fsyncs at
  * close (image and undo file) then find little left to do, instead of the
@@ -416,8 +395,8 @@ static errcode_t write_indexes(struct undo_data *d, int sync)
 			d->key_blk = d->next_blk++;
 		}
 	}
-	err = pread_all(d->fd, &super, SUPERBLOCK_SIZE,
-			d->offset + SUPERBLOCK_OFFSET, &got);
+	err = e4t_pread_full(d->fd, &super, SUPERBLOCK_SIZE,
+			     d->offset + SUPERBLOCK_OFFSET, &got);
 	if (!err && got != SUPERBLOCK_SIZE)
 		err = EXT2_ET_SHORT_READ;
 	if (err)
@@ -614,8 +593,8 @@ static errcode_t save_region(struct undo_data *d, uint64_t r,
 		whole &= (data[b / 64] & bit) != 0;
 	}
 	if (whole) {
-		err = pread_all(d->fd, d->buf, d->region, d->offset + start,
-				&got);
+		err = e4t_pread_full(d->fd, d->buf, d->region,
+				     d->offset + start, &got);
 		if (err || !got) /* nothing there (past the end) */
 			return err;
 		return append_key(d, start, d->buf, got);
@@ -631,9 +610,9 @@ static errcode_t save_region(struct undo_data *d, uint64_t r,
 			;
 		if (!is_data)
 			continue;
-		err = pread_all(d->fd, d->buf + off,
-				(size_t)(e - b) * d->key_unit,
-				d->offset + start + off, &got);
+		err = e4t_pread_full(d->fd, d->buf + off,
+				     (size_t)(e - b) * d->key_unit,
+				     d->offset + start + off, &got);
 		if (!err && got)
 			err = append_key(d, start + off, d->buf + off, got);
 		if (err)
@@ -939,8 +918,8 @@ static errcode_t undo_read_blk64(io_channel ch, unsigned long long block,
 		if (err || !contig)
 			break;
 		n = contig < size - got ? (size_t)contig : (size_t)(size - got);
-		err = pread_all(d->fd, (char *)buf + got, n, d->offset + rel,
-				&one);
+		err = e4t_pread_full(d->fd, (char *)buf + got, n,
+				     d->offset + rel, &one);
 		got += one;
 		if (one < n)
 			break;
@@ -1044,16 +1023,9 @@ static errcode_t undo_set_option(io_channel ch, const char *option,
 				 const char *arg)
 {
 	struct undo_data *d = ch->private_data;
-	unsigned long long v;
-	char *end;
+	uint64_t v;
 
-	if (strcmp(option, "offset"))
-		return EXT2_ET_INVALID_ARGUMENT;
-	if (!arg)
-		return EXT2_ET_INVALID_ARGUMENT;
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (errno || *end || d->started)
+	if (e4t_io_offset_option(option, arg, &v) || d->started)
 		return EXT2_ET_INVALID_ARGUMENT;
 	if (!d->map) {
 		d->offset = v;
