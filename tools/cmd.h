@@ -263,6 +263,12 @@ struct evidence *evidence_container(const char *name, int quiet, int *status);
 int evidence_scan(struct evidence *ev);
 const struct e4t_volumes *evidence_volumes(const struct evidence *ev);
 struct e4t_container *evidence_of(const struct evidence *ev);
+/* The second half of evidence_open(), on an open container: the
+ * volume co names (the scan is done once), for --volume all. */
+int evidence_use(struct evidence *ev, const struct common_opts *co,
+		 uint64_t *offset, const struct e4t_view **view);
+/* --verify-container: check the stored hashes, say what was found. */
+void evidence_verify(struct evidence *ev, int quiet);
 /* --verify-container found a stored hash that does not match. */
 int evidence_hash_bad(const struct evidence *ev);
 
@@ -320,6 +326,7 @@ struct cmd_ctx {
 	struct e4t_tree_opts topts; /* CMD_TREE: threads; flags (deleted) */
 	struct e4t_image *img;	    /* CMD_IMAGE: open during run() */
 	struct evidence *ev;	    /* CMD_IMAGE: the container, volumes */
+	int keep_ev; /* --volume all: ev outlives each volume's run */
 	/* CMD_ALLVOL with --volume all: the volume run() reads now, and
 	 * whether it is the first */
 	const char *volume;

@@ -37,6 +37,12 @@ static const char *const keys[] = {
 /* clang-format on */
 static const struct rec_schema schema = { "volume", keys, 0, NULL };
 
+/* Where the volume's first byte lies in the image. */
+static uint64_t start_of(const struct e4t_vol *v)
+{
+	return v->view.next ? v->view.ext[0].pstart : v->view.base;
+}
+
 static const char *note_of(const struct e4t_vol *v)
 {
 	if (v->refused)
@@ -60,8 +66,7 @@ static void rec_volume(struct report *r, const struct e4t_vol *v, int local)
 		rec_null(r, "parent");
 	rec_cstr(r, "scheme", v->scheme);
 	rec_cstr(r, "type", v->type);
-	rec_u64(r, "start",
-		v->view.next ? v->view.ext[0].pstart : v->view.base);
+	rec_u64(r, "start", start_of(v));
 	rec_u64(r, "length", v->view.size);
 	rec_u64(r, "extents", v->view.next ? v->view.next : 1);
 	rec_cstr(r, "part_name", v->part_name[0] ? v->part_name : NULL);
@@ -89,8 +94,7 @@ static void text_volume(const struct e4t_vol *v)
 
 	printf("%-3u %*s%-*s %14llu %14llu  %-24s %s", v->index,
 	       (int)v->depth * 2, "", 14 - (int)v->depth * 2, v->name,
-	       (unsigned long long)(v->view.next ? v->view.ext[0].pstart
-						 : v->view.base),
+	       (unsigned long long)start_of(v),
 	       (unsigned long long)v->view.size, v->type,
 	       bare ? "" : v->probe.name);
 	if (v->probe.label[0])

@@ -121,7 +121,10 @@ static int open_image(struct cmd_ctx *ctx, const char *name)
 	errcode_t err;
 	int status;
 
-	status = evidence_open(name, &ctx->co, &ctx->ev, &at, &view);
+	/* --volume all opened the container once, for every volume */
+	status = ctx->keep_ev
+			 ? evidence_use(ctx->ev, &ctx->co, &at, &view)
+			 : evidence_open(name, &ctx->co, &ctx->ev, &at, &view);
 	if (status)
 		return status;
 	/* A volume of a raw image is written where it lies (write.c);
@@ -182,11 +185,7 @@ static int finish(struct cmd_ctx *ctx, int status)
 {
 	struct e4t_image *img = ctx->img;
 
-	if (!img) {
-		evidence_close(ctx->ev);
-		return finish_stdout(status);
-	}
-	if (status != EXIT_INTERNAL && status != EXIT_REFUSED) {
+	if (img && status != EXIT_INTERNAL && status != EXIT_REFUSED) {
 		if (ctx->wc.count || image_damage_status(img) ||
 		    evidence_hash_bad(ctx->ev))
 			status = worse_status(status, EXIT_PARTIAL);
@@ -195,14 +194,16 @@ static int finish(struct cmd_ctx *ctx, int status)
 	}
 	e4t_tree_free(ctx->tree);
 	e4t_journal_close(ctx->j);
-	if ((ctx->cmd->flags & CMD_WRITE) && !ctx->wo.dry_run) {
-		status = finish_write(img, status);
-		evidence_close(ctx->ev);
-		return status;
+	if (img && (ctx->cmd->flags & CMD_WRITE) && !ctx->wo.dry_run) {
+		status = finish_write(img, status); /* flushes stdout too */
+	} else {
+		if (img)
+			e4t_image_close(img);
+		status = finish_stdout(status);
 	}
-	e4t_image_close(img);
-	evidence_close(ctx->ev);
-	return finish_stdout(status);
+	if (!ctx->keep_ev) /* the image read its views: closed after it */
+		evidence_close(ctx->ev);
+	return status;
 }
 
 static int cmd_ctx_run(struct cmd_ctx *ctx, int n, char **argv)
@@ -222,12 +223,16 @@ static int run_all_volumes(struct cmd_ctx *ctx, int n, char **argv)
 	ev = evidence_container(argv[0], ctx->co.quiet, &status);
 	if (!ev)
 		return finish_stdout(status);
+	if (ctx->co.verify)
+		evidence_verify(ev, ctx->co.quiet);
 	status = evidence_scan(ev);
 	if (status) {
 		evidence_close(ev);
 		return finish_stdout(status);
 	}
 	vs = evidence_volumes(ev);
+	ctx->ev = ev;
+	ctx->keep_ev = 1;
 	for (i = 0; i < vs->n; i++) {
 		char spec[16];
 
@@ -246,7 +251,6 @@ static int run_all_volumes(struct cmd_ctx *ctx, int n, char **argv)
 			status = finish(ctx, status);
 		}
 		ctx->img = NULL;
-		ctx->ev = NULL;
 		ctx->tree = NULL;
 		ctx->j = NULL;
 		worst = worse_status(worst, status);
@@ -256,6 +260,8 @@ static int run_all_volumes(struct cmd_ctx *ctx, int n, char **argv)
 		warnx_img(argv[0], "%s", error_message(E4T_ERR_NO_EXT_VOLUME));
 		worst = cond_status(COND_NOT_EXT);
 	}
+	ctx->ev = NULL;
+	ctx->keep_ev = 0;
 	evidence_close(ev);
 	return worst;
 }

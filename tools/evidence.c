@@ -24,6 +24,7 @@ struct evidence {
 	struct e4t_view whole; /* the container, when not raw */
 	const char *name;
 	int quiet;
+	int scanned;  /* vols holds the volumes */
 	int hash_bad; /* --verify-container found a mismatch */
 };
 
@@ -107,8 +108,12 @@ struct evidence *evidence_container(const char *name, int quiet, int *status)
 
 int evidence_scan(struct evidence *ev)
 {
-	errcode_t err = e4t_volumes_scan(ev->c, &ev->vols, scan_warn, ev);
+	errcode_t err;
 
+	if (ev->scanned)
+		return EXIT_OK;
+	err = e4t_volumes_scan(ev->c, &ev->vols, scan_warn, ev);
+	ev->scanned = !err;
 	if (err) {
 		report(ev->name, "reading its volumes", err);
 		return cond_status(err == ENOMEM ? COND_NOMEM : COND_CONTAINER);
@@ -215,31 +220,45 @@ int evidence_open(const char *name, const struct common_opts *co,
 		  struct evidence **evp, uint64_t *offset,
 		  const struct e4t_view **view)
 {
-	const struct e4t_vol *v = NULL;
 	struct evidence *ev;
 	int status;
 
 	*view = NULL;
-	*offset = co->offset;
 	ev = evidence_container(name, co->quiet, &status);
 	*evp = ev;
 	if (!ev)
 		return status;
-	if (co->verify) {
-		char msg[256] = "";
-		errcode_t err =
-			ev->c->ops->verify
+	if (co->verify)
+		evidence_verify(ev, co->quiet);
+	return evidence_use(ev, co, offset, view);
+}
+
+void evidence_verify(struct evidence *ev, int quiet)
+{
+	const char *name = ev->name;
+	char msg[256] = "";
+	errcode_t err = ev->c->ops->verify
 				? ev->c->ops->verify(ev->c, msg, sizeof(msg))
 				: E4T_ERR_CONTAINER_NO_HASH;
 
-		if (err)
-			warnx_img(name, "%s%s%s", error_message(err),
-				  msg[0] ? ": " : "", msg);
-		else if (!co->quiet)
-			warnx_img(name, "%s verified: %s", ev->c->kind_name,
-				  msg[0] ? msg : "stored hashes match");
-		ev->hash_bad = err && err != E4T_ERR_CONTAINER_NO_HASH;
-	}
+	if (err)
+		warnx_img(name, "%s%s%s", error_message(err),
+			  msg[0] ? ": " : "", msg);
+	else if (!quiet)
+		warnx_img(name, "%s verified: %s", ev->c->kind_name,
+			  msg[0] ? msg : "stored hashes match");
+	ev->hash_bad = err && err != E4T_ERR_CONTAINER_NO_HASH;
+}
+
+int evidence_use(struct evidence *ev, const struct common_opts *co,
+		 uint64_t *offset, const struct e4t_view **view)
+{
+	const char *name = ev->name;
+	const struct e4t_vol *v = NULL;
+	int status;
+
+	*view = NULL;
+	*offset = co->offset;
 	if (!co->volume && (co->offset_set || !has_volumes(ev))) {
 		/* the image as before: the file, or the whole container */
 		if (ev->c->kind != E4T_C_RAW) {

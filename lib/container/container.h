@@ -159,6 +159,14 @@ uint64_t e4t_view_map(const struct e4t_view *v, uint64_t off, uint64_t *contig);
 /* A view of [start, start + len) of another view (a partition inside a
  * partition or an LV): extents are composed.  *out's extents are
  * malloc'd (e4t_view_free). */
+/* Append [start, start + len) of in to the end of *out (whose extents
+ * array has capacity *cap), as extents even where in is a window:
+ * logical volumes are put together so.  e4t_view_collapse() then makes
+ * a one-extent view a window again. */
+errcode_t e4t_view_append(struct e4t_view *out, size_t *cap,
+			  const struct e4t_view *in, uint64_t start,
+			  uint64_t len);
+void e4t_view_collapse(struct e4t_view *v);
 errcode_t e4t_view_sub(const struct e4t_view *in, uint64_t start, uint64_t len,
 		       struct e4t_view *out);
 void e4t_view_free(struct e4t_view *v);

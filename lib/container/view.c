@@ -61,52 +61,67 @@ errcode_t e4t_view_read(const struct e4t_view *v, void *buf, size_t len,
 	return 0;
 }
 
-errcode_t e4t_view_sub(const struct e4t_view *in, uint64_t start, uint64_t len,
-		       struct e4t_view *out)
+errcode_t e4t_view_append(struct e4t_view *out, size_t *cap,
+			  const struct e4t_view *in, uint64_t start,
+			  uint64_t len)
 {
-	struct e4t_extent *ext = NULL;
-	unsigned n = 0;
-	uint64_t off = start, end;
+	uint64_t off = start, end = start + len;
 
-	memset(out, 0, sizeof(*out));
 	if (start > in->size || len > in->size - start)
 		return E4T_ERR_OFFSET;
 	out->c = in->c;
-	out->size = len;
-	if (!in->next) {
-		out->base = in->base + start;
-		return 0;
-	}
-	end = start + len;
 	while (off < end) {
 		uint64_t contig, at = e4t_view_map(in, off, &contig);
-		struct e4t_extent *grown;
+		struct e4t_extent *e;
+		errcode_t err;
 
-		if (!contig) {
-			free(ext);
+		if (!contig)
 			return E4T_ERR_OFFSET;
-		}
 		if (contig > end - off)
 			contig = end - off;
-		grown = realloc(ext, (n + 1) * sizeof(*ext));
-		if (!grown) {
-			free(ext);
-			return ENOMEM;
-		}
-		ext = grown;
-		ext[n].lstart = off - start;
-		ext[n].pstart = at;
-		ext[n].len = contig;
-		n++;
+		err = e4t_grow(&out->ext, cap, (size_t)out->next + 1,
+			       sizeof(*out->ext), 4);
+		if (err)
+			return err;
+		e = &out->ext[out->next++];
+		e->lstart = out->size;
+		e->pstart = at;
+		e->len = contig;
+		out->size += contig;
 		off += contig;
 	}
-	if (n == 1) { /* one extent: a plain window */
-		out->base = ext[0].pstart;
-		free(ext);
+	return 0;
+}
+
+void e4t_view_collapse(struct e4t_view *v)
+{
+	if (v->next == 1) {
+		v->base = v->ext[0].pstart;
+		e4t_view_free(v);
+	}
+}
+
+errcode_t e4t_view_sub(const struct e4t_view *in, uint64_t start, uint64_t len,
+		       struct e4t_view *out)
+{
+	size_t cap = 0;
+	errcode_t err;
+
+	memset(out, 0, sizeof(*out));
+	if (!in->next) { /* a window of a window */
+		if (start > in->size || len > in->size - start)
+			return E4T_ERR_OFFSET;
+		out->c = in->c;
+		out->base = in->base + start;
+		out->size = len;
 		return 0;
 	}
-	out->ext = ext;
-	out->next = n;
+	err = e4t_view_append(out, &cap, in, start, len);
+	if (err) {
+		e4t_view_free(out);
+		return err;
+	}
+	e4t_view_collapse(out);
 	return 0;
 }
 

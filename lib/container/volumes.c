@@ -208,41 +208,6 @@ static const struct pv_found *pv_by_uuid(const struct scan *s, const char *uuid)
 	return NULL;
 }
 
-/* Append to *v the bytes [off, off + len) of the PV pv. */
-static errcode_t append_extents(struct e4t_view *v, size_t *cap,
-				const struct pv_found *pv, uint64_t off,
-				uint64_t len)
-{
-	struct e4t_view sub;
-	errcode_t err;
-	unsigned n;
-
-	err = e4t_view_sub(&pv->view, off, len, &sub);
-	if (err)
-		return err;
-	n = sub.next ? sub.next : 1;
-	err = e4t_grow(&v->ext, cap, v->next + n, sizeof(*v->ext), 4);
-	if (!err) {
-		unsigned i;
-
-		for (i = 0; i < n; i++) {
-			struct e4t_extent *e = &v->ext[v->next++];
-
-			if (sub.next) {
-				*e = sub.ext[i];
-			} else {
-				e->pstart = sub.base;
-				e->len = sub.size;
-				e->lstart = 0;
-			}
-			e->lstart += v->size;
-		}
-		v->size += len;
-	}
-	e4t_view_free(&sub);
-	return err;
-}
-
 /* The view of a logical volume; *why when it cannot be read. */
 static errcode_t lv_view(struct scan *s, const struct pv_found *from,
 			 const struct e4t_lvm_lv *lv, struct e4t_view *v,
@@ -279,23 +244,22 @@ static errcode_t lv_view(struct scan *s, const struct pv_found *from,
 		}
 		if (i == 0)
 			*parent = pv->vol;
-		err = append_extents(v, &cap, pv,
-				     mpv->pe_start +
-					     seg->pv_start_ext * m->extent_size,
-				     seg->extents * m->extent_size);
+		err = e4t_view_append(v, &cap, &pv->view,
+				      mpv->pe_start + seg->pv_start_ext *
+							      m->extent_size,
+				      seg->extents * m->extent_size);
 		if (err == E4T_ERR_OFFSET) {
 			snprintf(why, whysz,
 				 "segment %u lies beyond the end of its PV",
 				 i + 1);
 			return 0;
 		}
-		if (err)
+		if (err) {
+			e4t_view_free(v);
 			return err;
+		}
 	}
-	if (v->next == 1) { /* one extent: a plain window */
-		v->base = v->ext[0].pstart;
-		e4t_view_free(v);
-	}
+	e4t_view_collapse(v);
 	return 0;
 }
 
