@@ -301,15 +301,16 @@ static blk64_t geom_home(ext2_filsys fs, const struct geom *g, ext2_ino_t ino,
  * block, an unmapped journal, a fast commit's inode).
  */
 struct slot {
-	blk64_t block;	      /* 0: empty */
-	const uint8_t *data;  /* the last copy seen */
-	const uint8_t *first; /* the first copy seen ... */
-	size_t first_ti;      /* ... in this transaction */
-	uint8_t *disk;	      /* the home block on disk */
-	uint8_t *own;	      /* data when it is ours */
-	uint8_t *first_own;   /* first when it is ours */
-	int live_seen;	      /* a copy is in the live log */
-	int disk_match;	      /* the home block equals some copy */
+	blk64_t block;			 /* 0: empty */
+	const uint8_t *data;		 /* the last copy seen */
+	const struct e4t_jtrans *data_t; /* ... in this transaction */
+	const uint8_t *first;		 /* the first copy seen ... */
+	size_t first_ti;		 /* ... in this transaction */
+	uint8_t *disk;			 /* the home block on disk */
+	uint8_t *own;			 /* data when it is ours */
+	uint8_t *first_own;		 /* first when it is ours */
+	int live_seen;			 /* a copy is in the live log */
+	int disk_match;			 /* the home block equals some copy */
 };
 
 struct copies {
@@ -600,6 +601,8 @@ static void *audit_part(void *arg)
 				c.raw = new;
 				c.len = g->isize;
 				c.baseline = baseline;
+				c.prev = old;
+				c.prev_t = s->data_t;
 				if (baseline)
 					c.same = 0;
 				else
@@ -609,6 +612,7 @@ static void *audit_part(void *arg)
 					p->stop = record(&p->ac, &c, old,
 							 g->isize, at);
 			}
+			s->data_t = t;
 			if (cur == p->buf) {
 				uint8_t *o = slot_own(s, p->fs->blocksize);
 
@@ -689,6 +693,8 @@ static void *audit_part(void *arg)
 				       fi->len < g->isize ? fi->len : g->isize);
 				c.raw = nw;
 				c.baseline = !(s && s->data);
+				c.prev = c.baseline ? NULL : p->tmp;
+				c.prev_t = s->data_t;
 				if (!c.baseline)
 					e4t_inode_compare(p->tmp, nw, g->isize,
 							  &c);
@@ -704,6 +710,7 @@ static void *audit_part(void *arg)
 						goto out;
 					}
 					memcpy(o + off, nw, g->isize);
+					s->data_t = t;
 				}
 				free(nw);
 			}
@@ -735,6 +742,8 @@ static void *audit_part(void *arg)
 			c.t = e4t_journal_trans(j, s->first_ti);
 			c.raw = s->first + k * g->isize;
 			c.len = g->isize;
+			c.prev = old;
+			c.prev_t = NULL;
 			e4t_inode_compare(old, c.raw, g->isize, &c);
 			if (!c.same)
 				p->stop = record(&p->ac, &c, old, g->isize,

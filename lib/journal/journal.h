@@ -211,6 +211,11 @@ struct e4t_icopy {
 	enum e4t_change change; /* when !baseline && !same */
 	uint32_t what;		/* 1 << E4T_IG_*, differing groups */
 	int crtime_changed;	/* crtime differs from the copy before */
+	/* e4t_audit_run: the copy before (inode_size bytes; NULL for a
+	 * baseline), and its transaction (NULL: the home block on disk,
+	 * older than every copy in the journal) */
+	const uint8_t *prev;
+	const struct e4t_jtrans *prev_t;
 };
 
 /* Compare two raw inodes; fills change, what, crtime_changed, same. */
