@@ -257,17 +257,18 @@ static void rec_finding(struct report *r, const struct kept *k)
 
 static void print_copy(const struct e4t_finding *f, int k, int local)
 {
-	char when[E4T_ISO_BUFSZ];
-
 	if (f->src[k] == E4T_COPY_DISK) {
 		printf("the home block on disk");
 		return;
 	}
 	printf("tid %u%s", f->tid[k],
 	       f->src[k] == E4T_COPY_FAST_COMMIT ? " (fast commit)" : "");
-	if (f->has_commit[k])
+	if (f->has_commit[k]) {
+		char when[E4T_ISO_BUFSZ];
+
 		printf(" committed %s",
 		       fmt_time(&f->commit[k], local, 'T', when, sizeof(when)));
+	}
 }
 
 static void print_times(const struct e4t_ts *ts, unsigned fields, int local)
@@ -324,7 +325,7 @@ static int cmp_rule(const void *x, const void *y)
 
 static void output(struct actx *a, enum report_format fmt)
 {
-	size_t counts[64] = { 0 }, i, nr = e4t_rule_count(), total = 0;
+	size_t counts[64] = { 0 }, i, nr = e4t_rule_count();
 	struct report rep;
 
 	if (a->n) /* journal first, then the walk's: by rule, kept order */
@@ -332,7 +333,7 @@ static void output(struct actx *a, enum report_format fmt)
 	for (i = 0; i < a->n; i++)
 		counts[a->k[i].f.rule]++;
 	if (fmt == RF_TEXT) {
-		size_t prev = (size_t)-1;
+		size_t prev = (size_t)-1, total = 0;
 
 		for (i = 0; i < a->n; i++) {
 			const struct e4t_rule *r = e4t_rule(a->k[i].f.rule);
@@ -463,7 +464,8 @@ static int journal_rules(struct cmd_ctx *ctx, struct actx *a)
 		e4t_journal_close(ctx->j);
 		ctx->j = NULL;
 		a->rc.mask &= ~jmask;
-		return err == ENOMEM ? EXIT_INTERNAL : EXIT_PARTIAL;
+		return err == ENOMEM ? cond_status(COND_NOMEM)
+				     : cond_status(COND_JOURNAL_DAMAGE);
 	}
 	e4t_rules_note_journal(&a->rc, ctx->j);
 	if (!(a->rc.mask & jmask))
@@ -471,7 +473,8 @@ static int journal_rules(struct cmd_ctx *ctx, struct actx *a)
 	err = e4t_rules_journal(img, ctx->j, &a->rc, keep, a);
 	if (err) {
 		report(img->name, "journal", err);
-		return err == ENOMEM ? EXIT_INTERNAL : EXIT_PARTIAL;
+		return err == ENOMEM ? cond_status(COND_NOMEM)
+				     : cond_status(COND_JOURNAL_DAMAGE);
 	}
 	a->njournal = a->n;
 	if (a->n)

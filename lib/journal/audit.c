@@ -694,7 +694,7 @@ static void *audit_part(void *arg)
 				c.raw = nw;
 				c.baseline = !(s && s->data);
 				c.prev = c.baseline ? NULL : p->tmp;
-				c.prev_t = s->data_t;
+				c.prev_t = c.baseline ? NULL : s->data_t;
 				if (!c.baseline)
 					e4t_inode_compare(p->tmp, nw, g->isize,
 							  &c);

@@ -31,7 +31,6 @@ void e4t_rules_note_journal(struct e4t_rules_ctx *rc,
 }
 
 struct jctx {
-	const struct e4t_rules_ctx *rc;
 	unsigned inode_size;
 	int r_crtime, r_back;
 	e4t_finding_fn fn;
@@ -81,7 +80,7 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 {
 	struct jctx *jc = priv;
 	struct e4t_inode old, new;
-	int back = 0, ret;
+	int back = 0;
 
 	if (c->baseline || c->same || !c->prev)
 		return 0;
@@ -101,8 +100,9 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 	if (jc->r_crtime >= 0 && c->crtime_changed &&
 	    (old.ts[E4T_CRTIME].flags & E4T_TS_STORED) &&
 	    (new.ts[E4T_CRTIME].flags &E4T_TS_STORED)) {
-		ret = emit(jc, jc->r_crtime, c, &old, &new,
-			   BIT(E4T_CRTIME) | BIT(E4T_CTIME));
+		int ret = emit(jc, jc->r_crtime, c, &old, &new,
+			       BIT(E4T_CRTIME) | BIT(E4T_CTIME));
+
 		if (ret)
 			return ret;
 	}
@@ -123,7 +123,7 @@ errcode_t e4t_rules_journal(struct e4t_image *img, struct e4t_journal *j,
 			    const struct e4t_rules_ctx *rc, e4t_finding_fn fn,
 			    void *priv)
 {
-	struct jctx jc = { rc, img->inode_size, -1, -1, fn, priv };
+	struct jctx jc = { img->inode_size, -1, -1, fn, priv };
 	struct e4t_audit *a = NULL;
 	errcode_t err;
 

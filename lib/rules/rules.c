@@ -179,7 +179,7 @@ static int have(const struct e4t_inode *in, enum e4t_field f)
 
 static int on(const struct e4t_rules_ctx *rc, unsigned r)
 {
-	return (rc->mask >> r) & 1;
+	return ((rc->mask >> r) & 1) != 0;
 }
 
 static void start(struct e4t_finding *f, unsigned r, const struct e4t_inode *in,
