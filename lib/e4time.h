@@ -511,8 +511,9 @@ struct e4t_row {
 	size_t path_len;
 	const struct e4t_inode *inode;
 	enum e4t_status status;
-	/* the directory whose entry this name is; 0 for the start of a
-	 * walk and for orphan and deleted inodes */
+	/* the directory whose entry this name is (for the start of a
+	 * walk, the first that names it); 0 for / and for orphan and
+	 * deleted inodes */
 	ext2_ino_t parent;
 };
 

@@ -301,6 +301,44 @@ test_text_jsonl_csv_agree() {
 	assertEquals "$(cat "$TMP/check")" ok "$(tail -n 1 "$TMP/check")"
 }
 
+# timeline --flags: the inode rules of each row, as anomalies finds them.
+test_timeline_flags() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	local img="$TMP/real.img" want
+	anom "$img" --no-journal
+	jq -r 'select(.record=="finding") | "\(.path) \(.rule)"' "$TMP/a.jsonl" |
+		sort >"$TMP/want"
+	run_ro "$img" timeline --flags -f jsonl "$img"
+	assertEquals "jsonl status" 0 "$RC"
+	jq -r '.path as $p | .flags[] | "\($p) \(.)"' "$OUT" | sort >"$TMP/got"
+	assertEquals "jsonl flags" "$(cat "$TMP/want")" "$(cat "$TMP/got")"
+	assertEquals "every row has flags" 0 \
+		"$(jq -s '[.[] | select(.flags == null)] | length' "$OUT")"
+	run_ro "$img" timeline --flags --sort crtime -f jsonl "$img"
+	jq -r '.path as $p | .flags[] | "\($p) \(.)"' "$OUT" | sort >"$TMP/got"
+	assertEquals "sorted: the same flags" "$(cat "$TMP/want")" "$(cat "$TMP/got")"
+	run_ro "$img" timeline --flags -f timesketch "$img" /d/touch-t
+	assertEquals "timesketch tag on each line" \
+		'["mtime-nsec-zero","atime-equals-mtime","crtime-after-mtime"]' \
+		"$(jq -c 'select(.path=="/d/touch-t") | .tag' "$OUT" | sort -u)"
+	run_ro "$img" timeline --flags -f csv "$img"
+	python3 - "$OUT" "$TMP/want" >"$TMP/check" 2>&1 <<-'PY'
+		import csv, sys
+		rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+		assert list(rows[0].keys())[-1] == "flags"
+		got = sorted("%s %s" % (r["path"], f) for r in rows for f in r["flags"].split())
+		want = sorted(l.rstrip("\n") for l in open(sys.argv[2]))
+		assert got == want, (got, want)
+		print("ok")
+	PY
+	assertEquals "$(cat "$TMP/check")" ok "$(tail -n 1 "$TMP/check")"
+	run timeline --flags -f bodyfile "$img"
+	assertEquals "bodyfile --flags" 2 "$RC"
+	run timeline --flags -f text "$img"
+	assertEquals "text --flags" 2 "$RC"
+}
+
 test_bad_input() {
 	need_mount
 	[ "$E4T_SKIP_THIS" = 1 ] && return

@@ -637,6 +637,7 @@ struct walker {
 	size_t path_len, path_cap;
 	struct frame *stack;
 	size_t depth, stack_cap;
+	ext2_ino_t start_parent; /* the row of the start: its directory */
 };
 
 static errcode_t path_set(struct walker *w, size_t keep, const char *name,
@@ -699,7 +700,7 @@ static errcode_t walk(struct walker *w, struct irec *start)
 	for (i = 0; i < t->nrecs; i++)
 		t->recs[i].tflags &= (uint8_t)~T_EXPANDED;
 	start->tflags |= T_REACHED;
-	rc = emit(w, start, E4T_LIVE, 0);
+	rc = emit(w, start, E4T_LIVE, w->start_parent);
 	if (rc)
 		return rc;
 	if (!LINUX_S_ISDIR(start->mode))
@@ -842,6 +843,27 @@ void e4t_tree_free(struct e4t_tree *t)
 	free(t);
 }
 
+/* The first live directory with an entry naming record r (its index). */
+static ext2_ino_t parent_of(const struct e4t_tree *t, size_t r)
+{
+	size_t i;
+	uint32_t e;
+
+	for (i = 0; i < t->nrecs; i++) {
+		const struct irec *d = &t->recs[i];
+
+		if (!is_live_dir(d))
+			continue;
+		for (e = 0; e < d->edge_count; e++) {
+			const struct edge *ed = &t->edges[d->edge_start + e];
+
+			if (ed->known && ed->child == r)
+				return d->ino;
+		}
+	}
+	return 0;
+}
+
 errcode_t e4t_tree_walk(struct e4t_tree *t, ext2_ino_t start,
 			const char *start_path, e4t_row_fn fn, void *priv)
 {
@@ -852,6 +874,8 @@ errcode_t e4t_tree_walk(struct e4t_tree *t, ext2_ino_t start,
 
 	if (!r || r->status != E4T_LIVE)
 		return E4T_ERR_NOT_IN_USE;
+	if (start != EXT2_ROOT_INO)
+		w.start_parent = parent_of(t, (size_t)(r - t->recs));
 	/* "/a/b/" names its rows "/a/b/c", as "/a/b" does */
 	while (len > 1 && start_path[len - 1] == '/')
 		len--;
