@@ -48,8 +48,8 @@ bench() {
     ra=$(median "$T/a" 2)
     rb=$(median "$T/b" 2)
     printf '| %s | `%s` %.3f s (%d MiB) | `%s` %.3f s (%d MiB) | %.2fx |\n' \
-        "$name" "${a[*]#"$E4TIME" }" "$ma" $((ra / 1024)) \
-        "${b[*]#"$E4TIME" }" "$mb" $((rb / 1024)) \
+        "$name" "${a[*]:1}" "$ma" $((ra / 1024)) \
+        "${b[*]:1}" "$mb" $((rb / 1024)) \
         "$(awk -v a="$ma" -v b="$mb" 'BEGIN { print a / b }')"
 }
 

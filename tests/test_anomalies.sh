@@ -98,6 +98,11 @@ test_control_set_has_no_strong_or_medium_finding() {
 		anom "$img" -s medium /old
 		assertEquals "/old (mv into an older directory)" 0 \
 			"$(jq -s '[.[] | select(.record=="finding")] | length' "$TMP/a.jsonl")"
+		# copied while mounted: the last write is the journal's
+		# latest commit, not the superblock's (the mount)
+		anom "$img" -s medium --no-journal /ctl
+		assertEquals "/ctl --no-journal" 0 \
+			"$(jq -s '[.[] | select(.record=="finding")] | length' "$TMP/a.jsonl")"
 	done
 	# nor the root, lost+found, or the ordinary files of /d
 	anom "$TMP/real.img"

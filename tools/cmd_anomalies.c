@@ -444,18 +444,28 @@ static int journal_rules(struct cmd_ctx *ctx, struct actx *a)
 {
 	struct e4t_image *img = ctx->img;
 	size_t i, nr = e4t_rule_count();
+	int after = e4t_rule_find("time-after-last-write", 21);
 	uint64_t jmask = 0;
 	errcode_t err;
 
 	for (i = 0; i < nr; i++)
 		if (e4t_rule(i)->kind == E4T_RULE_JOURNAL)
 			jmask |= 1ULL << i;
-	if (opt.no_journal) {
+	if (opt.no_journal)
 		a->rc.mask &= ~jmask;
-		return EXIT_OK;
-	}
 	if (!ctx->jpath && !ext2fs_has_feature_journal(img->fs->super))
 		return EXIT_OK; /* no journal: nothing to compare */
+	/*
+	 * Without the journal rules, the journal is still read when the
+	 * image was taken while mounted (it needs recovery): the superblock
+	 * then says when it was mounted, the journal's commits (stale ones
+	 * too: the log may be empty) when it was last written, which
+	 * time-after-last-write needs.
+	 */
+	if (!(a->rc.mask & jmask) &&
+	    !(after >= 0 && ((a->rc.mask >> after) & 1) &&
+	      (img->state & E4T_IMG_NEEDS_RECOVERY)))
+		return EXIT_OK;
 	err = e4t_journal_open(img, ctx->jpath, &ctx->j);
 	if (!err)
 		err = e4t_journal_load(ctx->j, E4T_J_STALE, lib_warn, &ctx->wc);
