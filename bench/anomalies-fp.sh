@@ -24,7 +24,7 @@ trap cleanup EXIT
 truncate -s 512M "$T/fp.img"
 mkfs.ext4 -q -F "$T/fp.img"
 mount -o loop "$T/fp.img" "$M"
-mkdir "$M/old" "$M/create" "$M/edit" "$M/rename" "$M/cp" "$M/mvold" "$M/dpkg"
+mkdir "$M/old" "$M/mvold" "$M/create" "$M/edit" "$M/rename" "$M/cp" "$M/dpkg"
 for i in $(seq 1 200); do echo "$i" >"$M/create/f$i"; done
 for i in $(seq 1 200); do echo "$i" >"$M/edit/f$i"; done
 for i in $(seq 1 200); do echo "$i" >"$M/rename/f$i"; done
@@ -34,7 +34,9 @@ for i in $(seq 1 200); do echo more >>"$M/edit/f$i"; done
 for i in $(seq 1 200); do mv "$M/rename/f$i" "$M/rename/g$i"; done
 for i in $(seq 1 200); do cat "$M/create/f$i" >/dev/null; done
 cp -r "$M/create" "$M/cp/tree"
-for i in $(seq 1 200); do mv "$M/create/f$i" "$M/mvold/" 2>/dev/null || true; done
+mkdir "$M/new"
+for i in $(seq 1 200); do echo "$i" >"$M/new/m$i"; done
+for i in $(seq 1 200); do mv "$M/new/m$i" "$M/mvold/"; done
 mkdir "$M/old/sub"
 for i in $(seq 1 50); do echo "$i" >"$M/old/sub/x$i"; done
 for d in "${DEBS[@]}"; do dpkg-deb -x "$d" "$M/dpkg/$(basename "$d" .deb)"; done
