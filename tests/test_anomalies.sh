@@ -210,18 +210,51 @@ test_raw_writes() {
 	run set --no-undo "$img" /old/x --crtime 2001-02-03T04:05:06Z
 	assertEquals "set: $(cat "$ERR")" 0 "$RC"
 	# (a changed crtime may also make atime-equals-mtime fire: crtime is
-	# then no longer the time atime and mtime were created with)
+	# then no longer the time atime and mtime were created with; and the
+	# disk now differs from the inode's last copy in the journal)
 	anom "$img" -s medium
-	assertContains "sif crtime 2030" "$(rules_of /ctl/b)" \
-		"crtime-after-ctime time-after-last-write "
-	assertContains "sif crtime 1999" "$(rules_of /ctl/c)" \
-		"crtime-before-mkfs "
+	local r
+	for r in crtime-after-ctime time-after-last-write journal-crtime-changed; do
+		assertContains "sif crtime 2030: $r" "$(rules_of /ctl/b)" "$r "
+	done
+	for r in crtime-before-mkfs journal-crtime-changed; do
+		assertContains "sif crtime 1999: $r" "$(rules_of /ctl/c)" "$r "
+	done
 	assertNotContains "sif crtime 1999" "$(rules_of /ctl/c)" "after"
-	assertContains "e4time set whole second" "$(rules_of /old/x)" \
-		"crtime-before-mkfs crtime-nsec-zero "
+	for r in crtime-before-mkfs crtime-nsec-zero journal-crtime-changed; do
+		assertContains "e4time set whole second: $r" "$(rules_of /old/x)" "$r "
+	done
 	assertEquals "mkfs_time in the evidence" "mkfs_time true" \
 		"$(jq -r 'select(.rule=="crtime-before-mkfs" and .path=="/ctl/c") |
 			"\(.evidence.reference) \(.evidence.reference_time != null)"' "$TMP/a.jsonl")"
+}
+
+# Raw writes after the last mount: the disk differs from the inode's last
+# copy in the journal, where the kernel would have changed ctime too.
+test_raw_write_after_the_journal() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	local img="$TMP/after.img"
+	cp "$TMP/real.img" "$img"
+	run set --no-undo "$img" /j/keep --mtime 2001-01-01T00:00:00.5Z
+	assertEquals "set: $(cat "$ERR")" 0 "$RC"
+	debugfs -w -R "sif /d/n2 crtime 20240101000000" "$img" >/dev/null 2>&1
+	debugfs -w -R "sif /d/n3 atime 20000101000000" "$img" >/dev/null 2>&1
+	anom "$img" -r journal-time-without-ctime,journal-crtime-changed
+	assertEquals "findings" \
+		"/d/n2 journal-crtime-changed journal disk
+/d/n3 journal-time-without-ctime journal disk
+/j/keep journal-time-without-ctime journal disk" \
+		"$(jq -r 'select(.record=="finding") |
+			"\(.path) \(.rule) \(.evidence.old_source) \(.evidence.new_source)"' \
+			"$TMP/a.jsonl" | sort)"
+	assertEquals "the last copy's tid and commit time; mtime; ctime kept" \
+		"true 2001-01-01T00:00:00.500000000Z true" \
+		"$(jq -r 'select(.path=="/j/keep") | .evidence |
+			"\(.old_tid != null and .old_commit_time != null) \(.mtime.iso) \(.ctime.iso == .old_ctime.iso)"' \
+			"$TMP/a.jsonl")"
+	run_ro "$img" anomalies -r journal-time-without-ctime "$img"
+	assertContains "text" "$(cat "$OUT")" "the home block on disk: mtime 2001-01-01T00:00:00.500000000Z"
 }
 
 # e4time set on the unmounted filesystem, then the kernel journals the

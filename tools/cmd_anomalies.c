@@ -352,7 +352,7 @@ static void output(struct actx *a, enum report_format fmt)
 
 			if (!((a->rc.mask >> i) & 1))
 				continue;
-			printf("  %-7s %-24s %zu\n",
+			printf("  %-7s %-26s %zu\n",
 			       e4t_severity_name(r->severity), r->id,
 			       counts[i]);
 			total += counts[i];

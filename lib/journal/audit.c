@@ -492,6 +492,7 @@ struct part {
 	uint8_t *other;	     /* the first share: trans with other blocks */
 	uint8_t *buf, *tmp;
 	int stop;
+	int disk_after; /* E4T_AUDIT_DISK_AFTER */
 	errcode_t err;
 };
 
@@ -750,6 +751,35 @@ static void *audit_part(void *arg)
 						 &A->trans[s->first_ti]);
 		}
 	}
+	/*
+	 * E4T_AUDIT_DISK_AFTER: a home block that no live copy follows is
+	 * at least as new as its last copy; where they differ, each inode
+	 * that changed is handed out (not counted), the last copy before
+	 * the disk's.
+	 */
+	for (bi = 0; bi < p->cp.cap && p->disk_after && !p->stop; bi++) {
+		struct slot *s = &p->cp.s[bi];
+		ext2_ino_t first;
+
+		if (!s->block || !s->disk || !s->data || s->live_seen ||
+		    !memcmp(s->data, s->disk, p->fs->blocksize))
+			continue;
+		first = geom_first_ino(g, s->block);
+		for (k = 0; k < g->ipb && !p->stop; k++) {
+			struct e4t_icopy c;
+
+			memset(&c, 0, sizeof(c));
+			c.ino = first + (ext2_ino_t)k;
+			c.src = E4T_SRC_DISK;
+			c.raw = s->disk + k * g->isize;
+			c.len = g->isize;
+			c.prev = s->data + k * g->isize;
+			c.prev_t = s->data_t;
+			e4t_inode_compare(c.prev, c.raw, g->isize, &c);
+			if (!c.same)
+				p->stop = p->ac.fn(&c, p->ac.priv);
+		}
+	}
 out:
 	p->err = err;
 	return NULL;
@@ -782,6 +812,13 @@ static void part_free(struct part *p)
 
 errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 			e4t_icopy_fn fn, void *priv, struct e4t_audit **ret)
+{
+	return e4t_audit_run_flags(img, j, fn, priv, 0, ret);
+}
+
+errcode_t e4t_audit_run_flags(struct e4t_image *img, struct e4t_journal *j,
+			      e4t_icopy_fn fn, void *priv, unsigned flags,
+			      struct e4t_audit **ret)
 {
 	ext2_filsys fs = img->fs;
 	const struct e4t_jinfo *in = e4t_journal_info(j);
@@ -836,6 +873,7 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 	}
 	parts[0].fs = fs;
 	parts[0].other = other;
+	parts[0].disk_after = fn && (flags & E4T_AUDIT_DISK_AFTER);
 
 	/*
 	 * Two shares on two threads when the journal is in memory (nothing

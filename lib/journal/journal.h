@@ -270,6 +270,16 @@ struct e4t_audit {
  */
 errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 			e4t_icopy_fn fn, void *priv, struct e4t_audit **ret);
+/*
+ * The same; with E4T_AUDIT_DISK_AFTER fn also sees, after the journal's
+ * copies, each inode whose home block on disk differs from the block's
+ * last copy when no copy of it is live (the disk is then the newer):
+ * src E4T_SRC_DISK, t NULL, prev the last copy.  Those are not counted.
+ */
+#define E4T_AUDIT_DISK_AFTER 0x0001
+errcode_t e4t_audit_run_flags(struct e4t_image *img, struct e4t_journal *j,
+			      e4t_icopy_fn fn, void *priv, unsigned flags,
+			      struct e4t_audit **ret);
 void e4t_audit_free(struct e4t_audit *a);
 
 #endif /* E4T_JOURNAL_H */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * jrules.c --- the journal rules: every journaled copy of every inode
- * compared with the copy before it (e4t_audit_run's walk), looking for
- * what the kernel never does to a live inode: a crtime that changes, or
- * mtime/atime going back while ctime goes forward (a back-dating caught
- * between two commits).
+ * compared with the copy before it (e4t_audit_run's walk), and the last
+ * one with the disk when the disk is the newer, looking for what the
+ * kernel never does to a live inode: a crtime that changes, mtime/atime
+ * going back while ctime goes forward (a back-dating caught between two
+ * commits), mtime changing or atime going back while ctime stays (a raw
+ * write).
  */
 #include "config.h"
 
@@ -32,7 +34,7 @@ void e4t_rules_note_journal(struct e4t_rules_ctx *rc,
 
 struct jctx {
 	unsigned inode_size;
-	int r_crtime, r_back;
+	int r_crtime, r_back, r_noctime;
 	e4t_finding_fn fn;
 	void *priv;
 };
@@ -76,6 +78,28 @@ static int emit(struct jctx *jc, int rule, const struct e4t_icopy *c,
 
 #define BIT(f) (1U << (f))
 
+/* The atime of a raw inode, as (seconds << 30 | nanoseconds): ordered as
+ * the times are (the _extra word when the inode has room for it). */
+static int64_t raw_atime(const uint8_t *raw, unsigned isize)
+{
+	int64_t sec = (int32_t)jbd2_le32(raw + 0x08);
+	uint32_t nsec = 0;
+	unsigned ex = isize > 128 ? jbd2_le16(raw + 0x80) : 0;
+
+	if (ex >= 0x90 - 128 && 128 + ex <= isize) {
+		uint32_t x = jbd2_le32(raw + 0x8C);
+
+		sec += (int64_t)(x & 3) << 32;
+		nsec = (x >> 2) & ((1U << 30) - 1);
+	}
+	return (int64_t)((uint64_t)sec << 30) | nsec;
+}
+
+static int atime_back(const uint8_t *old, const uint8_t *new, unsigned isize)
+{
+	return raw_atime(new, isize) < raw_atime(old, isize);
+}
+
 static int on_copy(const struct e4t_icopy *c, void *priv)
 {
 	struct jctx *jc = priv;
@@ -84,8 +108,11 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 
 	if (c->baseline || c->same || !c->prev)
 		return 0;
-	if (!(c->what & (BIT(E4T_IG_CTIME) | BIT(E4T_IG_CRTIME))))
-		return 0; /* atime-only updates: nearly all of them */
+	/* atime-only updates, nearly all of them: only one going back */
+	if (!(c->what &
+	      (BIT(E4T_IG_CTIME) | BIT(E4T_IG_CRTIME) | BIT(E4T_IG_MTIME))) &&
+	    (jc->r_noctime < 0 || !atime_back(c->prev, c->raw, jc->inode_size)))
+		return 0;
 	if (c->change == E4T_CH_CREATED || c->change == E4T_CH_DELETED)
 		return 0;
 	/* one file in both copies: in use, same generation */
@@ -106,14 +133,21 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 		if (ret)
 			return ret;
 	}
-	if (jc->r_back < 0 ||
-	    e4t_ts_cmp(&new.ts[E4T_CTIME], &old.ts[E4T_CTIME]) <= 0)
-		return 0;
-	if (e4t_ts_cmp(&new.ts[E4T_MTIME], &old.ts[E4T_MTIME]) < 0)
-		back |= BIT(E4T_MTIME);
 	if (e4t_ts_cmp(&new.ts[E4T_ATIME], &old.ts[E4T_ATIME]) < 0)
 		back |= BIT(E4T_ATIME);
-	if (back)
+	if (e4t_ts_cmp(&new.ts[E4T_CTIME], &old.ts[E4T_CTIME]) == 0) {
+		/* the kernel changes ctime with mtime, and moves atime on */
+		if (e4t_ts_cmp(&new.ts[E4T_MTIME], &old.ts[E4T_MTIME]))
+			back |= BIT(E4T_MTIME);
+		if (jc->r_noctime >= 0 && back)
+			return emit(jc, jc->r_noctime, c, &old, &new,
+				    back | BIT(E4T_CTIME));
+		return 0;
+	}
+	if (e4t_ts_cmp(&new.ts[E4T_MTIME], &old.ts[E4T_MTIME]) < 0)
+		back |= BIT(E4T_MTIME);
+	if (jc->r_back >= 0 && back &&
+	    e4t_ts_cmp(&new.ts[E4T_CTIME], &old.ts[E4T_CTIME]) > 0)
 		return emit(jc, jc->r_back, c, &old, &new,
 			    back | BIT(E4T_CTIME));
 	return 0;
@@ -123,7 +157,7 @@ errcode_t e4t_rules_journal(struct e4t_image *img, struct e4t_journal *j,
 			    const struct e4t_rules_ctx *rc, e4t_finding_fn fn,
 			    void *priv)
 {
-	struct jctx jc = { img->inode_size, -1, -1, fn, priv };
+	struct jctx jc = { img->inode_size, -1, -1, -1, fn, priv };
 	struct e4t_audit *a = NULL;
 	errcode_t err;
 
@@ -131,11 +165,15 @@ errcode_t e4t_rules_journal(struct e4t_image *img, struct e4t_journal *j,
 	jc.r_back = e4t_rule_find("journal-backdated", 17);
 	if (jc.r_crtime >= 0 && !((rc->mask >> jc.r_crtime) & 1))
 		jc.r_crtime = -1;
+	jc.r_noctime = e4t_rule_find("journal-time-without-ctime", 26);
 	if (jc.r_back >= 0 && !((rc->mask >> jc.r_back) & 1))
 		jc.r_back = -1;
-	if (jc.r_crtime < 0 && jc.r_back < 0)
+	if (jc.r_noctime >= 0 && !((rc->mask >> jc.r_noctime) & 1))
+		jc.r_noctime = -1;
+	if (jc.r_crtime < 0 && jc.r_back < 0 && jc.r_noctime < 0)
 		return 0;
-	err = e4t_audit_run(img, j, on_copy, &jc, &a);
+	err = e4t_audit_run_flags(img, j, on_copy, &jc, E4T_AUDIT_DISK_AFTER,
+				  &a);
 	e4t_audit_free(a);
 	return err;
 }

@@ -25,6 +25,7 @@ enum {
 	R_CRTIME_BEFORE_MKFS,
 	R_J_CRTIME_CHANGED,
 	R_J_BACKDATED,
+	R_J_NO_CTIME,
 	R_CRTIME_NSEC_ZERO,
 	R_AFTER_LAST_WRITE,
 	R_MTIME_AFTER_CTIME,
@@ -51,18 +52,28 @@ static const struct e4t_rule rules[R_COUNT] = {
 	},
 	[R_J_CRTIME_CHANGED] = {
 		"journal-crtime-changed", E4T_SEV_STRONG, E4T_RULE_JOURNAL,
-		"crtime differs between two journaled copies of one live "
-		"inode: the kernel never changes it",
+		"crtime differs between two copies of one live inode "
+		"(journaled, or the last one and the disk): the kernel never "
+		"changes it",
 		"e4time set/backfill/import or debugfs on the unmounted "
 		"filesystem between the two copies (a restore)",
 	},
 	[R_J_BACKDATED] = {
 		"journal-backdated", E4T_SEV_STRONG, E4T_RULE_JOURNAL,
-		"between two journaled copies mtime or atime went back while "
-		"ctime went forward: times set back by a caller "
-		"(touch -d, utimensat)",
+		"between two copies of one inode (journaled, or the last one "
+		"and the disk) mtime or atime went back while ctime went "
+		"forward: times set back by a caller (touch -d, utimensat)",
 		"cp -p, rsync --inplace or tar onto an existing file; the "
 		"clock stepped back",
+	},
+	[R_J_NO_CTIME] = {
+		"journal-time-without-ctime", E4T_SEV_MEDIUM, E4T_RULE_JOURNAL,
+		"between two copies of one inode (journaled, or the last one "
+		"and the disk) mtime changed or atime went back while ctime "
+		"stayed: written raw (debugfs sif, e4time set)",
+		"a write in the same clock tick as a metadata change "
+		"committed just before (mtime takes ctime's value); a clock "
+		"stepped back (atime)",
 	},
 	[R_CRTIME_NSEC_ZERO] = {
 		"crtime-nsec-zero", E4T_SEV_MEDIUM, E4T_RULE_INODE,
