@@ -49,7 +49,7 @@ static void anomalies_help(FILE *fp)
 		"                         1 or 2\n" COMMON_HELP "\nRules:\n",
 		progname);
 	for (i = 0; i < e4t_rule_count(); i++)
-		fprintf(fp, "  %-24s %s\n", e4t_rule(i)->id,
+		fprintf(fp, "  %-26s %s\n", e4t_rule(i)->id,
 			e4t_severity_name(e4t_rule(i)->severity));
 }
 
