@@ -511,6 +511,10 @@ struct e4t_row {
 	size_t path_len;
 	const struct e4t_inode *inode;
 	enum e4t_status status;
+	/* the directory whose entry this name is (for the start of a
+	 * walk, the first that names it); 0 for / and for orphan and
+	 * deleted inodes */
+	ext2_ino_t parent;
 };
 
 typedef int (*e4t_row_fn)(const struct e4t_row *row, void *priv);
@@ -721,5 +725,6 @@ errcode_t e4t_import_run(struct e4t_image *img, struct e4t_tree *tree,
 			 struct e4t_import_stats *stats);
 
 #include "journal/journal.h"
+#include "rules/rules.h"
 
 #endif /* E4TIME_H */

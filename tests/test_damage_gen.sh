@@ -92,6 +92,8 @@ read_all() {
 		run_d "$img" audit "${j[@]}" -f "$f" "$img"
 	done
 	run_d "$img" history "${j[@]}" -a "$img" "<12>"
+	run_d "$img" anomalies "${j[@]}" -f jsonl "$img"
+	run_d "$img" timeline --flags -f csv "$img"
 	# a dry run opens the image read-only: the xattr decoders' turn
 	run_d "$img" backfill -n --from dosattrib -f jsonl "$img"
 }

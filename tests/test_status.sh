@@ -12,7 +12,7 @@
 # (tools/exit_status.c, the table) says.
 . "$TOP_SRCDIR/tests/lib.sh"
 
-CMDS="stat timeline export journal audit history info set backfill import"
+CMDS="stat timeline export journal audit history info set backfill import anomalies"
 WRITERS="set backfill import"
 
 suite_setup() {
@@ -51,7 +51,7 @@ args() {
 	local cmd=$1 img=$2 spec=${3:-}
 	case $cmd in
 	stat) echo "stat $img ${spec:-/hello.txt}" ;;
-	timeline | export) echo "$cmd $img $spec" ;;
+	timeline | export | anomalies) echo "$cmd $img $spec" ;;
 	journal | audit | info) echo "$cmd $img" ;;
 	history) echo "history $img ${spec:-<12>}" ;;
 	set) echo "set -n $img ${spec:-/hello.txt} --crtime 2000-01-01T00:00:00Z" ;;
@@ -111,10 +111,10 @@ test_good_image() {
 
 test_unknown_filespec() {
 	local c
-	for c in stat timeline export history set backfill import; do
+	for c in stat timeline export history set backfill import anomalies; do
 		expect "unknown FILESPEC" 1 "$(args "$c" "$GOOD" /nope)"
 	done
-	for c in stat timeline export history set backfill; do
+	for c in stat timeline export history set backfill anomalies; do
 		expect "malformed FILESPEC" 1 "$(args "$c" "$GOOD" nope)"
 		expect "inode out of range" 1 "$(args "$c" "$GOOD" '<99999999>')"
 	done
@@ -124,7 +124,7 @@ test_damaged_inode() {
 	local c
 	# the readers that read <12> report it and go on
 	# (audit reads the names of its top files)
-	for c in stat timeline export history backfill audit; do
+	for c in stat timeline export history backfill audit anomalies; do
 		expect "damaged inode" 1 "$(args "$c" "$TMP/badinode.img")"
 	done
 	# those that do not read inodes do not see it
@@ -138,7 +138,7 @@ test_damaged_inode() {
 
 test_superblock_checksum() {
 	local c
-	for c in stat timeline export journal audit history info; do
+	for c in stat timeline export journal audit history info anomalies; do
 		expect "superblock checksum" 1 "$(args "$c" "$TMP/badsb.img")"
 	done
 	# a write is refused, and so is a dry run, which checks what a
@@ -153,7 +153,7 @@ test_no_journal() {
 	for c in journal audit history; do
 		expect "no journal" 4 "$(args "$c" "$TMP/ext2.img" '<2>')"
 	done
-	for c in stat timeline export info; do
+	for c in stat timeline export info anomalies; do
 		expect "no journal, not needed" 0 "$(args "$c" "$TMP/ext2.img" /hello.txt)"
 	done
 }

@@ -129,6 +129,7 @@ test_every_read_command_reads_a_partition_as_the_bare_image() {
 	same_as_bare "journal" "$A" "$GPT" journal
 	same_as_bare "audit" "$A" "$GPT" audit
 	same_as_bare "history" "$A" "$GPT" history '<2>'
+	same_as_bare "anomalies" "$A" "$GPT" anomalies -f jsonl
 	# export: the same rows after the header, which names the disk
 	run_ro "$A" export "$A"
 	tail -n +2 "$OUT" >"$TMP/bare.manifest"

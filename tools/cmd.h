@@ -123,6 +123,7 @@ extern const struct cmdinfo audit_cmd;
 extern const struct cmdinfo history_cmd;
 extern const struct cmdinfo info_cmd;
 extern const struct cmdinfo volumes_cmd;
+extern const struct cmdinfo anomalies_cmd;
 
 extern const char *progname;
 extern char **cmd_argv; /* the command's argv, for messages */

@@ -40,6 +40,13 @@ static void timeline_help(FILE *fp)
 		"                       mtime, ctime, dtime\n"
 		"      --sort FIELD     sort rows by that time (absent times "
 		"last)\n"
+		"      --flags          the anomaly rules that fire on each "
+		"row "
+		"(e4time\n"
+		"                       anomalies; its inode rules): jsonl "
+		"\"flags\",\n"
+		"                       timesketch \"tag\", csv \"flags\" "
+		"column\n"
 		"      --local          local time in the text format\n"
 		"      --threads N      threads reading the inode table: 0 "
 		"chooses (default),\n"
@@ -99,14 +106,21 @@ int timeline_cmd_run(struct cmd_ctx *ctx, struct timeline_args *a, int argc,
 	return timeline_run(a);
 }
 
-static const struct option timeline_longopts[] = { TIMELINE_LONGOPTS,
-						   { NULL, 0, NULL, 0 } };
+enum { OPT_FLAGS = OPT_SORT + 1 };
+static const struct option timeline_longopts[] = {
+	TIMELINE_LONGOPTS,
+	{ "flags", no_argument, NULL, OPT_FLAGS },
+	{ NULL, 0, NULL, 0 },
+};
 static struct timeline_args ta = { .filter_field = E4T_CRTIME };
 
 static void tl_opt(struct cmd_ctx *ctx, int opt, const char *arg)
 {
 	(void)ctx;
-	timeline_opt(&timeline_cmd, opt, arg, &ta);
+	if (opt == OPT_FLAGS)
+		ta.rule_flags = 1;
+	else
+		timeline_opt(&timeline_cmd, opt, arg, &ta);
 }
 
 static int tl_prepare(struct cmd_ctx *ctx, int argc, char **argv)
@@ -123,6 +137,11 @@ static int tl_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 			    "unknown format '%s' (text, bodyfile, mactime, "
 			    "jsonl, timesketch, csv)",
 			    name);
+	if (ta.rule_flags && ta.fmt != &fmt_jsonl &&
+	    ta.fmt != &fmt_timesketch && ta.fmt != &fmt_csv)
+		usage_error(&timeline_cmd,
+			    "--flags: only the jsonl, timesketch and csv "
+			    "formats carry them");
 	return EXIT_OK;
 }
 

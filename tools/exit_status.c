@@ -29,7 +29,9 @@ const struct condition conditions[COND_COUNT] = {
 				"than its filesystem" },
 	[COND_JOURNAL_DAMAGE] = { EXIT_PARTIAL, "journal-damage",
 				  "a journal block or transaction that does "
-				  "not verify" },
+				  "not verify; for anomalies, a journal that "
+				  "cannot be opened or read (the inode rules "
+				  "still run)" },
 	[COND_FILESPEC] = { EXIT_PARTIAL, "filespec",
 			    "a FILESPEC (or the --reference of set) that is "
 			    "malformed, not found, not a directory before a "

@@ -18,6 +18,8 @@ static void csv_begin(struct out *o)
 		lb_puts(&o->lb, "volume,");
 	lb_puts(&o->lb, "path,ino,type,mode,uid,gid,size,links,atime,mtime,"
 			"ctime,crtime,dtime,status");
+	if (o->flags_on)
+		lb_puts(&o->lb, ",flags");
 	lb_puts(&o->lb, o->eol);
 }
 
@@ -42,6 +44,16 @@ static void csv_row(struct out *o, const struct e4t_row *row)
 	}
 	lb_putc(b, ',');
 	lb_puts(b, status_name(row->status));
+	if (o->flags_on) {
+		unsigned i;
+
+		lb_putc(b, ',');
+		for (i = 0; i < o->nflags; i++) {
+			if (i)
+				lb_putc(b, ' ');
+			lb_puts(b, o->flags[i]); /* rule ids: [a-z-] */
+		}
+	}
 	lb_puts(b, o->eol);
 }
 

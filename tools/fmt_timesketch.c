@@ -62,9 +62,11 @@ static void ts_row(struct out *o, const struct e4t_row *row)
 		}
 		lb_printf(b,
 			  ",\"inode\":%u,\"file_type\":\"%s\",\"status\":"
-			  "\"%s\",\"data_type\":\"fs:ext4:inode\"}\n",
+			  "\"%s\",\"data_type\":\"fs:ext4:inode\"",
 			  in->ino, e4t_mode_type_name(in->mode),
 			  status_name(row->status));
+		lb_flags_json(b, o, "tag");
+		lb_puts(b, "}\n");
 	}
 }
 

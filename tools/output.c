@@ -23,6 +23,23 @@ const struct formatter *formatter_find(const char *name)
 	return NULL;
 }
 
+void lb_flags_json(struct lbuf *b, const struct out *o, const char *key)
+{
+	unsigned i;
+
+	if (!o->flags_on)
+		return;
+	lb_puts(b, ",\"");
+	lb_puts(b, key);
+	lb_puts(b, "\":[");
+	for (i = 0; i < o->nflags; i++) {
+		lb_puts(b, i ? ",\"" : "\"");
+		lb_puts(b, o->flags[i]); /* rule ids: [a-z-] */
+		lb_putc(b, '"');
+	}
+	lb_putc(b, ']');
+}
+
 const enum e4t_field body_fields[4] = { E4T_ATIME, E4T_MTIME, E4T_CTIME,
 					E4T_CRTIME };
 

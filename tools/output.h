@@ -9,6 +9,8 @@
 #include "cmd.h"
 #include "escape.h"
 
+#define E4T_OUT_MAXFLAGS 16
+
 struct out {
 	FILE *fp;
 	struct lbuf lb; /* rows are built here, written in large chunks */
@@ -26,6 +28,12 @@ struct out {
 	/* csv: the line end, CR LF, or LF alone on a terminal (where every
 	 * CR, a name's included, is shown as \x0d: see esc_terminal()) */
 	const char *eol;
+	/* timeline --flags: the ids of the anomaly rules that fired on the
+	 * row (jsonl "flags", timesketch "tag", csv "flags"); flags_on 0:
+	 * no such key or column */
+	int flags_on;
+	unsigned nflags;
+	const char *flags[E4T_OUT_MAXFLAGS];
 };
 
 struct formatter {
@@ -58,5 +66,7 @@ const char *status_suffix(enum e4t_status st);
 void lb_body_middle(struct lbuf *b, const struct e4t_row *row,
 		    const char *mode);
 const char *status_name(enum e4t_status st);
+/* timeline --flags: ,"KEY":["id",...] when flags_on (jsonl, timesketch) */
+void lb_flags_json(struct lbuf *b, const struct out *o, const char *key);
 
 #endif

@@ -18,6 +18,7 @@ struct saved_row {
 	size_t path_len;
 	ext2_ino_t ino;
 	enum e4t_status status;
+	ext2_ino_t parent;
 	struct e4t_ts key;
 	int key_shown;
 	size_t seq;
@@ -33,7 +34,33 @@ struct tl_ctx {
 	enum e4t_field sort_field;
 	struct saved_row *rows;
 	size_t nrows, cap;
+	/* --flags: the rules and the directories' baselines */
+	struct e4t_rules_ctx rc;
+	struct e4t_dir_nsec *dirs;
+	size_t ndirs;
 };
+
+static int add_flag(const struct e4t_finding *f, void *priv)
+{
+	struct out *o = priv;
+
+	if (o->nflags < E4T_OUT_MAXFLAGS)
+		o->flags[o->nflags++] = e4t_rule(f->rule)->id;
+	return 0;
+}
+
+/* --flags: the ids of the inode rules that fire on this row. */
+static void row_flags(struct tl_ctx *c, const struct e4t_row *row)
+{
+	if (!c->out.flags_on)
+		return;
+	c->out.nflags = 0;
+	e4t_rules_inode(
+		&c->rc, row->inode,
+		row->parent ? e4t_dir_nsec_find(c->dirs, c->ndirs, row->parent)
+			    : NULL,
+		add_flag, &c->out);
+}
 
 /* The first line of a manifest: what it is and where it came from. */
 static void manifest_header(struct out *o, struct e4t_image *img)
@@ -79,6 +106,7 @@ static int save_row(struct tl_ctx *c, const struct e4t_row *row)
 	s->path_len = row->path_len;
 	s->ino = row->inode->ino;
 	s->status = row->status;
+	s->parent = row->parent;
 	s->key = row->inode->ts[c->sort_field];
 	s->key_shown = ts_shown(&s->key, c->sort_field);
 	s->seq = c->nrows++;
@@ -93,6 +121,7 @@ static int on_row(const struct e4t_row *row, void *priv)
 		return 0;
 	if (c->sort)
 		return save_row(c, row);
+	row_flags(c, row);
 	c->fmt->row(&c->out, row);
 	if (lb_maybe_flush(&c->out.lb, c->out.fp))
 		return errno ? errno : EIO;
@@ -133,6 +162,8 @@ static errcode_t flush_sorted(struct tl_ctx *c, struct e4t_tree *tree)
 			row.path_len = s->path_len;
 			row.inode = &info;
 			row.status = s->status;
+			row.parent = s->parent;
+			row_flags(c, &row);
 			c->fmt->row(&c->out, &row);
 			if (lb_maybe_flush(&c->out.lb, c->out.fp))
 				err = errno ? errno : EIO;
@@ -193,6 +224,21 @@ int timeline_run(const struct timeline_args *a)
 		status = err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE;
 		goto out;
 	}
+	if (a->rule_flags) {
+		size_t i;
+
+		e4t_rules_init(&c.rc, img->fs->super);
+		for (i = 0; i < e4t_rule_count(); i++) /* inode rules only */
+			if (e4t_rule(i)->kind != E4T_RULE_INODE)
+				c.rc.mask &= ~(1ULL << i);
+		err = e4t_tree_dir_nsec(tree, &c.dirs, &c.ndirs);
+		if (err) {
+			report(img->name, "--flags", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+		c.out.flags_on = 1;
+	}
 	if (a->manifest && (!a->volume || a->vol_first))
 		manifest_header(&c.out, img);
 	c.fmt->begin(&c.out);
@@ -214,6 +260,7 @@ int timeline_run(const struct timeline_args *a)
 	if (status == EXIT_OK && (wc.count || image_damage_status(img)))
 		status = EXIT_PARTIAL;
 out:
+	free(c.dirs);
 	lb_free(&c.out.lb);
 	e4t_tree_free(tree);
 	return status;

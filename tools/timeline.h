@@ -27,6 +27,7 @@ struct timeline_args {
 	 * (the header lines are written once) */
 	const char *volume;
 	int vol_first;
+	int rule_flags; /* timeline --flags: the anomaly rules per row */
 };
 
 /*

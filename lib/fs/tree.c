@@ -637,6 +637,7 @@ struct walker {
 	size_t path_len, path_cap;
 	struct frame *stack;
 	size_t depth, stack_cap;
+	ext2_ino_t start_parent; /* the row of the start: its directory */
 };
 
 static errcode_t path_set(struct walker *w, size_t keep, const char *name,
@@ -656,7 +657,8 @@ static errcode_t path_set(struct walker *w, size_t keep, const char *name,
 	return 0;
 }
 
-static int emit(struct walker *w, struct irec *r, enum e4t_status status)
+static int emit(struct walker *w, struct irec *r, enum e4t_status status,
+		ext2_ino_t parent)
 {
 	struct e4t_inode info;
 	struct e4t_row row;
@@ -668,6 +670,7 @@ static int emit(struct walker *w, struct irec *r, enum e4t_status status)
 	row.path_len = w->path_len;
 	row.inode = &info;
 	row.status = status;
+	row.parent = parent;
 	return w->fn(&row, w->priv);
 }
 
@@ -697,7 +700,7 @@ static errcode_t walk(struct walker *w, struct irec *start)
 	for (i = 0; i < t->nrecs; i++)
 		t->recs[i].tflags &= (uint8_t)~T_EXPANDED;
 	start->tflags |= T_REACHED;
-	rc = emit(w, start, E4T_LIVE);
+	rc = emit(w, start, E4T_LIVE, w->start_parent);
 	if (rc)
 		return rc;
 	if (!LINUX_S_ISDIR(start->mode))
@@ -727,7 +730,7 @@ static errcode_t walk(struct walker *w, struct irec *start)
 				       e->name_len);
 			if (err)
 				break;
-			rc = emit(w, child, E4T_LIVE);
+			rc = emit(w, child, E4T_LIVE, f->dir->ino);
 			if (rc)
 				return rc;
 		}
@@ -840,6 +843,27 @@ void e4t_tree_free(struct e4t_tree *t)
 	free(t);
 }
 
+/* The first live directory with an entry naming record r (its index). */
+static ext2_ino_t parent_of(const struct e4t_tree *t, size_t r)
+{
+	size_t i;
+	uint32_t e;
+
+	for (i = 0; i < t->nrecs; i++) {
+		const struct irec *d = &t->recs[i];
+
+		if (!is_live_dir(d))
+			continue;
+		for (e = 0; e < d->edge_count; e++) {
+			const struct edge *ed = &t->edges[d->edge_start + e];
+
+			if (ed->known && ed->child == r)
+				return d->ino;
+		}
+	}
+	return 0;
+}
+
 errcode_t e4t_tree_walk(struct e4t_tree *t, ext2_ino_t start,
 			const char *start_path, e4t_row_fn fn, void *priv)
 {
@@ -850,6 +874,8 @@ errcode_t e4t_tree_walk(struct e4t_tree *t, ext2_ino_t start,
 
 	if (!r || r->status != E4T_LIVE)
 		return E4T_ERR_NOT_IN_USE;
+	if (start != EXT2_ROOT_INO)
+		w.start_parent = parent_of(t, (size_t)(r - t->recs));
 	/* "/a/b/" names its rows "/a/b/c", as "/a/b" does */
 	while (len > 1 && start_path[len - 1] == '/')
 		len--;
@@ -873,7 +899,7 @@ errcode_t e4t_tree_walk(struct e4t_tree *t, ext2_ino_t start,
 			snprintf(name, sizeof(name), "<%u>", o->ino);
 			err = path_set(&w, 0, name, strlen(name));
 			if (!err)
-				err = emit(&w, o, st);
+				err = emit(&w, o, st, 0);
 		}
 	}
 	free(w.stack);
@@ -890,4 +916,69 @@ errcode_t e4t_tree_inode(const struct e4t_tree *t, ext2_ino_t ino,
 		return E4T_ERR_NOT_IN_USE;
 	expand(r, t->img->inode_size, info);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Nanosecond baselines of directories (rules.h)                       */
+/* ------------------------------------------------------------------ */
+
+errcode_t e4t_tree_dir_nsec(const struct e4t_tree *t, struct e4t_dir_nsec **ret,
+			    size_t *n)
+{
+	struct e4t_dir_nsec *a = NULL;
+	size_t cap = 0, i, k = 0;
+
+	*ret = NULL;
+	*n = 0;
+	/* records are in inode order: so is the result */
+	for (i = 0; i < t->nrecs; i++) {
+		const struct irec *d = &t->recs[i];
+		struct e4t_dir_nsec *dn;
+		uint32_t e;
+
+		if (!is_live_dir(d) || !d->edge_count)
+			continue;
+		if (e4t_grow(&a, &cap, k + 1, sizeof(*a), 256)) {
+			free(a);
+			return ENOMEM;
+		}
+		dn = &a[k++];
+		dn->dir = d->ino;
+		dn->entries = dn->nonzero = 0;
+		for (e = 0; e < d->edge_count; e++) {
+			const struct edge *ed = &t->edges[d->edge_start + e];
+			const struct irec *c;
+
+			if (!ed->known)
+				continue;
+			c = &t->recs[ed->child];
+			if (c->status != E4T_LIVE ||
+			    !(c->present & E4T_PRESENT_EXTRA(E4T_MTIME)))
+				continue;
+			dn->entries++;
+			if (c->raw_extra[E4T_MTIME] >> 2)
+				dn->nonzero++;
+		}
+	}
+	*ret = a;
+	*n = k;
+	return 0;
+}
+
+const struct e4t_dir_nsec *e4t_dir_nsec_find(const struct e4t_dir_nsec *a,
+					     size_t n, ext2_ino_t dir)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid].dir == dir)
+			return &a[mid];
+		if (a[mid].dir < dir)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }

@@ -301,15 +301,16 @@ static blk64_t geom_home(ext2_filsys fs, const struct geom *g, ext2_ino_t ino,
  * block, an unmapped journal, a fast commit's inode).
  */
 struct slot {
-	blk64_t block;	      /* 0: empty */
-	const uint8_t *data;  /* the last copy seen */
-	const uint8_t *first; /* the first copy seen ... */
-	size_t first_ti;      /* ... in this transaction */
-	uint8_t *disk;	      /* the home block on disk */
-	uint8_t *own;	      /* data when it is ours */
-	uint8_t *first_own;   /* first when it is ours */
-	int live_seen;	      /* a copy is in the live log */
-	int disk_match;	      /* the home block equals some copy */
+	blk64_t block;			 /* 0: empty */
+	const uint8_t *data;		 /* the last copy seen */
+	const struct e4t_jtrans *data_t; /* ... in this transaction */
+	const uint8_t *first;		 /* the first copy seen ... */
+	size_t first_ti;		 /* ... in this transaction */
+	uint8_t *disk;			 /* the home block on disk */
+	uint8_t *own;			 /* data when it is ours */
+	uint8_t *first_own;		 /* first when it is ours */
+	int live_seen;			 /* a copy is in the live log */
+	int disk_match;			 /* the home block equals some copy */
 };
 
 struct copies {
@@ -491,6 +492,7 @@ struct part {
 	uint8_t *other;	     /* the first share: trans with other blocks */
 	uint8_t *buf, *tmp;
 	int stop;
+	int disk_after; /* E4T_AUDIT_DISK_AFTER */
 	errcode_t err;
 };
 
@@ -600,6 +602,8 @@ static void *audit_part(void *arg)
 				c.raw = new;
 				c.len = g->isize;
 				c.baseline = baseline;
+				c.prev = old;
+				c.prev_t = s->data_t;
 				if (baseline)
 					c.same = 0;
 				else
@@ -609,6 +613,7 @@ static void *audit_part(void *arg)
 					p->stop = record(&p->ac, &c, old,
 							 g->isize, at);
 			}
+			s->data_t = t;
 			if (cur == p->buf) {
 				uint8_t *o = slot_own(s, p->fs->blocksize);
 
@@ -689,6 +694,8 @@ static void *audit_part(void *arg)
 				       fi->len < g->isize ? fi->len : g->isize);
 				c.raw = nw;
 				c.baseline = !(s && s->data);
+				c.prev = c.baseline ? NULL : p->tmp;
+				c.prev_t = c.baseline ? NULL : s->data_t;
 				if (!c.baseline)
 					e4t_inode_compare(p->tmp, nw, g->isize,
 							  &c);
@@ -704,6 +711,7 @@ static void *audit_part(void *arg)
 						goto out;
 					}
 					memcpy(o + off, nw, g->isize);
+					s->data_t = t;
 				}
 				free(nw);
 			}
@@ -735,10 +743,41 @@ static void *audit_part(void *arg)
 			c.t = e4t_journal_trans(j, s->first_ti);
 			c.raw = s->first + k * g->isize;
 			c.len = g->isize;
+			c.prev = old;
+			c.prev_t = NULL;
 			e4t_inode_compare(old, c.raw, g->isize, &c);
 			if (!c.same)
 				p->stop = record(&p->ac, &c, old, g->isize,
 						 &A->trans[s->first_ti]);
+		}
+	}
+	/*
+	 * E4T_AUDIT_DISK_AFTER: a home block that no live copy follows is
+	 * at least as new as its last copy; where they differ, each inode
+	 * that changed is handed out (not counted), the last copy before
+	 * the disk's.
+	 */
+	for (bi = 0; bi < p->cp.cap && p->disk_after && !p->stop; bi++) {
+		struct slot *s = &p->cp.s[bi];
+		ext2_ino_t first;
+
+		if (!s->block || !s->disk || !s->data || s->live_seen ||
+		    !memcmp(s->data, s->disk, p->fs->blocksize))
+			continue;
+		first = geom_first_ino(g, s->block);
+		for (k = 0; k < g->ipb && !p->stop; k++) {
+			struct e4t_icopy c;
+
+			memset(&c, 0, sizeof(c));
+			c.ino = first + (ext2_ino_t)k;
+			c.src = E4T_SRC_DISK;
+			c.raw = s->disk + k * g->isize;
+			c.len = g->isize;
+			c.prev = s->data + k * g->isize;
+			c.prev_t = s->data_t;
+			e4t_inode_compare(c.prev, c.raw, g->isize, &c);
+			if (!c.same)
+				p->stop = p->ac.fn(&c, p->ac.priv);
 		}
 	}
 out:
@@ -773,6 +812,13 @@ static void part_free(struct part *p)
 
 errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 			e4t_icopy_fn fn, void *priv, struct e4t_audit **ret)
+{
+	return e4t_audit_run_flags(img, j, fn, priv, 0, ret);
+}
+
+errcode_t e4t_audit_run_flags(struct e4t_image *img, struct e4t_journal *j,
+			      e4t_icopy_fn fn, void *priv, unsigned flags,
+			      struct e4t_audit **ret)
 {
 	ext2_filsys fs = img->fs;
 	const struct e4t_jinfo *in = e4t_journal_info(j);
@@ -827,6 +873,7 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 	}
 	parts[0].fs = fs;
 	parts[0].other = other;
+	parts[0].disk_after = fn && (flags & E4T_AUDIT_DISK_AFTER);
 
 	/*
 	 * Two shares on two threads when the journal is in memory (nothing

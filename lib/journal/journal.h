@@ -211,6 +211,11 @@ struct e4t_icopy {
 	enum e4t_change change; /* when !baseline && !same */
 	uint32_t what;		/* 1 << E4T_IG_*, differing groups */
 	int crtime_changed;	/* crtime differs from the copy before */
+	/* e4t_audit_run: the copy before (inode_size bytes; NULL for a
+	 * baseline), and its transaction (NULL: the home block on disk,
+	 * older than every copy in the journal) */
+	const uint8_t *prev;
+	const struct e4t_jtrans *prev_t;
 };
 
 /* Compare two raw inodes; fills change, what, crtime_changed, same. */
@@ -265,6 +270,16 @@ struct e4t_audit {
  */
 errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
 			e4t_icopy_fn fn, void *priv, struct e4t_audit **ret);
+/*
+ * The same; with E4T_AUDIT_DISK_AFTER fn also sees, after the journal's
+ * copies, each inode whose home block on disk differs from the block's
+ * last copy when no copy of it is live (the disk is then the newer):
+ * src E4T_SRC_DISK, t NULL, prev the last copy.  Those are not counted.
+ */
+#define E4T_AUDIT_DISK_AFTER 0x0001
+errcode_t e4t_audit_run_flags(struct e4t_image *img, struct e4t_journal *j,
+			      e4t_icopy_fn fn, void *priv, unsigned flags,
+			      struct e4t_audit **ret);
 void e4t_audit_free(struct e4t_audit *a);
 
 #endif /* E4T_JOURNAL_H */

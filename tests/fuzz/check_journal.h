@@ -153,6 +153,30 @@ static int fz_copy(const struct e4t_icopy *c, void *priv)
 	return 0;
 }
 
+/* The journal rules (the disk after the last copies included): each
+ * finding names a journal rule and an inode of the filesystem. */
+static int fz_finding(const struct e4t_finding *f, void *priv)
+{
+	const struct e4t_image *img = priv;
+	const struct e4t_rule *r = e4t_rule(f->rule);
+
+	FUZZ_CHECK(r && r->kind == E4T_RULE_JOURNAL, "rule %zu", f->rule);
+	FUZZ_CHECK(f->ino >= 1 && f->ino <= img->fs->super->s_inodes_count,
+		   "finding on inode %u", f->ino);
+	FUZZ_CHECK(f->src[0] <= E4T_COPY_DISK && f->src[1] <= E4T_COPY_DISK,
+		   "copy sources %d %d", (int)f->src[0], (int)f->src[1]);
+	return 0;
+}
+
+static void check_jrules(struct e4t_image *img, struct e4t_journal *j)
+{
+	struct e4t_rules_ctx rc;
+
+	e4t_rules_init(&rc, img->fs->super);
+	e4t_rules_note_journal(&rc, j);
+	e4t_rules_journal(img, j, &rc, fz_finding, img);
+}
+
 static void check_audit(struct e4t_image *img, struct e4t_journal *j)
 {
 	struct e4t_audit *a = NULL;
@@ -276,6 +300,7 @@ static void check_journal(struct e4t_image *img, const char *path)
 	if (!err) {
 		check_journal_loaded(j);
 		check_audit(img, j);
+		check_jrules(img, j);
 		for (i = 0; i < sizeof(inos) / sizeof(inos[0]); i++)
 			check_history(img, j, inos[i]);
 	}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rules.h --- libe4time: anomaly rules, the marks that setting times by
+ * hand (timestomping), restores and clock trouble leave in inodes
+ * (rules.c) and between the journaled copies of one inode (jrules.c).
+ *
+ * Included by e4time.h.  One table of rules; each finding names its
+ * rule, the inode and the evidence (the times involved).  The library
+ * never prints: the caller gets each finding through a callback.
+ */
+#ifndef E4T_RULES_H
+#define E4T_RULES_H
+
+enum e4t_severity {
+	E4T_SEV_INFO = 0,
+	E4T_SEV_MEDIUM,
+	E4T_SEV_STRONG,
+};
+
+/* "info", "medium", "strong"; parse: -1 when unknown. */
+const char *e4t_severity_name(enum e4t_severity s);
+int e4t_severity_parse(const char *name);
+
+enum e4t_rule_kind {
+	E4T_RULE_INODE = 0, /* one inode (and its directory) */
+	E4T_RULE_JOURNAL,   /* two successive copies of one inode */
+};
+
+struct e4t_rule {
+	const char *id; /* "crtime-after-ctime" */
+	enum e4t_severity severity;
+	enum e4t_rule_kind kind;
+	const char *meaning; /* one line */
+	const char *legit;   /* what produces it legitimately */
+};
+
+/* The table, most severe first; e4t_rule(i) is NULL past the end. */
+size_t e4t_rule_count(void);
+const struct e4t_rule *e4t_rule(size_t i);
+/* Index of the rule with this id, or -1. */
+int e4t_rule_find(const char *id, size_t len);
+
+/* What e4t_rules_inode compares an inode with. */
+struct e4t_rules_ctx {
+	uint64_t mask;	    /* rules evaluated: bit 1 << index */
+	int64_t mkfs_time;  /* s_mkfs_time (with _hi); 0: unknown */
+	int64_t last_write; /* the latest write the image shows: s_wtime,
+			       s_mtime, and journal commits once noted */
+	const char *last_write_what; /* "s_wtime", "journal commit"... */
+	ext2_ino_t first_ino;	     /* s_first_ino: below, reserved */
+};
+
+/* A directory's nanosecond baseline: of its entries whose mtime has
+ * nanoseconds stored, how many have them non-zero. */
+struct e4t_dir_nsec {
+	ext2_ino_t dir;
+	uint32_t entries; /* entries with an mtime _extra word */
+	uint32_t nonzero; /* ... whose nanoseconds are not 0 */
+};
+
+/* Where a copy compared by a journal rule came from. */
+enum e4t_copy_src {
+	E4T_COPY_JOURNAL = 0,
+	E4T_COPY_FAST_COMMIT,
+	E4T_COPY_DISK,
+};
+
+struct e4t_finding {
+	size_t rule; /* index in the table */
+	ext2_ino_t ino;
+	unsigned fields;	       /* 1 << E4T_*: the times involved */
+	struct e4t_ts ts[E4T_NFIELDS]; /* the inode's (the later copy's) */
+	/* the reference compared with: "mkfs_time", "last_write" (NULL:
+	 * none), and its time (whole seconds) */
+	const char *ref;
+	int64_t ref_sec;
+	/* mtime-nsec-zero: the directory and its other entries */
+	ext2_ino_t dir;
+	uint32_t dir_entries, dir_nonzero;
+	/* journal rules: the earlier copy's times, and both copies */
+	unsigned old_fields;
+	struct e4t_ts old_ts[E4T_NFIELDS];
+	enum e4t_copy_src src[2]; /* [0] earlier copy, [1] later */
+	uint32_t tid[2];
+	int has_commit[2];
+	struct e4t_ts commit[2];
+};
+
+/* Called for each finding; non-zero stops and is returned. */
+typedef int (*e4t_finding_fn)(const struct e4t_finding *f, void *priv);
+
+/* Context from the superblock; every rule in mask. */
+void e4t_rules_init(struct e4t_rules_ctx *rc,
+		    const struct ext2_super_block *sb);
+
+/*
+ * The inode rules on one inode; dir is the baseline of the directory
+ * that names it (NULL: unknown, mtime-nsec-zero is not evaluated).
+ */
+int e4t_rules_inode(const struct e4t_rules_ctx *rc, const struct e4t_inode *in,
+		    const struct e4t_dir_nsec *dir, e4t_finding_fn fn,
+		    void *priv);
+
+/*
+ * The baseline of every directory of tree, sorted by dir, malloc'd
+ * (tree.c: one pass over the directories' entries).
+ */
+errcode_t e4t_tree_dir_nsec(const struct e4t_tree *t, struct e4t_dir_nsec **ret,
+			    size_t *n);
+const struct e4t_dir_nsec *e4t_dir_nsec_find(const struct e4t_dir_nsec *a,
+					     size_t n, ext2_ino_t dir);
+
+/* (jrules.c) Make rc->last_write the latest commit time of j when that
+ * is later. */
+void e4t_rules_note_journal(struct e4t_rules_ctx *rc,
+			    const struct e4t_journal *j);
+/*
+ * The journal rules on every pair of successive copies of every inode in
+ * the loaded journal (as e4t_audit_run compares them), in transaction
+ * order.
+ */
+errcode_t e4t_rules_journal(struct e4t_image *img, struct e4t_journal *j,
+			    const struct e4t_rules_ctx *rc, e4t_finding_fn fn,
+			    void *priv);
+
+#endif /* E4T_RULES_H */
