@@ -721,5 +721,6 @@ errcode_t e4t_import_run(struct e4t_image *img, struct e4t_tree *tree,
 			 struct e4t_import_stats *stats);
 
 #include "journal/journal.h"
+#include "check/check.h"
 
 #endif /* E4TIME_H */
