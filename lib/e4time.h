@@ -405,6 +405,17 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 			      unsigned fields, const struct e4t_ts *ts);
 
 /*
+ * Grow the i_extra_isize of inode ino to 32, as the kernel does
+ * (extra_isize.c): the xattrs in the inode are laid out again after it,
+ * or moved to the xattr block when they no longer fit; crtime is set to
+ * *crtime in the same write.  Nothing done when it is 32 or more already;
+ * E4T_ERR_GROW_INLINE for an inode with inline data, E4T_ERR_GROW_SIZE
+ * when the inodes are smaller than 160 bytes.
+ */
+errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
+			       const struct e4t_ts *crtime);
+
+/*
  * Batches: many inodes read and written through their inode-table blocks
  * instead of one inode (and one read and write of its block) at a time.
  * The batch holds a window of one group's inode table (up to 1 MiB, read

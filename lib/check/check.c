@@ -218,6 +218,9 @@ static int on_row(const struct e4t_row *row, void *priv)
 			if (!p)
 				return -1;
 			crtime_fix(s, in, &eff[E4T_CTIME], &eff[E4T_MTIME], p);
+			/* inline data would lose room: not grown */
+			if (!p->nofix && (in->flags & E4T_INO_INLINE))
+				p->nofix = E4T_NOFIX_NO_GROW;
 		}
 	} else if (in->ts[E4T_CRTIME].flags & E4T_TS_ZERO) {
 		p = add(s, row, E4T_P_CRTIME_UNSET, E4T_CRTIME);
@@ -328,7 +331,8 @@ static unsigned inode_fixes(const struct e4t_problem *p, size_t i, size_t j,
 	for (f = 0; f < E4T_NFIELDS; f++)
 		keep[f] = ~0U;
 	for (k = i; k < j; k++) {
-		if (!p[k].fix || p[k].nofix)
+		if (!p[k].fix || p[k].nofix ||
+		    p[k].code == E4T_P_CRTIME_NO_ROOM) /* grown already */
 			continue;
 		f = p[k].field;
 		if (p[k].code == E4T_P_BAD_NSEC ||
@@ -358,6 +362,21 @@ errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 	errcode_t err = 0, end_err;
 	size_t i = 0, j, k;
 
+	/* First the inodes to grow, through libext2fs (xattrs moved): the
+	 * batch after them reads what they wrote. */
+	for (k = 0; k < res->n && !err; k++) {
+		struct e4t_problem *p = &res->p[k];
+
+		if (stop && *stop)
+			return 0;
+		if (p->code != E4T_P_CRTIME_NO_ROOM || !p->fix || p->nofix)
+			continue;
+		err = e4t_inode_grow_extra(img, p->ino, &p->fix_to);
+		if (!err)
+			p->fixed = 1;
+	}
+	if (err)
+		return err;
 	err = e4t_batch_begin(img, NULL, &b);
 	if (err)
 		return err;
@@ -374,7 +393,8 @@ errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 		if (fields) {
 			err = e4t_batch_set(b, res->p[i].ino, fields, ts);
 			for (k = i; k < j && !err; k++)
-				if (res->p[k].fix && !res->p[k].nofix)
+				if (res->p[k].fix && !res->p[k].nofix &&
+				    res->p[k].code != E4T_P_CRTIME_NO_ROOM)
 					res->p[k].fixed = 1;
 		}
 		i = j;
