@@ -85,7 +85,7 @@ struct cmd_ctx;
 #define CMD_LOCAL   0x20 /* --local (ctx->local) */
 #define CMD_ALLVOL  0x40 /* --volume all: run() once per ext2/3/4 volume */
 #define CMD_DRYREAD                                                            \
-	0x80 /* with CMD_WRITE: -n opens as a read command does (containers,  \
+	0x80 /* with CMD_WRITE: -n opens as a read command does (containers,   \
 	      * mounted filesystems) */
 
 /*

@@ -21,12 +21,12 @@
 #include "report.h"
 
 /* e2fsck's exit statuses (e2fsck(8)), as check gives them */
-#define FSCK_OK		0
+#define FSCK_OK		 0
 #define FSCK_NONDESTRUCT 1  /* problems corrected */
 #define FSCK_UNCORRECTED 4  /* problems left uncorrected */
-#define FSCK_ERROR	8   /* operational error */
-#define FSCK_USAGE	16  /* usage or syntax error */
-#define FSCK_CANCELED	32  /* cancelled (SIGINT) */
+#define FSCK_ERROR	 8  /* operational error */
+#define FSCK_USAGE	 16 /* usage or syntax error */
+#define FSCK_CANCELED	 32 /* cancelled (SIGINT) */
 
 enum mode { MODE_ASK = 0, MODE_NO, MODE_PREEN, MODE_YES };
 
@@ -170,9 +170,8 @@ static int check_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 }
 
 static const char *const check_cols[] = {
-	"code",	 "problem", "severity", "ino",	  "path",   "field",
-	"value", "limit",   "fix_to",	"fixable", "fixed", "why",
-	NULL,
+	"code",	 "problem", "severity", "ino",	 "path", "field", "value",
+	"limit", "fix_to",  "fixable",	"fixed", "why",	 NULL,
 };
 static const struct rec_schema check_schema = {
 	.row = "problem",
@@ -233,8 +232,7 @@ static int ask(int *yes_all)
 		case 'N': return 0;
 		case 'a':
 		case 'A': *yes_all = 1; return 1;
-		default:
-			fputs("(y)es, (n)o, or (a) yes to all\n", stdout);
+		default: fputs("(y)es, (n)o, or (a) yes to all\n", stdout);
 		}
 	}
 }
@@ -249,14 +247,14 @@ static void decide(struct cmd_ctx *ctx, struct e4t_check_result *res,
 	for (i = 0; i < res->n; i++) {
 		struct e4t_problem *p = &res->p[i];
 		const struct e4t_problem_def *d = e4t_problem_def(p->code);
-		char what[160];
-		char *name = NULL;
 
 		if (!may_fix && !p->nofix)
 			p->nofix = E4T_NOFIX_CSUM;
 		p->fix = 0;
 		if (text) {
-			name = escape_text(p->path, p->path_len);
+			char what[160];
+			char *name = escape_text(p->path, p->path_len);
+
 			describe(p, ctx->local, what, sizeof(what));
 			printf("%s <%u>: %s %s: %s: %s", name ? name : "?",
 			       p->ino, d->code, e4t_field_name(p->field),
@@ -300,8 +298,7 @@ static void records(struct cmd_ctx *ctx, const struct e4t_check_result *res)
 	struct report r;
 	size_t i;
 
-	report_init(&r, (enum report_format)ctx->format, stdout,
-		    &check_schema);
+	report_init(&r, (enum report_format)ctx->format, stdout, &check_schema);
 	for (i = 0; i < res->n; i++) {
 		const struct e4t_problem *p = &res->p[i];
 		const struct e4t_problem_def *d = e4t_problem_def(p->code);
@@ -390,7 +387,8 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 	if (interrupted)
 		result |= FSCK_CANCELED;
 	for (i = 0; i < res.n; i++) {
-		const struct e4t_problem_def *d = e4t_problem_def(res.p[i].code);
+		const struct e4t_problem_def *d =
+			e4t_problem_def(res.p[i].code);
 
 		if (d->flags & E4T_PF_WARNING)
 			warnings++;

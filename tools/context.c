@@ -279,7 +279,7 @@ static const struct cmdinfo *running;
 int cmd_exit_status(int status)
 {
 	return running && running->exit_map ? running->exit_map(status)
-					     : status;
+					    : status;
 }
 
 int cmd_run(const struct cmdinfo *cmd, int argc, char **argv)

@@ -17,7 +17,7 @@ const char *progname = "e4time";
 static const struct cmdinfo *const cmds[] = {
 	&stat_cmd,    &timeline_cmd, &set_cmd,	   &backfill_cmd,
 	&export_cmd,  &import_cmd,   &journal_cmd, &audit_cmd,
-	&history_cmd, &info_cmd,     &volumes_cmd,  &check_cmd,
+	&history_cmd, &info_cmd,     &volumes_cmd, &check_cmd,
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 

@@ -64,8 +64,8 @@ static struct e4t_problem *add(struct scan *s, const struct e4t_row *row,
 	p->field = f;
 	p->value = in->ts[f];
 	p->raw_base = in->raw_base[f];
-	p->raw_extra = (in->present & E4T_PRESENT_EXTRA(f)) ? in->raw_extra[f]
-							    : 0;
+	p->raw_extra =
+		(in->present & E4T_PRESENT_EXTRA(f)) ? in->raw_extra[f] : 0;
 	p->extra_isize = in->extra_isize;
 	if (e4t_problem_def(code)->flags & E4T_PF_NOFIX)
 		p->nofix = E4T_NOFIX_NEVER;
@@ -163,6 +163,22 @@ static void crtime_fix(struct scan *s, const struct e4t_inode *in,
 	p->src_xattr = xattr;
 }
 
+/* T0001 and T0002: a fix that keeps those bits of the _extra word;
+ * non-zero when out of memory. */
+static int word_problem(struct scan *s, const struct e4t_row *row,
+			enum e4t_pcode code, enum e4t_field f, uint32_t keep)
+{
+	struct e4t_problem *p = add(s, row, code, f);
+	uint32_t x;
+
+	if (!p)
+		return -1;
+	p->keep_extra = keep;
+	x = p->raw_extra & keep;
+	e4t_ts_decode(p->raw_base, &x, &p->fix_to);
+	return 0;
+}
+
 static int on_row(const struct e4t_row *row, void *priv)
 {
 	struct scan *s = priv;
@@ -192,24 +208,12 @@ static int on_row(const struct e4t_row *row, void *priv)
 		corrected(in, f, pre1970, &eff[f]);
 		if (!(in->present & E4T_PRESENT_EXTRA(f)))
 			continue;
-		if (in->ts[f].flags & E4T_TS_BAD_NSEC) {
-			p = add(s, row, E4T_P_BAD_NSEC, f);
-			if (!p)
-				return -1;
-			p->keep_extra = EPOCH_MASK;
-			e4t_ts_decode(p->raw_base, &(uint32_t){ p->raw_extra &
-								EPOCH_MASK },
-				      &p->fix_to);
-		}
-		if (pre1970 && (in->ts[f].flags & E4T_TS_OLD_PRE1970)) {
-			p = add(s, row, E4T_P_OLD_PRE1970, f);
-			if (!p)
-				return -1;
-			p->keep_extra = ~EPOCH_MASK;
-			e4t_ts_decode(p->raw_base, &(uint32_t){ p->raw_extra &
-								~EPOCH_MASK },
-				      &p->fix_to);
-		}
+		if ((in->ts[f].flags & E4T_TS_BAD_NSEC) &&
+		    word_problem(s, row, E4T_P_BAD_NSEC, f, EPOCH_MASK))
+			return -1;
+		if (pre1970 && (in->ts[f].flags & E4T_TS_OLD_PRE1970) &&
+		    word_problem(s, row, E4T_P_OLD_PRE1970, f, ~EPOCH_MASK))
+			return -1;
 	}
 	if (!(in->present & E4T_PRESENT_EXTRA(E4T_CRTIME))) {
 		/* room for i_extra_isize 32: crtime and what follows */
@@ -324,7 +328,7 @@ static unsigned inode_fixes(const struct e4t_problem *p, size_t i, size_t j,
 			    struct e4t_ts *ts)
 {
 	uint32_t keep[E4T_NFIELDS], base[E4T_NFIELDS] = { 0 },
-					 extra[E4T_NFIELDS] = { 0 };
+				    extra[E4T_NFIELDS] = { 0 };
 	unsigned words = 0, src = 0, f;
 	size_t k;
 

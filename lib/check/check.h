@@ -66,12 +66,12 @@ struct e4t_problem {
 	enum e4t_pcode code;
 	ext2_ino_t ino;
 	enum e4t_field field;
-	struct e4t_ts value;   /* the field's time as decoded */
-	struct e4t_ts limit;   /* compared with (ctime, mtime, the limit) */
-	uint32_t raw_base;     /* the field's words on disk */
-	uint32_t raw_extra;    /* (0 when it has none) */
-	uint16_t extra_isize;  /* the inode's */
-	char *path;	       /* a name of the inode, raw bytes, malloc'd */
+	struct e4t_ts value;  /* the field's time as decoded */
+	struct e4t_ts limit;  /* compared with (ctime, mtime, the limit) */
+	uint32_t raw_base;    /* the field's words on disk */
+	uint32_t raw_extra;   /* (0 when it has none) */
+	uint16_t extra_isize; /* the inode's */
+	char *path;	      /* a name of the inode, raw bytes, malloc'd */
 	size_t path_len;
 	enum e4t_nofix nofix;  /* why there is no fix, or NONE */
 	struct e4t_ts fix_to;  /* the time the fix writes */
@@ -82,7 +82,7 @@ struct e4t_problem {
 };
 
 struct e4t_check_opts {
-	int64_t now;		 /* seconds; the clock */
+	int64_t now;		  /* seconds; the clock */
 	uint32_t mtime_tolerance; /* seconds crtime may pass mtime by */
 	enum e4t_crsrc crtime_from;
 	const struct e4t_source *src; /* E4T_CRSRC_XATTR */
@@ -95,10 +95,10 @@ struct e4t_check_opts {
 struct e4t_check_result {
 	struct e4t_problem *p; /* in inode order */
 	size_t n, cap;
-	unsigned long inodes; /* inodes looked at */
+	unsigned long inodes;	    /* inodes looked at */
 	unsigned long skipped_csum; /* with a checksum that fails */
-	int64_t limit;	      /* the "future" limit used */
-	int limit_is_wtime;   /* it is the superblock's last write time */
+	int64_t limit;		    /* the "future" limit used */
+	int limit_is_wtime;	    /* it is the superblock's last write time */
 };
 
 /*

@@ -11,8 +11,7 @@
 #include "e4time.h"
 
 static const struct e4t_problem_def problems[E4T_P_COUNT] = {
-	[E4T_P_BAD_NSEC] = { "T0001", "bad_nsec",
-			     "nanoseconds of 10^9 or more",
+	[E4T_P_BAD_NSEC] = { "T0001", "bad_nsec", "nanoseconds of 10^9 or more",
 			     "clear the nanoseconds, keep the seconds and "
 			     "epoch bits",
 			     "Clear nanoseconds", E4T_PF_PREEN },
@@ -27,10 +26,8 @@ static const struct e4t_problem_def problems[E4T_P_COUNT] = {
 				   "grow i_extra_isize to 32 (moving in-inode "
 				   "xattrs) and set crtime from "
 				   "--crtime-from",
-				   "Grow inode and set crtime",
-				   E4T_PF_SOURCE },
-	[E4T_P_CRTIME_UNSET] = { "T0004", "crtime_unset",
-				 "crtime unset (zero)",
+				   "Grow inode and set crtime", E4T_PF_SOURCE },
+	[E4T_P_CRTIME_UNSET] = { "T0004", "crtime_unset", "crtime unset (zero)",
 				 "set crtime from --crtime-from", "Set crtime",
 				 E4T_PF_SOURCE },
 	[E4T_P_CRTIME_AFTER_CTIME] = { "T0005", "crtime_after_ctime",
