@@ -278,11 +278,13 @@ mkconverted() {
 		mount -o loop "$IMG" "$MNT" || return 1
 	for i in $(seq 1 60); do echo "$i" >"$MNT/f$i"; done
 	umount "$MNT"
-	# (a loop device may take a moment to let the image go: tune2fs
-	# would call it mounted)
-	retry tune2fs -I 256 "$IMG" && retry tune2fs -O extents "$IMG" ||
+	# (tune2fs -I wants a freshly checked filesystem; a loop device may
+	# take a moment to let the image go: tune2fs would call it mounted)
+	retry e2fsck -fp "$IMG" && retry tune2fs -I 256 "$IMG" && retry tune2fs -O extents "$IMG" ||
 		return 1
-	mount -o loop "$IMG" "$MNT" && echo new >"$MNT/new" && umount "$MNT"
+	# the kernel writes an old inode: grown to 32, crtime 0 (1970)
+	mount -o loop "$IMG" "$MNT" && echo new >"$MNT/new" &&
+		touch "$MNT/f2" && umount "$MNT"
 }
 
 test_tune2fs_converted_ext3() {
@@ -295,10 +297,16 @@ test_tune2fs_converted_ext3() {
 	assertContains "$(cat "$OUT")" "T0003 crtime"
 	assertNotContains "the kernel's new file has crtime" "$(cat "$OUT")" \
 		"/new <"
+	assertTrue "the kernel grew f2 with crtime 0" "has /f2 'T0004 crtime'"
+	assertContains "$(cat "$OUT")" "superblock: T0008"
 	run check -y --crtime-from ctime "$IMG"
 	assertEquals "-y: $(tail -3 "$OUT") $(cat "$ERR")" 1 "$RC"
 	assertEquals "crtime of f7 is ctime (kernel)" "$(kstat '%Z' f7)" \
 		"$(kstat '%W' f7)"
+	assertEquals "crtime of f2 is ctime (kernel)" "$(kstat '%.9Z' f2)" \
+		"$(kstat '%.9W' f2)"
+	assertContains "$(dumpe2fs -h "$IMG" 2>/dev/null)" \
+		"Desired extra isize:      32"
 	after_fix "converted ext3" "$TMP/orig.img"
 }
 

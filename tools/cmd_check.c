@@ -197,6 +197,11 @@ static void describe(const struct e4t_problem *p, int local, char *buf,
 		snprintf(buf, len, "i_extra_isize %u", p->extra_isize);
 		break;
 	case E4T_P_CRTIME_UNSET: snprintf(buf, len, "0"); break;
+	case E4T_P_SB_EXTRA_ISIZE:
+		snprintf(buf, len,
+			 "s_min_extra_isize %u, s_want_extra_isize %u",
+			 p->min_isize, p->extra_isize);
+		break;
 	case E4T_P_CRTIME_AFTER_CTIME:
 	case E4T_P_CRTIME_AFTER_MTIME:
 	case E4T_P_FUTURE:
@@ -256,11 +261,17 @@ static void decide(struct cmd_ctx *ctx, struct e4t_check_result *res,
 			char *name = escape_text(p->path, p->path_len);
 
 			describe(p, ctx->local, what, sizeof(what));
-			printf("%s <%u>: %s %s: %s: %s", name ? name : "?",
-			       p->ino, d->code, e4t_field_name(p->field),
-			       d->text, what);
+			if (!p->ino)
+				printf("superblock: %s: %s: %s", d->code,
+				       d->text, what);
+			else
+				printf("%s <%u>: %s %s: %s: %s",
+				       name ? name : "?", p->ino, d->code,
+				       e4t_field_name(p->field), d->text, what);
 			free(name);
-			if (!p->nofix) {
+			if (!p->nofix && !p->ino) {
+				printf(".  %s", d->quest);
+			} else if (!p->nofix) {
 				char to[E4T_ISO_BUFSZ];
 
 				fmt_time(&p->fix_to, ctx->local, 'T', to,
@@ -310,6 +321,15 @@ static void records(struct cmd_ctx *ctx, const struct e4t_check_result *res)
 			 (d->flags & E4T_PF_WARNING) ? "warning" : "error");
 		rec_u64(&r, "ino", p->ino);
 		rec_path(&r, "path", p->path, p->path_len);
+		if (p->code == E4T_P_SB_EXTRA_ISIZE) {
+			rec_null(&r, "field");
+			rec_u64(&r, "min_extra_isize", p->min_isize);
+			rec_u64(&r, "want_extra_isize", p->extra_isize);
+			rec_bool(&r, "fixable", !p->nofix);
+			rec_bool(&r, "fixed", p->fixed);
+			rec_end(&r);
+			continue;
+		}
 		rec_cstr(&r, "field", e4t_field_name(p->field));
 		if (p->code == E4T_P_CRTIME_NO_ROOM) {
 			rec_null(&r, "value");

@@ -285,6 +285,37 @@ static int64_t sb_wtime(const struct ext2_super_block *sb)
 	return (int64_t)sb->s_wtime | ((int64_t)sb->s_wtime_hi << 32);
 }
 
+/*
+ * T0008: the sizes the superblock asks of inodes.  The kernel wants 32
+ * whatever they say (ext4_inode_info_init() starts from
+ * sizeof(struct ext4_inode) - 128 and takes them only when larger, with
+ * the extra_isize feature), but e2fsck and libext2fs take
+ * s_want_extra_isize when they create or grow an inode.
+ */
+static errcode_t sb_check(struct scan *s)
+{
+	const struct ext2_super_block *sb = s->img->fs->super;
+	struct e4t_check_result *res = s->res;
+	struct e4t_problem *p;
+
+	if (EXT2_INODE_SIZE(sb) < EXT2_GOOD_OLD_INODE_SIZE + 32 ||
+	    (sb->s_min_extra_isize >= 32 && sb->s_want_extra_isize >= 32))
+		return 0;
+	if (e4t_grow(&res->p, &res->cap, res->n + 1, sizeof(*res->p), 16))
+		return ENOMEM;
+	p = &res->p[res->n++];
+	memset(p, 0, sizeof(*p));
+	p->code = E4T_P_SB_EXTRA_ISIZE;
+	p->field = E4T_CRTIME;
+	p->extra_isize = sb->s_want_extra_isize;
+	p->min_isize = sb->s_min_extra_isize;
+	p->path = strdup("superblock");
+	if (!p->path)
+		return ENOMEM;
+	p->path_len = strlen(p->path);
+	return 0;
+}
+
 errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
 			 const struct e4t_check_opts *opts,
 			 struct e4t_check_result *res)
@@ -308,7 +339,9 @@ errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
 		res->limit = wt;
 		res->limit_is_wtime = 1;
 	}
-	err = e4t_tree_walk(tree, EXT2_ROOT_INO, "/", on_row, &s);
+	err = sb_check(&s);
+	if (!err)
+		err = e4t_tree_walk(tree, EXT2_ROOT_INO, "/", on_row, &s);
 	free(s.seen);
 	if (s.err)
 		return s.err;
@@ -381,6 +414,17 @@ errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 	}
 	if (err)
 		return err;
+	/* the superblock: written out when the image is closed */
+	for (k = 0; k < res->n && res->p[k].ino == 0; k++) {
+		struct e4t_problem *p = &res->p[k];
+
+		if (p->code == E4T_P_SB_EXTRA_ISIZE && p->fix && !p->nofix) {
+			img->fs->super->s_min_extra_isize = 32;
+			img->fs->super->s_want_extra_isize = 32;
+			ext2fs_mark_super_dirty(img->fs);
+			p->fixed = 1;
+		}
+	}
 	err = e4t_batch_begin(img, NULL, &b);
 	if (err)
 		return err;
@@ -393,12 +437,13 @@ errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 		for (j = i; j < res->n && res->p[j].ino == res->p[i].ino; j++)
 			;
 		memset(ts, 0, sizeof(ts));
-		fields = inode_fixes(res->p, i, j, ts);
+		fields = res->p[i].ino ? inode_fixes(res->p, i, j, ts) : 0;
 		if (fields) {
 			err = e4t_batch_set(b, res->p[i].ino, fields, ts);
 			for (k = i; k < j && !err; k++)
 				if (res->p[k].fix && !res->p[k].nofix &&
-				    res->p[k].code != E4T_P_CRTIME_NO_ROOM)
+				    res->p[k].code != E4T_P_CRTIME_NO_ROOM &&
+				    res->p[k].code != E4T_P_SB_EXTRA_ISIZE)
 					res->p[k].fixed = 1;
 		}
 		i = j;

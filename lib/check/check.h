@@ -19,6 +19,7 @@ enum e4t_pcode {
 	E4T_P_CRTIME_AFTER_CTIME, /* T0005 crtime later than ctime */
 	E4T_P_CRTIME_AFTER_MTIME, /* T0006 crtime later than mtime + tol */
 	E4T_P_FUTURE,		  /* T0007 later than last write or now */
+	E4T_P_SB_EXTRA_ISIZE,	  /* T0008 s_min/want_extra_isize < 32 */
 	E4T_P_COUNT
 };
 
@@ -70,7 +71,8 @@ struct e4t_problem {
 	struct e4t_ts limit;  /* compared with (ctime, mtime, the limit) */
 	uint32_t raw_base;    /* the field's words on disk */
 	uint32_t raw_extra;   /* (0 when it has none) */
-	uint16_t extra_isize; /* the inode's */
+	uint16_t extra_isize; /* the inode's (T0008: s_want_extra_isize) */
+	uint16_t min_isize;   /* T0008: s_min_extra_isize */
 	char *path;	      /* a name of the inode, raw bytes, malloc'd */
 	size_t path_len;
 	enum e4t_nofix nofix;  /* why there is no fix, or NONE */

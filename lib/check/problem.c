@@ -44,6 +44,14 @@ static const struct e4t_problem_def problems[E4T_P_COUNT] = {
 			   "time later than the superblock's last write "
 			   "time, or than now",
 			   "", "", E4T_PF_WARNING | E4T_PF_NOFIX },
+	[E4T_P_SB_EXTRA_ISIZE] = { "T0008", "sb_extra_isize",
+				   "superblock's s_min_extra_isize or "
+				   "s_want_extra_isize smaller than 32 with "
+				   "inodes larger than 128 bytes",
+				   "raise both to 32",
+				   "Raise s_min_extra_isize and "
+				   "s_want_extra_isize",
+				   0 },
 };
 
 const struct e4t_problem_def *e4t_problem_def(enum e4t_pcode c)
