@@ -414,6 +414,11 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
  */
 errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
 			       const struct e4t_ts *crtime);
+/* The same on a raw inode (of isz bytes) that holds no xattr in it:
+ * E4T_ERR_GROW_XATTRS when it does (e4t_inode_grow_extra() moves them).
+ * The checksum is the caller's. */
+errcode_t e4t_grow_raw(struct ext2_inode_large *raw, unsigned isz,
+		       const struct e4t_ts *crtime);
 
 /*
  * Batches: many inodes read and written through their inode-table blocks
@@ -462,6 +467,14 @@ errcode_t e4t_batch_inode(struct e4t_batch *b, ext2_ino_t ino,
  */
 errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
 			const struct e4t_ts *ts);
+/*
+ * Grow inode ino's i_extra_isize to 32 in the window, with crtime, as
+ * e4t_grow_raw() does (E4T_ERR_GROW_XATTRS: it holds xattrs, grow it
+ * with e4t_inode_grow_extra() once the batch has ended); refused when
+ * its checksum does not verify.
+ */
+errcode_t e4t_batch_grow(struct e4t_batch *b, ext2_ino_t ino,
+			 const struct e4t_ts *crtime);
 /* Write the window's changed blocks now. */
 errcode_t e4t_batch_flush(struct e4t_batch *b);
 /* Flush and free (NULL: nothing); the flush's error, if any. */

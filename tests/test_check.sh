@@ -277,6 +277,10 @@ mkconverted() {
 		mkfs.ext3 -q -F -I 128 -N 2048 "$IMG" >/dev/null 2>&1 &&
 		mount -o loop "$IMG" "$MNT" || return 1
 	for i in $(seq 1 60); do echo "$i" >"$MNT/f$i"; done
+	# directories spread over the groups: a batch window each
+	for i in 1 2 3 4; do
+		mkdir "$MNT/d$i" && touch "$MNT/d$i/"g{01..15}
+	done
 	umount "$MNT"
 	# (tune2fs -I wants a freshly checked filesystem; a loop device may
 	# take a moment to let the image go: tune2fs would call it mounted)
@@ -453,8 +457,9 @@ test_sigint_stops_between_inodes() {
 	cp "$IMG" "$TMP/orig.img"
 	local pid undo
 	undo=$(default_undo "$IMG")
-	# stopped after its 5th write, then ^C, then continued
-	E4TIME_TEST_STOP_AFTER=5 "$E4TIME" check -y --crtime-from ctime \
+	# stopped after its first write (one batch window), then ^C, then
+	# continued
+	E4TIME_TEST_STOP_AFTER=1 "$E4TIME" check -y --crtime-from ctime \
 		"$IMG" >"$TMP/stdout" 2>"$TMP/stderr" &
 	pid=$!
 	local i=0
@@ -487,10 +492,17 @@ test_killed_at_write_points() {
 	}
 	mkconverted || fail "image"
 	sif /f3 mtime_extra 0xEE6B2800
+	# T0008's fix rewrites the superblock, which the undo file's copy
+	# cannot follow at every point (see e4time(8), check): not here
+	debugfs -w -f - "$IMG" >/dev/null 2>&1 <<-'EOF'
+		ssv min_extra_isize 32
+		ssv want_extra_isize 32
+	EOF
 	cp "$IMG" "$TMP/orig.img"
 	local n undo kills=0
 	undo=$(default_undo "$IMG")
-	for n in 1 2 3 5 8 13 21 34 55 89 144; do
+	# every write point, until the run ends by itself
+	for n in $(seq 1 200); do
 		cp "$TMP/orig.img" "$IMG"
 		rm -f "$undo" "$undo.new"
 		(E4TIME_TEST_KILL_AFTER=$n "$E4TIME" check -y --crtime-from ctime \
@@ -505,7 +517,8 @@ test_killed_at_write_points() {
 			"cmp -s '$TMP/orig.img' '$IMG'"
 	done
 	assertEquals "the run ends by itself" 1 "$RC"
-	assertTrue "killed at some points ($kills)" "[ $kills -ge 5 ]"
+	assertTrue "killed at some points ($kills)" "[ $kills -ge 3 ]"
+	echo "check -y: killed at $kills write points, then ran to its end"
 }
 
 test_damaged_corpus_read_only() {

@@ -392,28 +392,24 @@ static unsigned inode_fixes(const struct e4t_problem *p, size_t i, size_t j,
 	return words | src;
 }
 
+/* The T0003 fix of problems [i, j) to write, or NULL. */
+static struct e4t_problem *grow_of(struct e4t_problem *p, size_t i, size_t j)
+{
+	for (; i < j; i++)
+		if (p[i].code == E4T_P_CRTIME_NO_ROOM && p[i].fix &&
+		    !p[i].nofix)
+			return &p[i];
+	return NULL;
+}
+
 errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 			const volatile sig_atomic_t *stop)
 {
 	struct e4t_batch *b = NULL;
 	errcode_t err = 0, end_err;
 	size_t i = 0, j, k;
+	int moved = 0; /* inodes whose xattrs must move: after the batch */
 
-	/* First the inodes to grow, through libext2fs (xattrs moved): the
-	 * batch after them reads what they wrote. */
-	for (k = 0; k < res->n && !err; k++) {
-		struct e4t_problem *p = &res->p[k];
-
-		if (stop && *stop)
-			return 0;
-		if (p->code != E4T_P_CRTIME_NO_ROOM || !p->fix || p->nofix)
-			continue;
-		err = e4t_inode_grow_extra(img, p->ino, &p->fix_to);
-		if (!err)
-			p->fixed = 1;
-	}
-	if (err)
-		return err;
 	/* the superblock: written out when the image is closed */
 	for (k = 0; k < res->n && res->p[k].ino == 0; k++) {
 		struct e4t_problem *p = &res->p[k];
@@ -430,26 +426,58 @@ errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 		return err;
 	while (i < res->n && !err) {
 		struct e4t_ts ts[E4T_NFIELDS];
+		struct e4t_problem *g;
 		unsigned fields;
 
 		if (stop && *stop)
 			break;
 		for (j = i; j < res->n && res->p[j].ino == res->p[i].ino; j++)
 			;
+		if (!res->p[i].ino) {
+			i = j;
+			continue;
+		}
+		/* T0003 first: the crtime set with the growth */
+		g = grow_of(res->p, i, j);
+		if (g) {
+			err = e4t_batch_grow(b, g->ino, &g->fix_to);
+			if (err == E4T_ERR_GROW_XATTRS) {
+				moved = 1;
+				err = 0;
+			} else if (!err) {
+				g->fixed = 1;
+			}
+		}
 		memset(ts, 0, sizeof(ts));
-		fields = res->p[i].ino ? inode_fixes(res->p, i, j, ts) : 0;
-		if (fields) {
+		fields = inode_fixes(res->p, i, j, ts);
+		if (fields && !err) {
 			err = e4t_batch_set(b, res->p[i].ino, fields, ts);
 			for (k = i; k < j && !err; k++)
 				if (res->p[k].fix && !res->p[k].nofix &&
-				    res->p[k].code != E4T_P_CRTIME_NO_ROOM &&
-				    res->p[k].code != E4T_P_SB_EXTRA_ISIZE)
+				    res->p[k].code != E4T_P_CRTIME_NO_ROOM)
 					res->p[k].fixed = 1;
 		}
 		i = j;
 	}
 	end_err = e4t_batch_end(b);
-	return err ? err : end_err;
+	if (!err)
+		err = end_err;
+	ext2fs_flush_icache(img->fs);
+	/* Then, through libext2fs, the inodes whose xattrs move (the batch
+	 * has written its windows out: libext2fs reads what it wrote). */
+	for (k = 0; k < res->n && moved && !err; k++) {
+		struct e4t_problem *p = &res->p[k];
+
+		if (stop && *stop)
+			break;
+		if (p->code != E4T_P_CRTIME_NO_ROOM || !p->fix || p->nofix ||
+		    p->fixed)
+			continue;
+		err = e4t_inode_grow_extra(img, p->ino, &p->fix_to);
+		if (!err)
+			p->fixed = 1;
+	}
+	return err;
 }
 
 void e4t_check_result_free(struct e4t_check_result *res)

@@ -117,14 +117,69 @@ static errcode_t put_back(ext2_filsys fs, ext2_ino_t ino,
 	return err ? err : cerr;
 }
 
+/* Can raw be grown?  0, or why not; *in_body: xattrs in the inode. */
+static errcode_t growable(const struct ext2_inode_large *raw, unsigned isz,
+			  int *in_body)
+{
+	unsigned old = raw->i_extra_isize;
+	uint32_t magic;
+
+	*in_body = 0;
+	if (isz < EXT2_GOOD_OLD_INODE_SIZE + GROW_TO)
+		return E4T_ERR_GROW_SIZE;
+	if (raw->i_flags & EXT4_INLINE_DATA_FL)
+		return E4T_ERR_GROW_INLINE;
+	if ((old & 3) || EXT2_GOOD_OLD_INODE_SIZE + old > isz)
+		return EXT2_ET_INODE_CORRUPTED;
+	/* xattrs in the inode: as libext2fs and the kernel find them */
+	if (old >= 4 && EXT2_GOOD_OLD_INODE_SIZE + old + 4 <= isz) {
+		memcpy(&magic,
+		       (const char *)raw + EXT2_GOOD_OLD_INODE_SIZE + old,
+		       sizeof(magic));
+		*in_body = magic == EXT2_EXT_ATTR_MAGIC;
+	}
+	return 0;
+}
+
+/* The inode grown in place, its xattr space empty, crtime set. */
+static void grow_in_place(struct ext2_inode_large *raw, unsigned isz,
+			  uint32_t base, uint32_t extra)
+{
+	unsigned old = raw->i_extra_isize;
+
+	memset((char *)raw + EXT2_GOOD_OLD_INODE_SIZE + old, 0,
+	       isz - EXT2_GOOD_OLD_INODE_SIZE - old);
+	raw->i_extra_isize = GROW_TO;
+	raw->i_crtime = base;
+	raw->i_crtime_extra = extra;
+}
+
+errcode_t e4t_grow_raw(struct ext2_inode_large *raw, unsigned isz,
+		       const struct e4t_ts *crtime)
+{
+	uint32_t base, extra;
+	int in_body;
+	errcode_t err;
+
+	err = growable(raw, isz, &in_body);
+	if (!err && in_body)
+		err = E4T_ERR_GROW_XATTRS;
+	if (!err)
+		err = e4t_ts_encode(crtime->sec, crtime->nsec, &base, &extra);
+	if (err || raw->i_extra_isize >= GROW_TO)
+		return err;
+	grow_in_place(raw, isz, base, extra);
+	return 0;
+}
+
 errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
 			       const struct e4t_ts *crtime)
 {
 	ext2_filsys fs = img->fs;
-	unsigned isz = img->inode_size, old;
+	unsigned isz = img->inode_size;
 	struct ext2_inode_large *raw;
 	struct xa_list l = { 0 };
-	uint32_t magic, base, extra;
+	uint32_t base, extra;
 	int in_body = 0;
 	errcode_t err;
 
@@ -132,8 +187,6 @@ errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
 		return EXT2_ET_RO_FILSYS;
 	if (ino < 1 || ino > fs->super->s_inodes_count)
 		return E4T_ERR_INO_RANGE;
-	if (isz < EXT2_GOOD_OLD_INODE_SIZE + GROW_TO)
-		return E4T_ERR_GROW_SIZE;
 	err = e4t_ts_encode(crtime->sec, crtime->nsec, &base, &extra);
 	if (err)
 		return err;
@@ -142,36 +195,16 @@ errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
 		return ENOMEM;
 	err = ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)raw,
 				     (int)isz);
-	if (err)
+	if (!err)
+		err = growable(raw, isz, &in_body);
+	if (err || raw->i_extra_isize >= GROW_TO)
 		goto out;
-	old = raw->i_extra_isize;
-	if (raw->i_flags & EXT4_INLINE_DATA_FL) {
-		err = E4T_ERR_GROW_INLINE;
-		goto out;
-	}
-	if ((old & 3) || EXT2_GOOD_OLD_INODE_SIZE + old > isz) {
-		err = EXT2_ET_INODE_CORRUPTED;
-		goto out;
-	}
-	if (old >= GROW_TO)
-		goto out; /* nothing to grow */
-	/* xattrs in the inode: as libext2fs and the kernel find them */
-	if (old >= 4 && EXT2_GOOD_OLD_INODE_SIZE + old + 4 <= isz) {
-		memcpy(&magic, (char *)raw + EXT2_GOOD_OLD_INODE_SIZE + old,
-		       sizeof(magic));
-		in_body = magic == EXT2_EXT_ATTR_MAGIC;
-	}
 	if (in_body) {
 		err = read_all(fs, ino, &l);
 		if (err)
 			goto out;
 	}
-	/* the inode grown, its xattr space empty, crtime set */
-	memset((char *)raw + EXT2_GOOD_OLD_INODE_SIZE + old, 0,
-	       isz - EXT2_GOOD_OLD_INODE_SIZE - old);
-	raw->i_extra_isize = GROW_TO;
-	raw->i_crtime = base;
-	raw->i_crtime_extra = extra;
+	grow_in_place(raw, isz, base, extra);
 	err = ext2fs_write_inode_full(fs, ino, (struct ext2_inode *)raw,
 				      (int)isz);
 	ext2fs_flush_icache(fs);
