@@ -323,6 +323,7 @@ errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
 	struct scan s;
 	int64_t wt = sb_wtime(img->fs->super);
 	errcode_t err;
+	size_t i;
 
 	memset(&s, 0, sizeof(s));
 	s.img = img;
@@ -347,7 +348,12 @@ errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
 		return s.err;
 	if (err)
 		return err;
-	if (res->n)
+	/* the walk goes in directory order, often inode order already:
+	 * sorting large records costs when it is not needed */
+	for (i = 1; i < res->n; i++)
+		if (cmp_problem(&res->p[i - 1], &res->p[i]) > 0)
+			break;
+	if (i < res->n)
 		qsort(res->p, res->n, sizeof(*res->p), cmp_problem);
 	return 0;
 }
