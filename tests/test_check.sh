@@ -382,6 +382,25 @@ test_statuses_and_refusals() {
 	assertContains "$(cat "$ERR")" "run e2fsck first"
 }
 
+test_dry_run_reads_containers() {
+	command -v ewfacquire >/dev/null 2>&1 || {
+		skip_test "ewfacquire missing"
+		return 0
+	}
+	mkfs.ext4 -q -F -I 256 "$IMG" 4M >/dev/null 2>&1
+	sif '<2>' mtime_extra 0xEE6B2800
+	mkdir -p "$TMP/ewf"
+	rm -f "$TMP/ewf/"img.E*
+	ewfacquire -u -q -t "$TMP/ewf/img" -f encase6 "$IMG" \
+		>"$TMP/ewf.log" 2>&1 || fail "ewfacquire: $(cat "$TMP/ewf.log")"
+	run_ro "$TMP/ewf/img.E01" check -n "$TMP/ewf/img.E01"
+	assertEquals "-n on an E01: $(cat "$OUT" "$ERR")" 4 "$RC"
+	assertTrue "/: T0001" "has / 'T0001 mtime'"
+	run_ro "$TMP/ewf/img.E01" check -y "$TMP/ewf/img.E01"
+	assertEquals "-y on an E01: refused (8)" 8 "$RC"
+	assertContains "$(cat "$ERR")" "convert to raw first"
+}
+
 test_mounted_image_refused() {
 	need_mount || return 0
 	mkimg mkfs.ext4 -I 256 || fail "image"
