@@ -18,6 +18,8 @@
 #include "cmd.h"
 #include "escape.h"
 #include "lib/sources/xsource.h"
+#include "linebuf.h"
+#include "output.h"
 #include "report.h"
 
 /* e2fsck's exit statuses (e2fsck(8)), as check gives them */
@@ -179,36 +181,69 @@ static const struct rec_schema check_schema = {
 };
 
 /* What a problem's line says of its time(s). */
-static void describe(const struct e4t_problem *p, int local, char *buf,
-		     size_t len)
+static void describe(struct lbuf *b, const struct e4t_problem *p)
 {
-	char v[E4T_ISO_BUFSZ], l[E4T_ISO_BUFSZ];
-
-	fmt_time(&p->value, local, 'T', v, sizeof(v));
 	switch (p->code) {
 	case E4T_P_BAD_NSEC:
-		snprintf(buf, len, "%u ns in _extra 0x%08x", p->raw_extra >> 2,
-			 p->raw_extra);
+		lb_printf(b, "%u ns in _extra 0x%08x", p->raw_extra >> 2,
+			  p->raw_extra);
 		break;
 	case E4T_P_OLD_PRE1970:
-		snprintf(buf, len, "%s (_extra 0x%08x)", v, p->raw_extra);
+		lb_iso(b, &p->value, 9);
+		lb_printf(b, " (_extra 0x%08x)", p->raw_extra);
 		break;
 	case E4T_P_CRTIME_NO_ROOM:
-		snprintf(buf, len, "i_extra_isize %u", p->extra_isize);
+		lb_puts(b, "i_extra_isize ");
+		lb_u64(b, p->extra_isize);
 		break;
-	case E4T_P_CRTIME_UNSET: snprintf(buf, len, "0"); break;
+	case E4T_P_CRTIME_UNSET: lb_putc(b, '0'); break;
 	case E4T_P_SB_EXTRA_ISIZE:
-		snprintf(buf, len,
-			 "s_min_extra_isize %u, s_want_extra_isize %u",
-			 p->min_isize, p->extra_isize);
+		lb_printf(b, "s_min_extra_isize %u, s_want_extra_isize %u",
+			  p->min_isize, p->extra_isize);
 		break;
 	case E4T_P_CRTIME_AFTER_CTIME:
 	case E4T_P_CRTIME_AFTER_MTIME:
 	case E4T_P_FUTURE:
-		fmt_time(&p->limit, local, 'T', l, sizeof(l));
-		snprintf(buf, len, "%s > %s", v, l);
+		lb_iso(b, &p->value, 9);
+		lb_puts(b, " > ");
+		lb_iso(b, &p->limit, 9);
 		break;
-	default: buf[0] = 0; break;
+	default: break;
+	}
+}
+
+/* A problem's line, up to its question (without the answer). */
+static void problem_line(struct lbuf *b, const struct e4t_problem *p)
+{
+	const struct e4t_problem_def *d = e4t_problem_def(p->code);
+
+	if (!p->ino) {
+		lb_puts(b, "superblock: ");
+		lb_puts(b, d->code);
+	} else {
+		esc_text(b, p->path, p->path_len);
+		lb_puts(b, " <");
+		lb_u64(b, p->ino);
+		lb_puts(b, ">: ");
+		lb_puts(b, d->code);
+		lb_putc(b, ' ');
+		lb_puts(b, e4t_field_name(p->field));
+	}
+	lb_puts(b, ": ");
+	lb_puts(b, d->text);
+	lb_puts(b, ": ");
+	describe(b, p);
+	if (!p->nofix) {
+		if (p->ino) {
+			lb_puts(b, " -> ");
+			lb_iso(b, &p->fix_to, 9);
+		}
+		lb_puts(b, ".  ");
+		lb_puts(b, d->quest);
+	} else if (p->nofix != E4T_NOFIX_NEVER) {
+		lb_puts(b, " (");
+		lb_puts(b, e4t_nofix_text(p->nofix));
+		lb_putc(b, ')');
 	}
 }
 
@@ -243,9 +278,10 @@ static int ask(int *yes_all)
 }
 
 /* Decide (and in text say) whether each problem is fixed. */
-static void decide(struct cmd_ctx *ctx, struct e4t_check_result *res,
-		   enum mode mode, int text, int may_fix)
+static void decide(struct e4t_check_result *res, enum mode mode, int text,
+		   int may_fix)
 {
+	struct lbuf out = { 0 };
 	int yes_all = 0;
 	size_t i;
 
@@ -256,52 +292,32 @@ static void decide(struct cmd_ctx *ctx, struct e4t_check_result *res,
 		if (!may_fix && !p->nofix)
 			p->nofix = E4T_NOFIX_CSUM;
 		p->fix = 0;
-		if (text) {
-			char what[160];
-			char *name = escape_text(p->path, p->path_len);
-
-			describe(p, ctx->local, what, sizeof(what));
-			if (!p->ino)
-				printf("superblock: %s: %s: %s", d->code,
-				       d->text, what);
-			else
-				printf("%s <%u>: %s %s: %s: %s",
-				       name ? name : "?", p->ino, d->code,
-				       e4t_field_name(p->field), d->text, what);
-			free(name);
-			if (!p->nofix && !p->ino) {
-				printf(".  %s", d->quest);
-			} else if (!p->nofix) {
-				char to[E4T_ISO_BUFSZ];
-
-				fmt_time(&p->fix_to, ctx->local, 'T', to,
-					 sizeof(to));
-				printf(" -> %s.  %s", to, d->quest);
-			} else if (p->nofix != E4T_NOFIX_NEVER) {
-				printf(" (%s)", e4t_nofix_text(p->nofix));
-			}
-		}
-		if (p->nofix) {
-			if (text)
-				putchar('\n');
-			continue;
-		}
-		switch (mode) {
-		case MODE_NO: p->fix = 0; break;
-		case MODE_YES: p->fix = 1; break;
-		case MODE_PREEN: p->fix = !!(d->flags & E4T_PF_PREEN); break;
-		case MODE_ASK:
-			if (text) {
-				fputs(".  ", stdout);
-				p->fix = !interrupted && ask(&yes_all);
-				continue;
-			}
-			p->fix = !interrupted && ask(&yes_all);
-			break;
-		}
 		if (text)
-			printf("? %s\n", p->fix ? "yes" : "no");
+			problem_line(&out, p);
+		if (!p->nofix) {
+			switch (mode) {
+			case MODE_NO: break;
+			case MODE_YES: p->fix = 1; break;
+			case MODE_PREEN:
+				p->fix = !!(d->flags & E4T_PF_PREEN);
+				break;
+			case MODE_ASK:
+				if (text)
+					lb_puts(&out, ".  ");
+				lb_flush(&out, stdout);
+				p->fix = !interrupted && ask(&yes_all);
+				continue; /* ask() ended the line */
+			}
+			if (text)
+				lb_puts(&out, p->fix ? "? yes" : "? no");
+		}
+		if (text) {
+			lb_putc(&out, '\n');
+			lb_maybe_flush(&out, stdout);
+		}
 	}
+	lb_flush(&out, stdout);
+	lb_free(&out);
 }
 
 static void records(struct cmd_ctx *ctx, const struct e4t_check_result *res)
@@ -397,7 +413,7 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 		report(img->name, "check", err);
 		return err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE;
 	}
-	decide(ctx, &res, mode, text, may_fix);
+	decide(&res, mode, text, may_fix);
 	if (mode != MODE_NO && !interrupted) {
 		for (i = 0; i < res.n && !res.p[i].fix; i++)
 			;

@@ -37,6 +37,22 @@ struct scan {
 	errcode_t err;
 };
 
+/* p's path into the result's paths (pointers set once they stop
+ * moving, at the end of the scan). */
+static errcode_t add_path(struct e4t_check_result *res, struct e4t_problem *p,
+			  const char *path, size_t len)
+{
+	if (e4t_grow(&res->paths, &res->paths_cap, res->paths_len + len + 1, 1,
+		     4096))
+		return ENOMEM;
+	memcpy(res->paths + res->paths_len, path, len);
+	res->paths[res->paths_len + len] = 0;
+	p->path_off = res->paths_len;
+	p->path_len = len;
+	res->paths_len += len + 1;
+	return 0;
+}
+
 static struct e4t_problem *add(struct scan *s, const struct e4t_row *row,
 			       enum e4t_pcode code, enum e4t_field f)
 {
@@ -50,14 +66,10 @@ static struct e4t_problem *add(struct scan *s, const struct e4t_row *row,
 	}
 	p = &res->p[res->n];
 	memset(p, 0, sizeof(*p));
-	p->path = malloc(row->path_len + 1);
-	if (!p->path) {
+	if (add_path(res, p, row->path, row->path_len)) {
 		s->err = ENOMEM;
 		return NULL;
 	}
-	memcpy(p->path, row->path, row->path_len);
-	p->path[row->path_len] = 0;
-	p->path_len = row->path_len;
 	res->n++;
 	p->code = code;
 	p->ino = in->ino;
@@ -268,15 +280,59 @@ static int on_row(const struct e4t_row *row, void *priv)
 	return stop;
 }
 
-static int cmp_problem(const void *a, const void *b)
+static int cmp_u64(const void *a, const void *b)
 {
-	const struct e4t_problem *x = a, *y = b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	if (x->code != y->code)
-		return x->code < y->code ? -1 : 1;
-	return (int)x->field - (int)y->field;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Put the problems in inode order.  One inode's problems are added
+ * together, in table order; the walk goes in directory order, often
+ * inode order already.  Sorted as keys (inode, position) rather than as
+ * the large records, which are then moved in place, cycle by cycle.
+ */
+#define KEY_POS	 0xffffffffULL
+#define KEY_DONE (1ULL << 63)
+
+static errcode_t inode_order(struct e4t_check_result *res)
+{
+	struct e4t_problem tmp;
+	uint64_t *key;
+	size_t i, j, k;
+
+	for (i = 1; i < res->n; i++)
+		if (res->p[i - 1].ino > res->p[i].ino)
+			break;
+	if (i >= res->n)
+		return 0;
+	key = malloc(res->n * sizeof(*key));
+	if (!key)
+		return ENOMEM;
+	for (i = 0; i < res->n; i++)
+		key[i] = (uint64_t)res->p[i].ino << 32 | i;
+	qsort(key, res->n, sizeof(*key), cmp_u64);
+	/* position i takes the record at key[i] & KEY_POS */
+	for (i = 0; i < res->n; i++)
+		key[i] &= KEY_POS;
+	for (i = 0; i < res->n; i++) {
+		if (key[i] & KEY_DONE)
+			continue;
+		tmp = res->p[i];
+		for (j = i;;) {
+			k = (size_t)(key[j] & KEY_POS);
+			key[j] |= KEY_DONE;
+			if (k == i) {
+				res->p[j] = tmp;
+				break;
+			}
+			res->p[j] = res->p[k];
+			j = k;
+		}
+	}
+	free(key);
+	return 0;
 }
 
 /* The superblock's last write time, with its high byte. */
@@ -309,11 +365,7 @@ static errcode_t sb_check(struct scan *s)
 	p->field = E4T_CRTIME;
 	p->extra_isize = sb->s_want_extra_isize;
 	p->min_isize = sb->s_min_extra_isize;
-	p->path = strdup("superblock");
-	if (!p->path)
-		return ENOMEM;
-	p->path_len = strlen(p->path);
-	return 0;
+	return add_path(res, p, "superblock", strlen("superblock"));
 }
 
 errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
@@ -348,14 +400,9 @@ errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
 		return s.err;
 	if (err)
 		return err;
-	/* the walk goes in directory order, often inode order already:
-	 * sorting large records costs when it is not needed */
-	for (i = 1; i < res->n; i++)
-		if (cmp_problem(&res->p[i - 1], &res->p[i]) > 0)
-			break;
-	if (i < res->n)
-		qsort(res->p, res->n, sizeof(*res->p), cmp_problem);
-	return 0;
+	for (i = 0; i < res->n; i++)
+		res->p[i].path = res->paths + res->p[i].path_off;
+	return inode_order(res);
 }
 
 /*
@@ -488,10 +535,7 @@ errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 
 void e4t_check_result_free(struct e4t_check_result *res)
 {
-	size_t i;
-
-	for (i = 0; i < res->n; i++)
-		free(res->p[i].path);
+	free(res->paths);
 	free(res->p);
 	memset(res, 0, sizeof(*res));
 }

@@ -75,6 +75,7 @@ struct e4t_problem {
 	uint16_t min_isize;   /* T0008: s_min_extra_isize */
 	char *path;	      /* a name of the inode, raw bytes, malloc'd */
 	size_t path_len;
+	size_t path_off;       /* in the result's paths */
 	enum e4t_nofix nofix;  /* why there is no fix, or NONE */
 	struct e4t_ts fix_to;  /* the time the fix writes */
 	uint32_t keep_extra;   /* T0001/T0002: the _extra bits kept */
@@ -97,6 +98,8 @@ struct e4t_check_opts {
 struct e4t_check_result {
 	struct e4t_problem *p; /* in inode order */
 	size_t n, cap;
+	char *paths; /* every problem's path, one after the other */
+	size_t paths_len, paths_cap;
 	unsigned long inodes;	    /* inodes looked at */
 	unsigned long skipped_csum; /* with a checksum that fails */
 	int64_t limit;		    /* the "future" limit used */
