@@ -268,6 +268,32 @@ test_ext3_grow_keeps_xattrs() {
 	after_fix "T0003" "$TMP/orig.img"
 }
 
+test_ext3_grow_moves_xattrs_to_a_block() {
+	need_mount || return 0
+	mkimg mkfs.ext3 -I 256 || fail "image"
+	# b's xattr moved down with i_extra_isize 4, and one more written
+	# in the room that gives (libext2fs places it in the inode): at 32
+	# they no longer both fit
+	shrink /b 4 || fail "shrink"
+	debugfs -w -R "ea_set /b user.c 000000000000000000000000000000000000000000000000000000000007" \
+		"$IMG" >/dev/null 2>&1
+	assertContains "no xattr block yet" \
+		"$(debugfs -R 'stat /b' "$IMG" 2>/dev/null)" "File ACL: 0"
+	cp "$IMG" "$TMP/orig.img"
+	run check -y --crtime-from mtime "$IMG"
+	assertEquals "-y: $(cat "$OUT" "$ERR")" 1 "$RC"
+	assertNotContains "an xattr block now" \
+		"$(debugfs -R 'stat /b' "$IMG" 2>/dev/null)" "File ACL: 0"
+	mount -o loop,ro "$IMG" "$MNT" || fail "mount"
+	assertEquals "both xattrs (kernel)" \
+		"b'hello' b'000000000000000000000000000000000000000000000000000000000007'" \
+		"$(python3 -c "import os,sys; print(os.getxattr(sys.argv[1], 'user.test'), os.getxattr(sys.argv[1], 'user.c'))" "$MNT/b")"
+	assertEquals "crtime of b is its mtime (kernel)" \
+		"$(stat -c %Y "$MNT/b")" "$(stat -c %W "$MNT/b")"
+	umount "$MNT"
+	after_fix "T0003, xattr moved" "$TMP/orig.img"
+}
+
 # mkconverted: an ext3 of 128-byte inodes the kernel wrote 60 files
 # into, converted with tune2fs -I 256 and -O extents, then written by
 # the kernel again (one new file).
