@@ -268,6 +268,29 @@ test_ext3_grow_keeps_xattrs() {
 	after_fix "T0003" "$TMP/orig.img"
 }
 
+test_grow_with_metadata_csum() {
+	need_mount || return 0
+	mkimg mkfs.ext4 -I 256 || fail "image"
+	shrink /b 4 && shrink /a 0 || fail "shrink"
+	# the moved bytes need new inode checksums: e2fsck -fy writes them
+	# (and accepts i_extra_isize 0 and 4)
+	e2fsck -fy "$IMG" >/dev/null 2>&1
+	e2fsck -fn "$IMG" >/dev/null 2>&1
+	assertEquals "the shrunk ext4 is valid" 0 $?
+	cp "$IMG" "$TMP/orig.img"
+	run check -y --crtime-from ctime "$IMG"
+	assertEquals "-y: $(cat "$OUT" "$ERR")" 1 "$RC"
+	assertContains "$(cat "$OUT")" "2 problems (2 fixed, 0 left)"
+	mount -o loop,ro "$IMG" "$MNT" || fail "mount"
+	assertEquals "xattr intact (kernel)" "b'hello'" \
+		"$(python3 -c "import os,sys; print(os.getxattr(sys.argv[1], 'user.test'))" "$MNT/b")"
+	assertEquals "crtime is ctime (kernel)" \
+		"$(stat -c '%Z %Z' "$MNT/a" "$MNT/b")" \
+		"$(stat -c '%W %W' "$MNT/a" "$MNT/b")"
+	umount "$MNT"
+	after_fix "T0003, metadata_csum" "$TMP/orig.img"
+}
+
 test_ext3_grow_moves_xattrs_to_a_block() {
 	need_mount || return 0
 	mkimg mkfs.ext3 -I 256 || fail "image"
