@@ -405,6 +405,22 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 			      unsigned fields, const struct e4t_ts *ts);
 
 /*
+ * Grow the i_extra_isize of inode ino to 32, as the kernel does
+ * (extra_isize.c): the xattrs in the inode are laid out again after it,
+ * or moved to the xattr block when they no longer fit; crtime is set to
+ * *crtime in the same write.  Nothing done when it is 32 or more already;
+ * E4T_ERR_GROW_INLINE for an inode with inline data, E4T_ERR_GROW_SIZE
+ * when the inodes are smaller than 160 bytes.
+ */
+errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
+			       const struct e4t_ts *crtime);
+/* The same on a raw inode (of isz bytes) that holds no xattr in it:
+ * E4T_ERR_GROW_XATTRS when it does (e4t_inode_grow_extra() moves them).
+ * The checksum is the caller's. */
+errcode_t e4t_grow_raw(struct ext2_inode_large *raw, unsigned isz,
+		       const struct e4t_ts *crtime);
+
+/*
  * Batches: many inodes read and written through their inode-table blocks
  * instead of one inode (and one read and write of its block) at a time.
  * The batch holds a window of one group's inode table (up to 1 MiB, read
@@ -451,6 +467,14 @@ errcode_t e4t_batch_inode(struct e4t_batch *b, ext2_ino_t ino,
  */
 errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
 			const struct e4t_ts *ts);
+/*
+ * Grow inode ino's i_extra_isize to 32 in the window, with crtime, as
+ * e4t_grow_raw() does (E4T_ERR_GROW_XATTRS: it holds xattrs, grow it
+ * with e4t_inode_grow_extra() once the batch has ended); refused when
+ * its checksum does not verify.
+ */
+errcode_t e4t_batch_grow(struct e4t_batch *b, ext2_ino_t ino,
+			 const struct e4t_ts *crtime);
 /* Write the window's changed blocks now. */
 errcode_t e4t_batch_flush(struct e4t_batch *b);
 /* Flush and free (NULL: nothing); the flush's error, if any. */
@@ -726,5 +750,6 @@ errcode_t e4t_import_run(struct e4t_image *img, struct e4t_tree *tree,
 
 #include "journal/journal.h"
 #include "rules/rules.h"
+#include "check/check.h"
 
 #endif /* E4TIME_H */

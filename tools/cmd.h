@@ -84,6 +84,9 @@ struct cmd_ctx;
 #define CMD_FORMATS 0x10 /* -f, --format NAME (ctx->format_name) */
 #define CMD_LOCAL   0x20 /* --local (ctx->local) */
 #define CMD_ALLVOL  0x40 /* --volume all: run() once per ext2/3/4 volume */
+#define CMD_DRYREAD                                                            \
+	0x80 /* with CMD_WRITE: -n opens as a read command does (containers,   \
+	      * mounted filesystems) */
 
 /*
  * One entry of the command table (as xfsprogs' cmdinfo_t, git's
@@ -110,6 +113,9 @@ struct cmdinfo {
 	int (*run)(struct cmd_ctx *ctx, int argc, char **argv);
 	void (*done)(struct cmd_ctx *ctx);
 	void (*help)(FILE *fp);
+	/* The exit status the command gives for the dispatcher's (check's
+	 * are e2fsck's), or NULL: the same. */
+	int (*exit_map)(int status);
 };
 
 extern const struct cmdinfo stat_cmd;
@@ -124,6 +130,7 @@ extern const struct cmdinfo history_cmd;
 extern const struct cmdinfo info_cmd;
 extern const struct cmdinfo volumes_cmd;
 extern const struct cmdinfo anomalies_cmd;
+extern const struct cmdinfo check_cmd;
 
 extern const char *progname;
 extern char **cmd_argv; /* the command's argv, for messages */
@@ -337,6 +344,9 @@ struct cmd_ctx {
 	struct warn_ctx wc;    /* the warning count: EXIT_PARTIAL */
 };
 
+/* The exit status for status as the running command gives it
+ * (cmdinfo.exit_map); for the exits before and outside run(). */
+int cmd_exit_status(int status);
 /* Run cmd with argv[0] its name; the exit status. */
 int cmd_run(const struct cmdinfo *cmd, int argc, char **argv);
 /* The journal (-j FILE, or the filesystem's), loaded once with

@@ -96,7 +96,7 @@ void usage_error(const struct cmdinfo *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nUsage: %s %s %s\nTry '%s help %s' for more.\n",
 		progname, cmd->name, cmd->args, progname, cmd->name);
-	exit(EXIT_USAGE);
+	exit(cmd_exit_status(EXIT_USAGE));
 }
 
 int finish_stdout(int status)
@@ -326,7 +326,7 @@ struct e4t_image *open_image_or_exit(const char *name,
 		} else {
 			report(name, NULL, err);
 		}
-		exit(EXIT_IMAGE);
+		exit(cmd_exit_status(EXIT_IMAGE));
 	}
 	if (img->state & E4T_IMG_NEEDS_RECOVERY)
 		warnx_img(name, "%s", error_message(E4T_ERR_NEEDS_RECOVERY));

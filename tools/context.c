@@ -113,6 +113,15 @@ static void parse_opts(struct cmd_ctx *ctx, int argc, char **argv)
 						       cmd->formats, cmd);
 }
 
+/* Is the image opened through the write path (CMD_WRITE, and not a dry
+ * run of a CMD_DRYREAD command)? */
+static int writing(const struct cmd_ctx *ctx)
+{
+	unsigned f = ctx->cmd->flags;
+
+	return (f & CMD_WRITE) && !((f & CMD_DRYREAD) && ctx->wo.dry_run);
+}
+
 /* Open the image as the flags say; EXIT_OK or the status said. */
 static int open_image(struct cmd_ctx *ctx, const char *name)
 {
@@ -129,14 +138,13 @@ static int open_image(struct cmd_ctx *ctx, const char *name)
 		return status;
 	/* A volume of a raw image is written where it lies (write.c);
 	 * other containers are read only. */
-	if ((ctx->cmd->flags & CMD_WRITE) && view &&
-	    evidence_of(ctx->ev)->kind != E4T_C_RAW) {
+	if (writing(ctx) && view && evidence_of(ctx->ev)->kind != E4T_C_RAW) {
 		warnx_img(name, "refusing to write: %s: %s",
 			  evidence_of(ctx->ev)->kind_name,
 			  error_message(E4T_ERR_CONTAINER_READONLY));
 		return cond_status(COND_EVIDENCE_WRITE);
 	}
-	if (ctx->cmd->flags & CMD_WRITE) {
+	if (writing(ctx)) {
 		/* a dry run opens read-only, and checks what a write would */
 		err = view ? e4t_image_open_write_view(name, view, at, &ctx->wo,
 						       &ctx->img)
@@ -266,12 +274,21 @@ static int run_all_volumes(struct cmd_ctx *ctx, int n, char **argv)
 	return worst;
 }
 
+static const struct cmdinfo *running;
+
+int cmd_exit_status(int status)
+{
+	return running && running->exit_map ? running->exit_map(status)
+					    : status;
+}
+
 int cmd_run(const struct cmdinfo *cmd, int argc, char **argv)
 {
 	struct cmd_ctx ctx;
 	int n, status = EXIT_OK;
 
 	memset(&ctx, 0, sizeof(ctx));
+	running = cmd;
 	ctx.cmd = cmd;
 	ctx.wo.why = &ctx.why;
 	parse_opts(&ctx, argc, argv);
@@ -301,5 +318,5 @@ int cmd_run(const struct cmdinfo *cmd, int argc, char **argv)
 	}
 	if (cmd->done)
 		cmd->done(&ctx);
-	return status;
+	return cmd_exit_status(status);
 }

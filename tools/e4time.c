@@ -15,9 +15,9 @@
 const char *progname = "e4time";
 
 static const struct cmdinfo *const cmds[] = {
-	&stat_cmd,    &timeline_cmd, &set_cmd,	   &backfill_cmd,
-	&export_cmd,  &import_cmd,   &journal_cmd, &audit_cmd,
-	&history_cmd, &info_cmd,     &volumes_cmd, &anomalies_cmd,
+	&stat_cmd,    &timeline_cmd, &set_cmd,	     &backfill_cmd, &export_cmd,
+	&import_cmd,  &journal_cmd,  &audit_cmd,     &history_cmd,  &info_cmd,
+	&volumes_cmd, &check_cmd,    &anomalies_cmd,
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -53,8 +53,8 @@ static void main_usage(FILE *fp)
 		"status still tells)\n\n"
 		"Exit status: 0 ok, 1 output produced but something could not "
 		"be read,\n2 usage error, 4 image could not be opened, 8 "
-		"internal error, 16 write refused\n(nothing written).  See "
-		"e4time(8).\n");
+		"internal error, 16 write refused\n(nothing written); check "
+		"gives e2fsck's (0, 1, 4, 8, 16, 32).  See e4time(8).\n");
 }
 
 static void init_tables(void)

@@ -703,6 +703,33 @@ errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
 	return 0;
 }
 
+errcode_t e4t_batch_grow(struct e4t_batch *b, ext2_ino_t ino,
+			 const struct e4t_ts *crtime)
+{
+	struct ext2_inode_large *raw;
+	unsigned blk;
+	errcode_t err;
+
+	if (!b->img->writable)
+		return EXT2_ET_RO_FILSYS;
+	err = e4t_batch_inode(b, ino, &raw);
+	if (err)
+		return err;
+	if (!e4t_inode_csum_verify(b->rfs, ino, raw))
+		return EXT2_ET_INODE_CSUM_INVALID;
+	err = e4t_grow_raw(raw, EXT2_INODE_SIZE(b->rfs->super), crtime);
+	if (err)
+		return err;
+	e4t_inode_csum_set(b->rfs, ino, raw);
+	blk = (unsigned)(((char *)raw - b->buf) / b->rfs->blocksize);
+	if (!(b->dirty[blk / 64] & (1ULL << (blk % 64)))) {
+		b->dirty[blk / 64] |= 1ULL << (blk % 64);
+		b->ndirty++;
+	}
+	b->pending++;
+	return 0;
+}
+
 errcode_t e4t_batch_end(struct e4t_batch *b)
 {
 	errcode_t err;

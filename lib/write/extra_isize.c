@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * extra_isize.c --- grow an inode's i_extra_isize to hold crtime (and
+ * i_version_hi, i_projid), as the kernel's ext4_expand_extra_isize()
+ * does when it writes an inode of a filesystem made with a smaller one:
+ * the xattrs stored in the inode after i_extra_isize are laid out again
+ * after the new one, or moved to the xattr block when they no longer
+ * fit.  The layout is libext2fs' (ext2fs_xattr_set() places each xattr
+ * in the inode when it fits, else in the block, as it does for debugfs
+ * and e2fsck); e4time does not lay xattrs out itself.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "e4time.h"
+
+#define GROW_TO 32 /* the kernel's sizeof(struct ext4_inode) - 128 */
+
+struct xa {
+	char *name;
+	void *val;
+	size_t len;
+};
+
+struct xa_list {
+	struct xa *a;
+	size_t n, cap;
+	errcode_t err;
+};
+
+static int collect(char *name, char *value, size_t value_len, void *data)
+{
+	struct xa_list *l = data;
+	struct xa *x;
+
+	if (e4t_grow(&l->a, &l->cap, l->n + 1, sizeof(*l->a), 8))
+		goto nomem;
+	x = &l->a[l->n];
+	x->name = strdup(name);
+	x->val = malloc(value_len ? value_len : 1);
+	if (!x->name || !x->val) {
+		free(x->name);
+		free(x->val);
+		goto nomem;
+	}
+	memcpy(x->val, value, value_len);
+	x->len = value_len;
+	l->n++;
+	return 0;
+nomem:
+	l->err = ENOMEM;
+	return XATTR_ABORT;
+}
+
+static void free_list(struct xa_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->a[i].name);
+		free(l->a[i].val);
+	}
+	free(l->a);
+}
+
+/* Every xattr of ino, raw (ACLs as on disk), into l. */
+static errcode_t read_all(ext2_filsys fs, ext2_ino_t ino, struct xa_list *l)
+{
+	struct ext2_xattr_handle *h;
+	unsigned int flags = XATTR_HANDLE_FLAG_RAW;
+	errcode_t err;
+
+	err = ext2fs_xattrs_open(fs, ino, &h);
+	if (err)
+		return err;
+	err = ext2fs_xattrs_flags(h, &flags, NULL);
+	if (!err)
+		err = ext2fs_xattrs_read(h);
+	if (!err)
+		err = ext2fs_xattrs_iterate(h, collect, l);
+	if (!err)
+		err = l->err;
+	ext2fs_xattrs_close(&h);
+	return err;
+}
+
+/* Put back the xattrs of l that the inode lost (those that were in it). */
+static errcode_t put_back(ext2_filsys fs, ext2_ino_t ino,
+			  const struct xa_list *l)
+{
+	struct ext2_xattr_handle *h;
+	unsigned int flags = XATTR_HANDLE_FLAG_RAW;
+	errcode_t err, cerr;
+	size_t i;
+
+	err = ext2fs_xattrs_open(fs, ino, &h);
+	if (err)
+		return err;
+	err = ext2fs_xattrs_flags(h, &flags, NULL);
+	if (!err)
+		err = ext2fs_xattrs_read(h);
+	for (i = 0; i < l->n && !err; i++) {
+		void *v = NULL;
+		size_t len;
+
+		/* still there: it was in the xattr block */
+		if (!ext2fs_xattr_get(h, l->a[i].name, &v, &len)) {
+			ext2fs_free_mem(&v);
+			continue;
+		}
+		err = ext2fs_xattr_set(h, l->a[i].name, l->a[i].val,
+				       l->a[i].len);
+	}
+	cerr = ext2fs_xattrs_close(&h);
+	return err ? err : cerr;
+}
+
+/* Can raw be grown?  0, or why not; *in_body: xattrs in the inode. */
+static errcode_t growable(const struct ext2_inode_large *raw, unsigned isz,
+			  int *in_body)
+{
+	unsigned old = raw->i_extra_isize;
+	uint32_t magic;
+
+	*in_body = 0;
+	if (isz < EXT2_GOOD_OLD_INODE_SIZE + GROW_TO)
+		return E4T_ERR_GROW_SIZE;
+	if (raw->i_flags & EXT4_INLINE_DATA_FL)
+		return E4T_ERR_GROW_INLINE;
+	if ((old & 3) || EXT2_GOOD_OLD_INODE_SIZE + old > isz)
+		return EXT2_ET_INODE_CORRUPTED;
+	/* xattrs in the inode: as libext2fs and the kernel find them */
+	if (old >= 4 && EXT2_GOOD_OLD_INODE_SIZE + old + 4 <= isz) {
+		memcpy(&magic,
+		       (const char *)raw + EXT2_GOOD_OLD_INODE_SIZE + old,
+		       sizeof(magic));
+		*in_body = magic == EXT2_EXT_ATTR_MAGIC;
+	}
+	return 0;
+}
+
+/* The inode grown in place, its xattr space empty, crtime set. */
+static void grow_in_place(struct ext2_inode_large *raw, unsigned isz,
+			  uint32_t base, uint32_t extra)
+{
+	unsigned old = raw->i_extra_isize;
+
+	memset((char *)raw + EXT2_GOOD_OLD_INODE_SIZE + old, 0,
+	       isz - EXT2_GOOD_OLD_INODE_SIZE - old);
+	raw->i_extra_isize = GROW_TO;
+	raw->i_crtime = base;
+	raw->i_crtime_extra = extra;
+}
+
+errcode_t e4t_grow_raw(struct ext2_inode_large *raw, unsigned isz,
+		       const struct e4t_ts *crtime)
+{
+	uint32_t base, extra;
+	int in_body;
+	errcode_t err;
+
+	err = growable(raw, isz, &in_body);
+	if (!err && in_body)
+		err = E4T_ERR_GROW_XATTRS;
+	if (!err)
+		err = e4t_ts_encode(crtime->sec, crtime->nsec, &base, &extra);
+	if (err || raw->i_extra_isize >= GROW_TO)
+		return err;
+	grow_in_place(raw, isz, base, extra);
+	return 0;
+}
+
+errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
+			       const struct e4t_ts *crtime)
+{
+	ext2_filsys fs = img->fs;
+	unsigned isz = img->inode_size;
+	struct ext2_inode_large *raw;
+	struct xa_list l = { 0 };
+	uint32_t base, extra;
+	int in_body = 0;
+	errcode_t err;
+
+	if (!img->writable)
+		return EXT2_ET_RO_FILSYS;
+	if (ino < 1 || ino > fs->super->s_inodes_count)
+		return E4T_ERR_INO_RANGE;
+	err = e4t_ts_encode(crtime->sec, crtime->nsec, &base, &extra);
+	if (err)
+		return err;
+	raw = calloc(1, isz < sizeof(*raw) ? sizeof(*raw) : isz);
+	if (!raw)
+		return ENOMEM;
+	err = ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)raw,
+				     (int)isz);
+	if (!err)
+		err = growable(raw, isz, &in_body);
+	if (err || raw->i_extra_isize >= GROW_TO)
+		goto out;
+	if (in_body) {
+		err = read_all(fs, ino, &l);
+		if (err)
+			goto out;
+	}
+	grow_in_place(raw, isz, base, extra);
+	err = ext2fs_write_inode_full(fs, ino, (struct ext2_inode *)raw,
+				      (int)isz);
+	ext2fs_flush_icache(fs);
+	if (!err && in_body)
+		err = put_back(fs, ino, &l);
+	ext2fs_flush_icache(fs);
+	if (!err)
+		img->written++;
+out:
+	free_list(&l);
+	free(raw);
+	return err;
+}

@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cmd_check.c --- e4time check: find, and with -p, -y or an answer on a
+ * terminal fix, what is wrong with the timestamps of an ext2/3/4 image,
+ * as e2fsck does for the rest of the filesystem: -n, -p, -y, Fix<y>?,
+ * e2fsck's exit statuses.  The problems are lib/check/problem.c's; the
+ * scan and the fixes lib/check/check.c's; writes go through the write
+ * path every writing command uses (refusals, undo file).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "escape.h"
+#include "lib/sources/xsource.h"
+#include "linebuf.h"
+#include "output.h"
+#include "report.h"
+
+/* e2fsck's exit statuses (e2fsck(8)), as check gives them */
+#define FSCK_OK		 0
+#define FSCK_NONDESTRUCT 1  /* problems corrected */
+#define FSCK_UNCORRECTED 4  /* problems left uncorrected */
+#define FSCK_ERROR	 8  /* operational error */
+#define FSCK_USAGE	 16 /* usage or syntax error */
+#define FSCK_CANCELED	 32 /* cancelled (SIGINT) */
+
+enum mode { MODE_ASK = 0, MODE_NO, MODE_PREEN, MODE_YES };
+
+static void check_help(FILE *fp)
+{
+	fprintf(fp,
+		"Usage: %s check [-n|-p|-y] [OPTIONS] IMAGE\n\n"
+		"Check the timestamps of every inode as e2fsck checks a "
+		"filesystem, and fix\nwhat can be fixed (problem codes and "
+		"exit statuses: e4time(8), CHECK).\n\n"
+		"  -n, --dry-run          open read-only, answer no to every "
+		"question\n"
+		"  -p, --preen            fix what is safe without a human "
+		"(T0001, T0002)\n"
+		"  -y, --yes              fix everything that can be fixed\n"
+		"                         (none of the three: ask, on a "
+		"terminal)\n"
+		"      --crtime-from SRC  where a crtime to set comes from: "
+		"ctime, mtime,\n"
+		"                         earliest (of mtime and ctime), or "
+		"a backfill source:\n"
+		"                         %s\n"
+		"      --mtime-tolerance SECONDS\n"
+		"                         how far crtime may pass mtime "
+		"(default 2)\n"
+		"      --strict           warnings count for the exit "
+		"status (4)\n"
+		"  -f, --format FMT       text (default) or jsonl: one "
+		"record per problem\n"
+		"      --threads N        threads: 0 chooses (default), 1 or "
+		"2\n"
+		"  -z, --undo-file FILE   undo file (default: "
+		"$E2FSPROGS_UNDO_DIR or\n"
+		"                         /var/lib/e2fsprogs, "
+		"e4time-IMAGE.e2undo)\n"
+		"      --no-undo          write no undo file\n" COMMON_HELP
+		"\nExit status (e2fsck's): 0 no problem, 1 problems "
+		"corrected, 4 problems left\nuncorrected, 8 operational "
+		"error, 16 usage error, 32 cancelled.\n",
+		progname, e4t_source_spec_help());
+}
+
+enum {
+	OPT_CRTIME_FROM = OPT_COMMON_LAST,
+	OPT_MTIME_TOL,
+	OPT_STRICT,
+};
+
+static const struct option check_longopts[] = {
+	{ "preen", no_argument, NULL, 'p' },
+	{ "yes", no_argument, NULL, 'y' },
+	{ "crtime-from", required_argument, NULL, OPT_CRTIME_FROM },
+	{ "mtime-tolerance", required_argument, NULL, OPT_MTIME_TOL },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int preen, yes, strict;
+static const char *crtime_from;
+static struct e4t_source *src;
+static struct e4t_check_opts copts = { .mtime_tolerance = 2 };
+static int result; /* FSCK_* bits of the run, for check_exit() */
+static volatile sig_atomic_t interrupted;
+
+static void check_opt(struct cmd_ctx *ctx, int opt, const char *arg)
+{
+	(void)ctx;
+	switch (opt) {
+	case 'p': preen = 1; break;
+	case 'y': yes = 1; break;
+	case OPT_CRTIME_FROM: crtime_from = arg; break;
+	case OPT_MTIME_TOL: {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || v > 86400UL * 366 ||
+		    arg[0] == '-')
+			usage_error(&check_cmd,
+				    "--mtime-tolerance '%s': seconds, 0 to "
+				    "31622400",
+				    arg);
+		copts.mtime_tolerance = (uint32_t)v;
+		break;
+	}
+	case OPT_STRICT: strict = 1; break;
+	default: usage_error(&check_cmd, "unknown option");
+	}
+}
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static int check_prepare(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	errcode_t err;
+
+	(void)argc;
+	if (ctx->wo.dry_run + preen + yes > 1)
+		usage_error(&check_cmd,
+			    "only one of the options -n, -p or -y may be "
+			    "given");
+	if (crtime_from) {
+		if (!strcmp(crtime_from, "ctime")) {
+			copts.crtime_from = E4T_CRSRC_CTIME;
+		} else if (!strcmp(crtime_from, "mtime")) {
+			copts.crtime_from = E4T_CRSRC_MTIME;
+		} else if (!strcmp(crtime_from, "earliest")) {
+			copts.crtime_from = E4T_CRSRC_EARLIEST;
+		} else {
+			err = e4t_source_parse(crtime_from, &src);
+			if (err == EINVAL)
+				usage_error(&check_cmd,
+					    "--crtime-from '%s': ctime, mtime, "
+					    "earliest, or %s",
+					    crtime_from,
+					    e4t_source_spec_help());
+			if (err) {
+				report(argv[0], crtime_from, err);
+				return EXIT_INTERNAL;
+			}
+			copts.crtime_from = E4T_CRSRC_XATTR;
+			copts.src = src;
+		}
+	}
+	/* as e2fsck: questions need a terminal */
+	if (!ctx->wo.dry_run && !preen && !yes &&
+	    (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		fprintf(stderr,
+			"%s: %s: need terminal for interactive repairs "
+			"(give -n, -p or -y)\n",
+			progname, argv[0]);
+		result = FSCK_ERROR;
+		return EXIT_INTERNAL;
+	}
+	return EXIT_OK;
+}
+
+static const char *const check_cols[] = {
+	"code",	 "problem", "severity", "ino",	 "path", "field", "value",
+	"limit", "fix_to",  "fixable",	"fixed", "why",	 NULL,
+};
+static const struct rec_schema check_schema = {
+	.row = "problem",
+	.cols = check_cols,
+};
+
+/* What a problem's line says of its time(s). */
+static void describe(struct lbuf *b, const struct e4t_problem *p)
+{
+	switch (p->code) {
+	case E4T_P_BAD_NSEC:
+		lb_printf(b, "%u ns in _extra 0x%08x", p->raw_extra >> 2,
+			  p->raw_extra);
+		break;
+	case E4T_P_OLD_PRE1970:
+		lb_iso(b, &p->value, 9);
+		lb_printf(b, " (_extra 0x%08x)", p->raw_extra);
+		break;
+	case E4T_P_CRTIME_NO_ROOM:
+		lb_puts(b, "i_extra_isize ");
+		lb_u64(b, p->extra_isize);
+		break;
+	case E4T_P_CRTIME_UNSET: lb_putc(b, '0'); break;
+	case E4T_P_SB_EXTRA_ISIZE:
+		lb_printf(b, "s_min_extra_isize %u, s_want_extra_isize %u",
+			  p->min_isize, p->extra_isize);
+		break;
+	case E4T_P_CRTIME_AFTER_CTIME:
+	case E4T_P_CRTIME_AFTER_MTIME:
+	case E4T_P_FUTURE:
+		lb_iso(b, &p->value, 9);
+		lb_puts(b, " > ");
+		lb_iso(b, &p->limit, 9);
+		break;
+	default: break;
+	}
+}
+
+/* A problem's line, up to its question (without the answer). */
+static void problem_line(struct lbuf *b, const struct e4t_problem *p)
+{
+	const struct e4t_problem_def *d = e4t_problem_def(p->code);
+
+	if (!p->ino) {
+		lb_puts(b, "superblock: ");
+		lb_puts(b, d->code);
+	} else {
+		esc_text(b, p->path, p->path_len);
+		lb_puts(b, " <");
+		lb_u64(b, p->ino);
+		lb_puts(b, ">: ");
+		lb_puts(b, d->code);
+		lb_putc(b, ' ');
+		lb_puts(b, e4t_field_name(p->field));
+	}
+	lb_puts(b, ": ");
+	lb_puts(b, d->text);
+	lb_puts(b, ": ");
+	describe(b, p);
+	if (!p->nofix) {
+		if (p->ino) {
+			lb_puts(b, " -> ");
+			lb_iso(b, &p->fix_to, 9);
+		}
+		lb_puts(b, ".  ");
+		lb_puts(b, d->quest);
+	} else if (p->nofix != E4T_NOFIX_NEVER) {
+		lb_puts(b, " (");
+		lb_puts(b, e4t_nofix_text(p->nofix));
+		lb_putc(b, ')');
+	}
+}
+
+/* Ask on the terminal; 1 yes, 0 no. */
+static int ask(int *yes_all)
+{
+	char line[64];
+
+	if (*yes_all) {
+		puts("yes");
+		return 1;
+	}
+	for (;;) {
+		fputs("Fix<y>? ", stdout);
+		fflush(stdout);
+		if (interrupted || !fgets(line, sizeof(line), stdin)) {
+			puts("");
+			interrupted = 1; /* EOF or ^C: stop asking */
+			return 0;
+		}
+		switch (line[0]) {
+		case '\n':
+		case 'y':
+		case 'Y': return 1;
+		case 'n':
+		case 'N': return 0;
+		case 'a':
+		case 'A': *yes_all = 1; return 1;
+		default: fputs("(y)es, (n)o, or (a) yes to all\n", stdout);
+		}
+	}
+}
+
+/* Decide (and in text say) whether each problem is fixed. */
+static void decide(struct e4t_check_result *res, enum mode mode, int text,
+		   int may_fix)
+{
+	struct lbuf out = { 0 };
+	int yes_all = 0;
+	size_t i;
+
+	for (i = 0; i < res->n; i++) {
+		struct e4t_problem *p = &res->p[i];
+		const struct e4t_problem_def *d = e4t_problem_def(p->code);
+
+		if (!may_fix && !p->nofix)
+			p->nofix = E4T_NOFIX_CSUM;
+		p->fix = 0;
+		if (text)
+			problem_line(&out, p);
+		if (!p->nofix) {
+			switch (mode) {
+			case MODE_NO: break;
+			case MODE_YES: p->fix = 1; break;
+			case MODE_PREEN:
+				p->fix = !!(d->flags & E4T_PF_PREEN);
+				break;
+			case MODE_ASK:
+				if (text)
+					lb_puts(&out, ".  ");
+				lb_flush(&out, stdout);
+				p->fix = !interrupted && ask(&yes_all);
+				continue; /* ask() ended the line */
+			}
+			if (text)
+				lb_puts(&out, p->fix ? "? yes" : "? no");
+		}
+		if (text) {
+			lb_putc(&out, '\n');
+			lb_maybe_flush(&out, stdout);
+		}
+	}
+	lb_flush(&out, stdout);
+	lb_free(&out);
+}
+
+static void records(struct cmd_ctx *ctx, const struct e4t_check_result *res)
+{
+	struct report r;
+	size_t i;
+
+	report_init(&r, (enum report_format)ctx->format, stdout, &check_schema);
+	for (i = 0; i < res->n; i++) {
+		const struct e4t_problem *p = &res->p[i];
+		const struct e4t_problem_def *d = e4t_problem_def(p->code);
+
+		rec_begin(&r, "problem");
+		rec_cstr(&r, "code", d->code);
+		rec_cstr(&r, "problem", d->name);
+		rec_cstr(&r, "severity",
+			 (d->flags & E4T_PF_WARNING) ? "warning" : "error");
+		rec_u64(&r, "ino", p->ino);
+		rec_path(&r, "path", p->path, p->path_len);
+		if (p->code == E4T_P_SB_EXTRA_ISIZE) {
+			rec_null(&r, "field");
+			rec_u64(&r, "min_extra_isize", p->min_isize);
+			rec_u64(&r, "want_extra_isize", p->extra_isize);
+			rec_bool(&r, "fixable", !p->nofix);
+			rec_bool(&r, "fixed", p->fixed);
+			rec_end(&r);
+			continue;
+		}
+		rec_cstr(&r, "field", e4t_field_name(p->field));
+		if (p->code == E4T_P_CRTIME_NO_ROOM) {
+			rec_null(&r, "value");
+			rec_u64(&r, "extra_isize", p->extra_isize);
+		} else {
+			rec_time(&r, "value", &p->value);
+			rec_u64(&r, "raw_base", p->raw_base);
+			rec_u64(&r, "raw_extra", p->raw_extra);
+		}
+		if (p->limit.flags)
+			rec_time(&r, "limit", &p->limit);
+		if (!p->nofix)
+			rec_time(&r, "fix_to", &p->fix_to);
+		if (p->src_xattr)
+			rec_cstr(&r, "source_xattr", p->src_xattr);
+		rec_bool(&r, "fixable", !p->nofix);
+		rec_bool(&r, "fixed", p->fixed);
+		if (p->nofix)
+			rec_cstr(&r, "why", e4t_nofix_text(p->nofix));
+		rec_end(&r);
+	}
+	report_finish(&r);
+}
+
+static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct e4t_check_result res;
+	struct e4t_image *img = ctx->img;
+	enum mode mode = ctx->wo.dry_run ? MODE_NO
+			 : preen	 ? MODE_PREEN
+			 : yes		 ? MODE_YES
+					 : MODE_ASK;
+	unsigned long errors = 0, warnings = 0, fixed = 0, left = 0;
+	unsigned long inodes, skipped;
+	int text = ctx->format == RF_TEXT, status = EXIT_OK, may_fix = 1;
+	struct sigaction sa;
+	struct e4t_tree *tree;
+	errcode_t err;
+	size_t i;
+
+	(void)argc;
+	(void)argv;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	/* what e2fsck owns comes first */
+	if (img->state & (E4T_IMG_ERRORS_FLAGGED | E4T_IMG_SB_CSUM_BAD |
+			  E4T_IMG_GD_CSUM_BAD | E4T_IMG_NEEDS_RECOVERY)) {
+		warnx_img(img->name,
+			  "errors flagged, metadata checksums failing or a "
+			  "journal to recover: run e2fsck first; nothing "
+			  "will be fixed");
+		may_fix = 0;
+		result |= FSCK_UNCORRECTED;
+	}
+	tree = ctx_tree(ctx, &status);
+	if (!tree)
+		return status;
+	copts.now = (int64_t)time(NULL);
+	memset(&res, 0, sizeof(res));
+	err = e4t_check_scan(img, tree, &copts, &res);
+	if (err) {
+		e4t_check_result_free(&res);
+		report(img->name, "check", err);
+		return err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE;
+	}
+	decide(&res, mode, text, may_fix);
+	if (mode != MODE_NO && !interrupted) {
+		for (i = 0; i < res.n && !res.p[i].fix; i++)
+			;
+		if (i < res.n)
+			err = e4t_check_fix(img, &res, &interrupted);
+	}
+	if (interrupted)
+		result |= FSCK_CANCELED;
+	for (i = 0; i < res.n; i++) {
+		const struct e4t_problem_def *d =
+			e4t_problem_def(res.p[i].code);
+
+		if (d->flags & E4T_PF_WARNING)
+			warnings++;
+		else
+			errors++;
+		if (res.p[i].fixed)
+			fixed++;
+		else if (!(d->flags & E4T_PF_WARNING) || strict)
+			left++;
+	}
+	if (!text)
+		records(ctx, &res);
+	inodes = res.inodes;
+	skipped = res.skipped_csum;
+	e4t_check_result_free(&res);
+	if (fixed)
+		result |= FSCK_NONDESTRUCT;
+	if (left || skipped)
+		result |= FSCK_UNCORRECTED;
+	if (skipped && !ctx->co.quiet)
+		warnx_img(img->name,
+			  "%lu inodes with a failing checksum or impossible "
+			  "i_extra_isize not checked: run e2fsck first",
+			  skipped);
+	if (err)
+		return write_error_status(img, "writing", err);
+	if (text) {
+		printf("%s: %lu inodes checked, %lu problems (%lu fixed, %lu "
+		       "left), %lu warnings%s\n",
+		       img->name, inodes, errors, fixed, left, warnings,
+		       interrupted ? "; cancelled" : "");
+		if (fixed)
+			printf("\n%s: ***** TIMESTAMPS WERE MODIFIED *****\n",
+			       img->name);
+	} else {
+		struct report r;
+
+		report_init(&r, (enum report_format)ctx->format, stdout,
+			    &check_schema);
+		rec_begin(&r, "summary");
+		rec_u64(&r, "inodes", inodes);
+		rec_u64(&r, "problems", errors);
+		rec_u64(&r, "fixed", fixed);
+		rec_u64(&r, "left", left);
+		rec_u64(&r, "warnings", warnings);
+		rec_bool(&r, "cancelled", interrupted);
+		rec_end(&r);
+		report_finish(&r);
+	}
+	return EXIT_OK;
+}
+
+static void check_done(struct cmd_ctx *ctx)
+{
+	(void)ctx;
+	e4t_source_free(src);
+}
+
+/* The dispatcher's statuses as e2fsck's (see the man page). */
+static int check_exit(int status)
+{
+	switch (status) {
+	case EXIT_OK: return result;
+	case EXIT_PARTIAL: return result | FSCK_UNCORRECTED;
+	case EXIT_USAGE: return FSCK_USAGE;
+	default: return FSCK_ERROR | (result & FSCK_CANCELED);
+	}
+}
+
+const struct cmdinfo check_cmd = {
+	.name = "check",
+	.args = "[-n|-p|-y] [OPTIONS] IMAGE",
+	.oneline = "check and repair timestamps as e2fsck does (-n, -p, -y)",
+	.flags = CMD_IMAGE | CMD_WRITE | CMD_DRYREAD | CMD_TREE | CMD_FORMATS,
+	.formats = RF_MASK(RF_TEXT) | RF_MASK(RF_JSONL),
+	.argmin = 1,
+	.argmax = 1,
+	.argerr = "need one image",
+	.shortopts = "py",
+	.longopts = check_longopts,
+	.opt = check_opt,
+	.prepare = check_prepare,
+	.run = check_run,
+	.done = check_done,
+	.help = check_help,
+	.exit_map = check_exit,
+};
