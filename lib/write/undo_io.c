@@ -972,6 +972,23 @@ static errcode_t write_range(struct undo_data *d, io_channel ch, uint64_t off,
 	return err;
 }
 
+/*
+ * A write over the primary superblock: the undo file's copy follows it
+ * at once.  e2undo replays only onto a filesystem whose superblock is
+ * the copy's, byte for byte; refreshed only at the next saved region or
+ * at close, the copy would be stale after a superblock written last
+ * (libext2fs' close), and a run killed there would leave an undo file
+ * e2undo refuses without -f.  What is left is the moment between the
+ * two writes.
+ */
+static errcode_t follow_super(struct undo_data *d, uint64_t off, uint64_t size)
+{
+	if (off >= SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE ||
+	    off + size <= SUPERBLOCK_OFFSET)
+		return 0;
+	return write_indexes(d, 0);
+}
+
 static errcode_t undo_write_blk64(io_channel ch, unsigned long long block,
 				  int count, const void *buf)
 {
@@ -980,6 +997,8 @@ static errcode_t undo_write_blk64(io_channel ch, unsigned long long block,
 	errcode_t err;
 
 	err = write_range(d, ch, block * (uint64_t)ch->block_size, buf, size);
+	if (!err)
+		err = follow_super(d, block * (uint64_t)ch->block_size, size);
 	if (!err) {
 		d->stats.bytes_written += size;
 		hook_image_write(d);
@@ -1005,6 +1024,8 @@ static errcode_t undo_write_byte(io_channel ch, unsigned long offset, int size,
 	if (size < 0)
 		return EXT2_ET_INVALID_ARGUMENT;
 	err = write_range(d, ch, offset, buf, (uint64_t)size);
+	if (!err)
+		err = follow_super(d, offset, (uint64_t)size);
 	if (!err) {
 		d->stats.bytes_written += (unsigned)size;
 		hook_image_write(d);
