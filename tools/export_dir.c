@@ -20,6 +20,7 @@
 
 struct xd {
 	const char *dir;
+	int started; /* the header is out */
 	struct lbuf lb;
 	int quiet;
 	unsigned long shown; /* errors named on stderr */
@@ -32,12 +33,30 @@ static const char *const from_names[] = {
 	[E4T_DW_NONE] = "none",
 };
 
+/* The first line, before the first row: nothing when DIR cannot be
+ * opened. */
+static void header(struct xd *x)
+{
+	char now[E4T_ISO_BUFSZ];
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	e4t_iso8601(ts.tv_sec, 0, 0, 'T', INT32_MIN, now, sizeof(now));
+	lb_puts(&x->lb, "{\"e4time_manifest\":1,\"dir\":\"");
+	esc_json(&x->lb, x->dir, strlen(x->dir));
+	lb_printf(&x->lb, "\",\"exported\":\"%s\"}\n", now);
+}
+
 static int on_row(const struct e4t_dir_row *r, void *priv)
 {
 	struct xd *x = priv;
 	struct lbuf *b = &x->lb;
 	int f;
 
+	if (!x->started) {
+		header(x);
+		x->started = 1;
+	}
 	lb_putc(b, '{');
 	esc_json_path(b, r->path, r->path_len);
 	lb_printf(b,
@@ -81,8 +100,6 @@ int export_dir_run(const char *dir, const char *crtime_from, int cross_mounts,
 	struct e4t_dirwalk_opts o = { 0 };
 	struct e4t_dirwalk_stats st;
 	struct e4t_source *src = NULL;
-	char now[E4T_ISO_BUFSZ];
-	struct timespec ts;
 	struct xd x = { 0 };
 	errcode_t err;
 	int status = EXIT_OK;
@@ -104,11 +121,6 @@ int export_dir_run(const char *dir, const char *crtime_from, int cross_mounts,
 	o.row = on_row;
 	o.error = on_error;
 	o.priv = &x;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	e4t_iso8601(ts.tv_sec, 0, 0, 'T', INT32_MIN, now, sizeof(now));
-	lb_puts(&x.lb, "{\"e4time_manifest\":1,\"dir\":\"");
-	esc_json(&x.lb, dir, strlen(dir));
-	lb_printf(&x.lb, "\",\"exported\":\"%s\"}\n", now);
 	err = e4t_dirwalk(dir, &o, &st);
 	if (lb_flush(&x.lb, stdout) && !err)
 		err = errno ? errno : EIO;
@@ -117,7 +129,7 @@ int export_dir_run(const char *dir, const char *crtime_from, int cross_mounts,
 	if (err == ENOMEM)
 		return cond_status(COND_NOMEM);
 	if (err && !st.names) {
-		/* the directory itself: nothing was written but the header */
+		/* the directory itself: nothing was written */
 		report(dir, NULL, err);
 		return cond_status(COND_DIR);
 	}
