@@ -265,6 +265,15 @@ test_longest_prefix_wins_and_strip_prefix() {
 	assertEquals "/old/share is / now" "/ /a /sub /sub/b" \
 		"$(jq -r .path "$OUT" | sort | tr '\n' ' ' | sed 's/ $//')"
 	assertContains "$(cat "$ERR")" "import: 4 entries under no --map"
+	# a manifest of the share alone, as / of it: --map /=/data/share
+	"$E4TIME" export --from-dir "$SRV/old/share" >"$TMP/share.manifest" \
+		2>/dev/null
+	run import -f jsonl -p always --map /=/data/share "$IMG" \
+		"$TMP/share.manifest"
+	assertEquals "status: $(cat "$ERR")" 0 "$RC"
+	assertEquals "/ is /data/share" \
+		"/data/share /data/share/a /data/share/sub /data/share/sub/b" \
+		"$(jq -r .path "$OUT" | sort | tr '\n' ' ' | sed 's/ $//')"
 }
 
 test_ambiguous_maps() {

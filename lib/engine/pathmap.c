@@ -87,8 +87,8 @@ void e4t_pathmap_free(struct e4t_pathmap *pm)
 static const char *rest_after(const struct rule *r, const char *path,
 			      size_t len)
 {
-	if (r->olen == 1) /* "/" */
-		return path[0] == '/' ? path : NULL;
+	if (r->olen == 1) /* "/": the whole path, but "/" itself is "" */
+		return path[0] != '/' ? NULL : len == 1 ? path + 1 : path;
 	if (len < r->olen || memcmp(path, r->old, r->olen))
 		return NULL;
 	if (len > r->olen && path[r->olen] != '/')
