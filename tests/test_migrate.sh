@@ -208,6 +208,16 @@ for p in sys.stdin.buffer.read().split(b"\0")[:-1]:
 		"$want" "$got"
 	run import -n --map /share=/data/share "$tgt" "$m"
 	assertEquals "import -n agrees: $(cat "$ERR")" 0 "$RC"
+	# --crtime-from: a source the user names comes before ntfs_crtime
+	python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.crtime_usec",
+	    (978307200123456).to_bytes(8, "little"))' "$src/share/docs/late.txt" ||
+		fail "setxattr user.crtime_usec on ntfs-3g"
+	run export --from-dir "$src" --crtime-from systemd
+	assertEquals "export status: $(cat "$ERR")" 0 "$RC"
+	assertEquals "from user.crtime_usec" "source 978307200 123456000" \
+		"$(jq -r 'select(.path == "/share/docs/late.txt") | "\(.crtime_from) \(.crtime.sec) \(.crtime.nsec)"' "$OUT")"
+	assertEquals "the others from system.ntfs_crtime" "ntfs_crtime" \
+		"$(jq -r 'select(.path == "/share/docs/a.txt") | .crtime_from' "$OUT")"
 	umount "$src"
 }
 
