@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "export_dir.h"
-#include "lib/sources/xsource.h"
 #include "timeline.h"
 
 static void export_help(FILE *fp)
@@ -31,13 +30,16 @@ static void export_help(FILE *fp)
 		"filesystem\n"
 		"                         (statx birth times), paths from DIR "
 		"as /...; no IMAGE\n"
-		"      --crtime-from SOURCE  where statx has no birth time: "
-		"%s\n"
-		"                         (ntfs-3g's system.ntfs_crtime is "
-		"tried after it)\n"
+		"      --crtime-from SOURCE\n"
+		"                         where statx has no birth time, the "
+		"crtime from an xattr\n"
+		"                         source, as backfill's --from (see "
+		"e4time(8)); ntfs-3g's\n"
+		"                         system.ntfs_crtime is tried after "
+		"it\n"
 		"      --cross-mounts     descend into filesystems mounted "
 		"below DIR\n",
-		progname, progname, e4t_source_spec_help());
+		progname, progname);
 }
 
 enum { OPT_FROM_DIR = OPT_SORT + 1, OPT_CRTIME_FROM, OPT_CROSS_MOUNTS };
