@@ -686,6 +686,31 @@ errcode_t e4t_manifest_read(FILE *fp, struct e4t_manifest **ret,
 size_t e4t_manifest_count(const struct e4t_manifest *m);
 void e4t_manifest_free(struct e4t_manifest *m);
 
+/* Path maps (pathmap.c): import's --map OLD=NEW and --strip-prefix. */
+struct e4t_pathmap;
+/*
+ * Add the rule OLD=NEW (--strip-prefix P is P=/): both absolute paths,
+ * trailing slashes dropped.  EINVAL for a bad path, EEXIST for an OLD
+ * given before, ENOMEM.  *pm starts NULL.
+ */
+errcode_t e4t_pathmap_add(struct e4t_pathmap **pm, const char *old,
+			  const char *new);
+void e4t_pathmap_free(struct e4t_pathmap *pm);
+/*
+ * path moved by the rule with the longest OLD that is path or a whole
+ * leading part of it (component by component): a malloc'd *out, or
+ * *out NULL when no rule matches.  0 or ENOMEM.
+ */
+errcode_t e4t_pathmap_apply(const struct e4t_pathmap *pm, const char *path,
+			    size_t len, char **out, size_t *out_len);
+/*
+ * Every entry's path moved by pm; the entries no rule matches (and
+ * "<INO>" entries) are left out of the manifest and counted in
+ * *outside.  0 or ENOMEM.
+ */
+errcode_t e4t_manifest_map(struct e4t_manifest *mf,
+			   const struct e4t_pathmap *pm, size_t *outside);
+
 enum e4t_import_match {
 	E4T_IMPORT_BY_PATH,  /* an entry's path names the inode */
 	E4T_IMPORT_BY_INODE, /* an entry's ino is the inode */
@@ -733,6 +758,9 @@ struct e4t_import_stats {
 	unsigned long changed; /* inodes (would be) changed */
 	unsigned long unchanged, refused, ambiguous, unmatched;
 	int no_root; /* by path, and the image has no root directory */
+	/* entries whose inode already holds every time they give for the
+	 * fields imported, to the nanosecond (whatever the policy) */
+	unsigned long agree;
 };
 
 /*
@@ -747,6 +775,59 @@ struct e4t_import_stats {
 errcode_t e4t_import_run(struct e4t_image *img, struct e4t_tree *tree,
 			 const struct e4t_import_opts *opts,
 			 struct e4t_import_stats *stats);
+
+/* ------------------------------------------------------------------ */
+/* A mounted tree (dirsrc/dirwalk.c): export --from-dir                */
+/* ------------------------------------------------------------------ */
+
+/* Where a name's crtime came from. */
+enum e4t_dw_crtime {
+	E4T_DW_STATX,  /* statx's stx_btime */
+	E4T_DW_SOURCE, /* the xattr source (e4t_dirwalk_opts.src) */
+	E4T_DW_NTFS,   /* ntfs-3g's system.ntfs_crtime */
+	E4T_DW_NONE,   /* none: ts[E4T_CRTIME] not stored */
+};
+
+struct e4t_dir_row {
+	const char *path; /* "/..." from the root walked, raw bytes */
+	size_t path_len;
+	uint64_t ino; /* the source filesystem's */
+	uint32_t mode, nlink, uid, gid;
+	uint64_t size;
+	/* E4T_TS_STORED (and EXTRA) when known and in ext4's range */
+	struct e4t_ts ts[E4T_NFIELDS];
+	enum e4t_dw_crtime crtime_from;
+};
+
+struct e4t_dirwalk_opts {
+	int cross_mounts; /* descend into other filesystems mounted below */
+	const struct e4t_source *src; /* crtime where statx has none, or NULL */
+	/* each name, directories before what they hold, names sorted by
+	 * bytes; non-zero stops the walk (and is returned) */
+	int (*row)(const struct e4t_dir_row *r, void *priv);
+	/* a name that could not be read (statx, a directory that cannot be
+	 * opened or read): the walk goes on; may be NULL */
+	void (*error)(const char *path, size_t len, errcode_t err, void *priv);
+	void *priv;
+};
+
+struct e4t_dirwalk_stats {
+	unsigned long names;	    /* rows given */
+	unsigned long no_crtime;    /* of them: no birth time from anywhere */
+	unsigned long out_of_range; /* times outside ext4's range: left out */
+	unsigned long other_fs;	    /* names on another filesystem: skipped */
+	unsigned long errors;	    /* errors given */
+};
+
+/*
+ * Walk the tree under root (a directory of any mounted filesystem) with
+ * statx(2), AT_SYMLINK_NOFOLLOW: root itself as "/", then every name
+ * below.  A hard link is a row for each of its names (nlink tells).
+ * Returns errno when root cannot be opened, the row callback's value,
+ * ENOMEM, or 0.
+ */
+errcode_t e4t_dirwalk(const char *root, const struct e4t_dirwalk_opts *o,
+		      struct e4t_dirwalk_stats *st);
 
 #include "journal/journal.h"
 #include "rules/rules.h"

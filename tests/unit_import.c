@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,59 @@ static void test_write(const struct e4t_manifest *m)
 	      st.changed, st.unchanged);
 }
 
+/* --map and --strip-prefix: whole components, the longest OLD wins. */
+static void test_pathmap(void)
+{
+	static const struct {
+		const char *in, *out; /* out NULL: no rule matches */
+	} cases[] = {
+		{ "/srv/old", "/data" },
+		{ "/srv/old/a/b", "/data/a/b" },
+		{ "/srv/older/a", NULL },
+		{ "/srv/old/share", "/new/share" },
+		{ "/srv/old/share/x", "/new/share/x" },
+		{ "/srv/old/shared", "/data/shared" },
+		{ "/strip/me/f", "/f" },
+		{ "/strip/me", "/" },
+		{ "/elsewhere", NULL },
+	};
+	struct e4t_pathmap *pm = NULL, *root = NULL;
+	size_t i, len;
+	char *out;
+
+	CHECK(e4t_pathmap_add(&pm, "/srv/old/", "/data") == 0, "add");
+	CHECK(e4t_pathmap_add(&pm, "/srv/old/share", "/new/share//") == 0,
+	      "add a longer one");
+	CHECK(e4t_pathmap_add(&pm, "/strip/me", "/") == 0, "strip");
+	CHECK(e4t_pathmap_add(&pm, "/srv/old", "/x") == EEXIST, "OLD twice");
+	CHECK(e4t_pathmap_add(&pm, "rel", "/x") == EINVAL, "relative OLD");
+	CHECK(e4t_pathmap_add(&pm, "/a", "") == EINVAL, "empty NEW");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK(e4t_pathmap_apply(pm, cases[i].in, strlen(cases[i].in),
+					&out, &len) == 0,
+		      "apply %s", cases[i].in);
+		if (!cases[i].out)
+			CHECK(!out, "%s: no rule, got %s", cases[i].in, out);
+		else
+			CHECK(out && !strcmp(out, cases[i].out) &&
+				      len == strlen(out),
+			      "%s: want %s, got %s", cases[i].in, cases[i].out,
+			      out ? out : "(none)");
+		free(out);
+	}
+	CHECK(e4t_pathmap_add(&root, "/", "/data/share") == 0, "add /");
+	CHECK(e4t_pathmap_apply(root, "/", 1, &out, &len) == 0 && out &&
+		      !strcmp(out, "/data/share"),
+	      "/ -> /data/share: %s", out ? out : "(none)");
+	free(out);
+	CHECK(e4t_pathmap_apply(root, "/a/b", 4, &out, &len) == 0 && out &&
+		      !strcmp(out, "/data/share/a/b"),
+	      "/a/b -> /data/share/a/b: %s", out ? out : "(none)");
+	free(out);
+	e4t_pathmap_free(pm);
+	e4t_pathmap_free(root);
+}
+
 int main(void)
 {
 	const char *top = getenv("TOP_SRCDIR"), *tmp = getenv("TMPDIR");
@@ -333,6 +387,7 @@ int main(void)
 	before19 = crtime_now(19);
 	CHECK(before12 / 10 == IMG_CRTIME && before19 / 10 == IMG_CRTIME,
 	      "crtimes as unpacked: %lld", (long long)before12);
+	test_pathmap();
 	test_read(&m);
 	if (m) {
 		test_dry(m);

@@ -49,6 +49,9 @@ enum cond {
 	COND_VOLUME,
 	COND_EVIDENCE_WRITE,
 	COND_HASH,
+	COND_DIR,
+	COND_DIR_READ,
+	COND_DISAGREE,
 	COND_COUNT
 };
 struct condition {
@@ -342,6 +345,9 @@ struct cmd_ctx {
 	struct e4t_journal *j; /* CMD_JOURNAL: once ctx_journal() loaded it */
 	struct e4t_tree *tree; /* CMD_TREE: once ctx_tree() loaded it */
 	struct warn_ctx wc;    /* the warning count: EXIT_PARTIAL */
+	/* CMD_IMAGE: set by prepare() when this run reads no image (export
+	 * --from-dir): run() gets all the arguments, nothing is opened */
+	int no_image;
 };
 
 /* The exit status for status as the running command gives it

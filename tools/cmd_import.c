@@ -32,7 +32,17 @@ static void import_help(FILE *fp)
 		"  -f, --format FMT       text (default), jsonl or csv: one "
 		"record per entry\n"
 		"      --threads N        threads indexing the image: 0 "
-		"chooses, 1 or 2\n" WRITE_HELP "",
+		"chooses, 1 or 2\n"
+		"      --map OLD=NEW      (repeatable) a manifest path OLD, or "
+		"under OLD, is\n"
+		"                         NEW here; the longest OLD wins; "
+		"whole components\n"
+		"      --strip-prefix P   as --map P=/\n"
+		"                         (with either, entries under no OLD "
+		"are left out)\n"
+		"  -n also checks: it exits 1 unless every matched entry "
+		"already agrees\n"
+		"  to the nanosecond\n" WRITE_HELP "",
 		progname);
 }
 
@@ -193,11 +203,13 @@ static int read_manifest(const char *name, FILE *fp, struct e4t_manifest **mf)
 	return EXIT_USAGE;
 }
 
-enum { OPT_FIELDS = OPT_COMMON_LAST };
+enum { OPT_FIELDS = OPT_COMMON_LAST, OPT_MAP, OPT_STRIP };
 
 static const struct option import_longopts[] = {
 	{ "match", required_argument, NULL, 'm' },
 	{ "fields", required_argument, NULL, OPT_FIELDS },
+	{ "map", required_argument, NULL, OPT_MAP },
+	{ "strip-prefix", required_argument, NULL, OPT_STRIP },
 	{ "policy", required_argument, NULL, 'p' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -207,6 +219,36 @@ static struct e4t_import_opts io = { .fields = 1U << E4T_CRTIME };
 static struct e4t_manifest *mf;
 static const char *inputs[2];
 static struct im_out out;
+static struct e4t_pathmap *pmap; /* --map, --strip-prefix */
+static size_t outside;		 /* entries under no OLD: left out */
+
+/* --map OLD=NEW (split at the first '='), --strip-prefix P (P=/) */
+static void add_map(const char *opt, const char *arg)
+{
+	const char *eq = opt[2] == 'm' ? strchr(arg, '=') : NULL;
+	char *old = eq ? strndup(arg, (size_t)(eq - arg)) : strdup(arg);
+	errcode_t err;
+
+	if (!old) {
+		fprintf(stderr, "%s: %s\n", progname, strerror(ENOMEM));
+		exit(EXIT_INTERNAL);
+	}
+	if (opt[2] == 'm' && !eq)
+		err = EINVAL;
+	else
+		err = e4t_pathmap_add(&pmap, old, eq ? eq + 1 : "/");
+	free(old);
+	if (err == ENOMEM) {
+		fprintf(stderr, "%s: %s\n", progname, strerror(ENOMEM));
+		exit(EXIT_INTERNAL);
+	}
+	if (err == EEXIST)
+		usage_error(&import_cmd,
+			    "%s '%s': that prefix was given before", opt, arg);
+	if (err)
+		usage_error(&import_cmd, "%s '%s': use %s with absolute paths",
+			    opt, arg, opt[2] == 'm' ? "OLD=NEW" : "a prefix");
+}
 
 static void import_opt(struct cmd_ctx *ctx, int opt, const char *arg)
 {
@@ -221,6 +263,8 @@ static void import_opt(struct cmd_ctx *ctx, int opt, const char *arg)
 		break;
 	case OPT_FIELDS: io.fields = parse_fields(arg, &import_cmd); break;
 	case 'p': io.policy = parse_policy(arg, &import_cmd); break;
+	case OPT_MAP: add_map("--map", arg); break;
+	case OPT_STRIP: add_map("--strip-prefix", arg); break;
 	default: usage_error(&import_cmd, "unknown option");
 	}
 }
@@ -247,6 +291,8 @@ static int import_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 	status = read_manifest(mname, fp, &mf);
 	if (fp != stdin)
 		fclose(fp);
+	if (status == EXIT_OK && pmap && e4t_manifest_map(mf, pmap, &outside))
+		status = cond_status(COND_NOMEM);
 	return status;
 }
 
@@ -294,15 +340,30 @@ static int import_run(struct cmd_ctx *ctx, int argc, char **argv)
 			progname, img->name, st.entries, st.changed,
 			ctx->wo.dry_run ? "would change" : "changed",
 			st.unchanged, st.refused, st.unmatched, st.ambiguous);
-	return st.unmatched || st.ambiguous || st.refused
-		       ? cond_status(COND_UNMATCHED)
-		       : EXIT_OK;
+	if (!ctx->co.quiet && pmap)
+		fprintf(stderr,
+			"%s: %s: import: %zu entries under no --map or "
+			"--strip-prefix: left out\n",
+			progname, img->name, outside);
+	/* -n checks a migration: do the matched entries agree? */
+	if (!ctx->co.quiet && ctx->wo.dry_run)
+		fprintf(stderr,
+			"%s: %s: import -n: %lu of %zu matched entries agree "
+			"to the nanosecond\n",
+			progname, img->name, st.agree,
+			st.entries - st.unmatched);
+	if (st.unmatched || st.ambiguous || st.refused)
+		return cond_status(COND_UNMATCHED);
+	if (ctx->wo.dry_run && st.agree < st.entries - st.unmatched)
+		return cond_status(COND_DISAGREE);
+	return EXIT_OK;
 }
 
 static void import_done(struct cmd_ctx *ctx)
 {
 	(void)ctx;
 	e4t_manifest_free(mf);
+	e4t_pathmap_free(pmap);
 }
 
 const struct cmdinfo import_cmd = {

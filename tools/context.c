@@ -298,15 +298,16 @@ int cmd_run(const struct cmdinfo *cmd, int argc, char **argv)
 	argv += optind;
 	if (cmd->prepare)
 		status = cmd->prepare(&ctx, n, argv);
-	if (status == EXIT_OK && (cmd->flags & CMD_IMAGE) && ctx.co.volume &&
-	    !strcmp(ctx.co.volume, "all")) {
+	if (status == EXIT_OK && (cmd->flags & CMD_IMAGE) && !ctx.no_image &&
+	    ctx.co.volume && !strcmp(ctx.co.volume, "all")) {
 		if (!(cmd->flags & CMD_ALLVOL))
 			usage_error(cmd,
 				    "--volume all: only timeline and export "
 				    "read every volume");
 		status = run_all_volumes(&ctx, n, argv);
 	} else {
-		if (status == EXIT_OK && (cmd->flags & CMD_IMAGE)) {
+		if (status == EXIT_OK && (cmd->flags & CMD_IMAGE) &&
+		    !ctx.no_image) {
 			status = open_image(&ctx, argv[0]);
 			argv++;
 			n--;

@@ -107,6 +107,16 @@ const struct condition conditions[COND_COUNT] = {
 	[COND_TARGET] = { EXIT_REFUSED, "target",
 			  "for set, an inode that cannot take one of the "
 			  "times" },
+	[COND_DIR] = { EXIT_IMAGE, "dir",
+		       "for export --from-dir, a directory that cannot be "
+		       "opened or read" },
+	[COND_DIR_READ] = { EXIT_PARTIAL, "dir-read",
+			    "for export --from-dir, a name below the "
+			    "directory that could not be read (statx, or a "
+			    "directory that cannot be opened or read)" },
+	[COND_DISAGREE] = { EXIT_PARTIAL, "disagree",
+			    "for import -n, a matched entry whose times the "
+			    "image does not already hold to the nanosecond" },
 };
 
 const char *const exit_status_words[] = {

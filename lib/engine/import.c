@@ -134,6 +134,34 @@ fail:
 	return err;
 }
 
+errcode_t e4t_manifest_map(struct e4t_manifest *mf,
+			   const struct e4t_pathmap *pm, size_t *outside)
+{
+	size_t i, kept = 0;
+
+	*outside = 0;
+	for (i = 0; mf && i < mf->n; i++) {
+		struct entry *e = &mf->entries[i];
+		size_t len;
+		char *p;
+
+		if (e4t_pathmap_apply(pm, e->m.path, e->m.path_len, &p, &len))
+			return ENOMEM;
+		if (!p) {
+			(*outside)++;
+			e4t_manifest_entry_free(&e->m);
+			continue;
+		}
+		free(e->m.path);
+		e->m.path = p;
+		e->m.path_len = len;
+		mf->entries[kept++] = *e;
+	}
+	if (mf)
+		mf->n = kept;
+	return 0;
+}
+
 const char *e4t_import_outcome_name(enum e4t_import_outcome o)
 {
 	switch (o) {
@@ -273,9 +301,26 @@ static void emit(struct im_ctx *c, struct e4t_import_rec *r,
 	}
 }
 
-/* Apply one manifest entry to one inode. */
-static void apply(struct im_ctx *c, const struct assign *a,
+/* Does the inode already hold every time the entry gives for the
+ * fields imported, to the nanosecond? */
+static int agrees(const struct im_ctx *c, const struct e4t_inode *in,
 		  const struct entry *e)
+{
+	int f;
+
+	for (f = 0; f < E4T_DTIME; f++) {
+		if (!(c->fields & (1U << f)) || !e->m.have[f])
+			continue;
+		if (!(in->ts[f].flags & E4T_TS_STORED) ||
+		    e4t_ts_cmp(&e->m.ts[f], &in->ts[f]))
+			return 0;
+	}
+	return 1;
+}
+
+/* Apply one manifest entry (of n that agree) to one inode. */
+static void apply(struct im_ctx *c, const struct assign *a,
+		  const struct entry *e, size_t n)
 {
 	struct e4t_import_rec r;
 	struct e4t_inode in;
@@ -291,6 +336,8 @@ static void apply(struct im_ctx *c, const struct assign *a,
 		emit(c, &r, e, a->ino, E4T_IMPORT_REFUSED);
 		return;
 	}
+	if (agrees(c, &in, e))
+		c->st->agree += n;
 	for (f = 0; f < E4T_DTIME; f++) {
 		const struct e4t_ts *cur = &in.ts[f];
 
@@ -355,7 +402,7 @@ static void apply_all(struct im_ctx *c)
 					&c->entries[c->assigns[j].entry]))
 				agree = 0;
 		if (agree) {
-			apply(c, a, &c->entries[a->entry]);
+			apply(c, a, &c->entries[a->entry], j - i);
 		} else {
 			size_t k;
 
