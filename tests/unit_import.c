@@ -212,6 +212,43 @@ static void test_read(struct e4t_manifest **ret)
 	      e4t_manifest_count(*ret));
 }
 
+/*
+ * Keys of an object past the 32 the reader keeps without a malloc, an
+ * escaped key, and a duplicate among them: the first second one, as
+ * written, is the one reported.
+ */
+static void test_many_keys(void)
+{
+	struct e4t_manifest_entry e;
+	struct e4t_manifest_why why;
+	char line[2048];
+	size_t n = 0;
+	int i;
+	errcode_t err;
+
+	n += (size_t)snprintf(line + n, sizeof(line) - n, "{\"path\":\"/a\"");
+	for (i = 0; i < 40; i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      ",\"k%02d\":%d", i, i);
+	n += (size_t)snprintf(line + n, sizeof(line) - n,
+			      ",\"\\u006b07\":1,\"k39\":2}");
+	err = e4t_manifest_parse_line(line, n, &e, &why);
+	CHECK(err == E4T_ERR_MANIFEST_DUP && why.dup_key &&
+		      !strcmp(why.key, "k07"),
+	      "41 keys, an escaped duplicate: %s '%s'", error_message(err),
+	      why.key);
+	e4t_manifest_entry_free(&e);
+	n = (size_t)snprintf(line, sizeof(line), "{\"path\":\"/a/\\\"b\\n\"");
+	for (i = 0; i < 40; i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      ",\"k%02d\":{\"x\":[1,\"y\"]}", i);
+	n += (size_t)snprintf(line + n, sizeof(line) - n, "}");
+	err = e4t_manifest_parse_line(line, n, &e, &why);
+	CHECK(!err && e.path_len == 6 && !memcmp(e.path, "/a/\"b\n", 6),
+	      "41 keys: %s", error_message(err));
+	e4t_manifest_entry_free(&e);
+}
+
 static void test_dry(const struct e4t_manifest *m)
 {
 	struct e4t_import_stats st;
@@ -388,6 +425,7 @@ int main(void)
 	CHECK(before12 / 10 == IMG_CRTIME && before19 / 10 == IMG_CRTIME,
 	      "crtimes as unpacked: %lld", (long long)before12);
 	test_pathmap();
+	test_many_keys();
 	test_read(&m);
 	if (m) {
 		test_dry(m);

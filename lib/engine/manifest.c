@@ -29,11 +29,17 @@ struct jp {
 struct key {
 	char *s;
 	size_t len, off;
+	int owned; /* s is malloc'd (a key with escapes); else in the line */
 };
+
+/* The first KEYS_INLINE keys of an object live in the keyset itself; a
+ * manifest row has about 17, so a row costs no malloc for its keys. */
+#define KEYS_INLINE 32
 
 struct keyset {
 	struct key *v;
 	size_t n, cap;
+	struct key inl[KEYS_INLINE];
 };
 
 static void ws(struct jp *j)
@@ -113,8 +119,17 @@ static int string(struct jp *j, char **out, size_t *len)
 		return -1;
 	start = ++j->p;
 	if (out) {
-		/* decoded text is never longer than the escaped text */
-		buf = malloc((size_t)(j->end - start) + 1);
+		/* decoded text is never longer than the escaped text, which
+		 * ends at the first quote no backslash escapes (sized so,
+		 * not by the rest of the line: a manifest of a million rows
+		 * keeps a million paths) */
+		const char *q = start;
+
+		while (q < j->end && *q != '"')
+			q += *q == '\\' ? 2 : 1;
+		if (q > j->end)
+			q = j->end;
+		buf = malloc((size_t)(q - start) + 1);
 		if (!buf)
 			return -1;
 	}
@@ -256,59 +271,95 @@ static void keys_free(struct keyset *ks)
 	size_t i;
 
 	for (i = 0; i < ks->n; i++)
-		free(ks->v[i].s);
-	free(ks->v);
+		if (ks->v[i].owned)
+			free(ks->v[i].s);
+	if (ks->v != ks->inl)
+		free(ks->v);
 	ks->v = NULL;
 	ks->n = ks->cap = 0;
 }
 
-/* A key of the object and its ':' (the key is kept in ks). */
-static int key_of(struct jp *j, struct keyset *ks, const char **out)
+/* Room for one more key: the inline array first, then the heap. */
+static struct key *key_slot(struct keyset *ks)
 {
-	struct key *k;
-	const char *raw;
+	if (!ks->v) {
+		ks->v = ks->inl;
+		ks->cap = KEYS_INLINE;
+	}
+	if (ks->n == ks->cap) {
+		size_t cap = ks->cap * 2;
+		struct key *old = ks->v == ks->inl ? NULL : ks->v;
+		struct key *v = realloc(old, cap * sizeof(*v));
 
-	if (e4t_grow(&ks->v, &ks->cap, ks->n + 1, sizeof(*ks->v), 16))
+		if (!v)
+			return NULL; /* ks->v still holds the keys */
+		if (!old)
+			memcpy(v, ks->inl, sizeof(ks->inl));
+		ks->v = v;
+		ks->cap = cap;
+	}
+	return &ks->v[ks->n];
+}
+
+/* A key of the object and its ':' (the key is kept in ks).  A key
+ * without escapes, the usual one, is not copied: *out points into the
+ * line and is not NUL-terminated; *len says how long it is. */
+static int key_of(struct jp *j, struct keyset *ks, const char **out,
+		  size_t *len)
+{
+	struct key *k = key_slot(ks);
+	const char *raw, *q;
+
+	if (!k)
 		return -1;
-	k = &ks->v[ks->n];
 	ws(j);
 	raw = j->p + 1; /* after the quote */
-	if (string(j, &k->s, &k->len))
-		return -1;
+	for (q = raw;
+	     q < j->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20;
+	     q++)
+		;
+	if (j->p < j->end && *j->p == '"' && q < j->end && *q == '"') {
+		k->s = (char *)raw; /* never written through: owned is 0 */
+		k->len = (size_t)(q - raw);
+		k->owned = 0;
+		j->p = q + 1;
+	} else {
+		if (string(j, &k->s, &k->len))
+			return -1;
+		k->owned = 1;
+	}
 	k->off = (size_t)(raw - j->start);
 	ks->n++;
 	*out = k->s;
+	*len = k->len;
 	return eat(j, ':') ? 0 : -1;
 }
 
-static int cmp_key(const void *a, const void *b)
+/* Is the key (s, len) the NUL-terminated word? */
+static int key_is(const char *s, size_t len, const char *word)
 {
-	const struct key *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int r = memcmp(x->s, y->s, n);
-
-	if (r)
-		return r;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
+	return strlen(word) == len && !memcmp(s, word, len);
 }
 
 /* At the end of an object: -1 when a key came twice (the first such
- * second one, as written, goes to j->why). */
+ * second one, as written, goes to j->why).  Keys are in the order
+ * written; an object has a few, so each is compared with those before. */
 static int keys_unique(struct jp *j, struct keyset *ks)
 {
 	const struct key *dup = NULL;
-	size_t i;
+	size_t i, k;
 
-	if (ks->n > 1)
-		qsort(ks->v, ks->n, sizeof(*ks->v), cmp_key);
-	for (i = 1; i < ks->n; i++) {
-		const struct key *a = &ks->v[i - 1], *b = &ks->v[i];
+	for (i = 1; i < ks->n && !dup; i++) {
+		const struct key *b = &ks->v[i];
 
-		if (a->len == b->len && !memcmp(a->s, b->s, a->len) &&
-		    (!dup || b->off < dup->off))
-			dup = b;
+		for (k = 0; k < i; k++) {
+			const struct key *a = &ks->v[k];
+
+			if (a->len == b->len && !memcmp(a->s, b->s, a->len)) {
+				dup = b;
+				break;
+			}
+		}
 	}
 	if (!dup)
 		return 0;
@@ -343,13 +394,14 @@ static int skip(struct jp *j, int depth)
 	case '{': {
 		struct keyset ks = { 0 };
 		const char *k;
+		size_t klen;
 		int r = 0;
 
 		j->p++;
 		if (eat(j, '}'))
 			return 0;
 		do {
-			if (key_of(j, &ks, &k) || skip(j, depth + 1)) {
+			if (key_of(j, &ks, &k, &klen) || skip(j, depth + 1)) {
 				r = -1;
 				break;
 			}
@@ -391,15 +443,16 @@ static int time_value(struct jp *j, struct e4t_ts *ts, int *have)
 
 		do {
 			const char *k;
+			size_t klen;
 
-			if (key_of(j, &ks, &k)) {
+			if (key_of(j, &ks, &k, &klen)) {
 				r = -1;
-			} else if (!strcmp(k, "sec")) {
+			} else if (key_is(k, klen, "sec")) {
 				r = integer(j, &v);
 				if (!r)
 					ts->sec = v;
 				got_sec = !r;
-			} else if (!strcmp(k, "nsec")) {
+			} else if (key_is(k, klen, "nsec")) {
 				r = integer(j, &v);
 				if (!r && (v < 0 || v >= E4T_NSEC_PER_SEC))
 					r = -1;
@@ -457,6 +510,19 @@ void e4t_manifest_entry_free(struct e4t_manifest_entry *e)
 	e->path = NULL;
 }
 
+/* e4t_field_parse() of a key that is not NUL-terminated: a time field's
+ * name is short, so it is copied out first; anything longer is none. */
+static int field_of(const char *key, size_t len)
+{
+	char name[16];
+
+	if (len >= sizeof(name) || memchr(key, '\0', len))
+		return -1;
+	memcpy(name, key, len);
+	name[len] = '\0';
+	return e4t_field_parse(name);
+}
+
 errcode_t e4t_manifest_parse_line(const char *line, size_t len,
 				  struct e4t_manifest_entry *e,
 				  struct e4t_manifest_why *why)
@@ -476,33 +542,34 @@ errcode_t e4t_manifest_parse_line(const char *line, size_t len,
 	if (!eat(&j, '}')) {
 		do {
 			const char *key;
+			size_t klen;
 			int f, r = 0;
 
-			if (key_of(&j, &ks, &key)) {
+			if (key_of(&j, &ks, &key, &klen)) {
 				ok = 0;
 				break;
 			}
-			f = e4t_field_parse(key);
+			f = field_of(key, klen);
 			/* a second path or path_hex: skipped, then refused
 			 * as a duplicate key */
-			if (!strcmp(key, "path") && !path)
+			if (key_is(key, klen, "path") && !path)
 				r = string(&j, &path, &path_len);
-			else if (!strcmp(key, "path_hex") && !hex)
+			else if (key_is(key, klen, "path_hex") && !hex)
 				r = string(&j, &hex, &hex_len);
-			else if (!strcmp(key, "ino")) {
+			else if (key_is(key, klen, "ino")) {
 				r = integer(&j, &v);
 				if (!r && (v < 1 || v > UINT32_MAX))
 					r = -1;
 				if (!r)
 					e->ino = (ext2_ino_t)v;
-			} else if (!strcmp(key, "e4time_manifest")) {
+			} else if (key_is(key, klen, "e4time_manifest")) {
 				r = integer(&j, &v);
 				if (!r && (v < 1 || v > INT_MAX))
 					r = -1;
 				if (!r)
 					e->header_version = (int)v;
 			} else if (f >= 0 && f != E4T_DTIME &&
-				   strcmp(key, "btime")) {
+				   !key_is(key, klen, "btime")) {
 				r = time_value(&j, &e->ts[f], &e->have[f]);
 			} else {
 				r = skip(&j, 1);
