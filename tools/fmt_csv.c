@@ -18,6 +18,8 @@ static void csv_begin(struct out *o)
 		lb_puts(&o->lb, "volume,");
 	lb_puts(&o->lb, "path,ino,type,mode,uid,gid,size,links,atime,mtime,"
 			"ctime,crtime,dtime,status");
+	if (o->name_sources)
+		lb_puts(&o->lb, ",name_source");
 	lb_puts(&o->lb, o->eol);
 }
 
@@ -42,6 +44,11 @@ static void csv_row(struct out *o, const struct e4t_row *row)
 	}
 	lb_putc(b, ',');
 	lb_puts(b, status_name(row->status));
+	if (o->name_sources) {
+		lb_putc(b, ',');
+		if (row->name_source)
+			lb_puts(b, row->name_source);
+	}
 	lb_puts(b, o->eol);
 }
 

@@ -60,6 +60,9 @@ static void ts_row(struct out *o, const struct e4t_row *row)
 			esc_hex(b, row->path, row->path_len);
 			lb_putc(b, '"');
 		}
+		if (row->name_source)
+			lb_printf(b, ",\"name_source\":\"%s\"",
+				  row->name_source);
 		lb_printf(b,
 			  ",\"inode\":%u,\"file_type\":\"%s\",\"status\":"
 			  "\"%s\",\"data_type\":\"fs:ext4:inode\"}\n",

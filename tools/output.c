@@ -102,6 +102,7 @@ const char *status_suffix(enum e4t_status st)
 	switch (st) {
 	case E4T_ORPHAN: return " (orphan)";
 	case E4T_DELETED: return " (deleted)";
+	case E4T_DELETED_REALLOC: return " (deleted-realloc)";
 	default: return "";
 	}
 }
@@ -111,6 +112,7 @@ const char *status_name(enum e4t_status st)
 	switch (st) {
 	case E4T_ORPHAN: return "orphan";
 	case E4T_DELETED: return "deleted";
+	case E4T_DELETED_REALLOC: return "deleted-realloc";
 	default: return "live";
 	}
 }

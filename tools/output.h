@@ -26,6 +26,8 @@ struct out {
 	/* csv: the line end, CR LF, or LF alone on a terminal (where every
 	 * CR, a name's included, is shown as \x0d: see esc_terminal()) */
 	const char *eol;
+	/* timeline --deleted from /: csv has a name_source column */
+	int name_sources;
 };
 
 struct formatter {

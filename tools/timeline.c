@@ -7,10 +7,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <uuid/uuid.h>
 
+#include "deleted.h"
 #include "timeline.h"
 
 struct saved_row {
@@ -21,6 +23,9 @@ struct saved_row {
 	struct e4t_ts key;
 	int key_shown;
 	size_t seq;
+	const char *name_source;
+	struct e4t_inode *info; /* --deleted: a row of an inode the tree
+				   does not hold has a copy */
 };
 
 struct tl_ctx {
@@ -33,6 +38,7 @@ struct tl_ctx {
 	enum e4t_field sort_field;
 	struct saved_row *rows;
 	size_t nrows, cap;
+	struct dnames *dn; /* --deleted from /: names of deleted inodes */
 };
 
 /* The first line of a manifest: what it is and where it came from. */
@@ -81,11 +87,21 @@ static int save_row(struct tl_ctx *c, const struct e4t_row *row)
 	s->status = row->status;
 	s->key = row->inode->ts[c->sort_field];
 	s->key_shown = ts_shown(&s->key, c->sort_field);
+	s->name_source = row->name_source;
+	s->info = NULL;
+	if (row->name_source) {
+		s->info = malloc(sizeof(*s->info));
+		if (!s->info) {
+			free(s->path);
+			return ENOMEM;
+		}
+		*s->info = *row->inode;
+	}
 	s->seq = c->nrows++;
 	return 0;
 }
 
-static int on_row(const struct e4t_row *row, void *priv)
+static int put_row(const struct e4t_row *row, void *priv)
 {
 	struct tl_ctx *c = priv;
 
@@ -97,6 +113,21 @@ static int on_row(const struct e4t_row *row, void *priv)
 	if (lb_maybe_flush(&c->out.lb, c->out.fp))
 		return errno ? errno : EIO;
 	return 0;
+}
+
+static int on_row(const struct e4t_row *row, void *priv)
+{
+	struct tl_ctx *c = priv;
+	struct e4t_row named;
+
+	if (c->dn) {
+		errcode_t err = dnames_row(c->dn, row, &named);
+
+		if (err)
+			return (int)err;
+		row = &named;
+	}
+	return put_row(row, priv);
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -126,18 +157,22 @@ static errcode_t flush_sorted(struct tl_ctx *c, struct e4t_tree *tree)
 		struct e4t_inode info;
 		struct e4t_row row;
 
-		if (!err)
+		if (!err && s->info)
+			info = *s->info;
+		else if (!err)
 			err = e4t_tree_inode(tree, s->ino, &info);
 		if (!err) {
 			row.path = s->path;
 			row.path_len = s->path_len;
 			row.inode = &info;
 			row.status = s->status;
+			row.name_source = s->name_source;
 			c->fmt->row(&c->out, &row);
 			if (lb_maybe_flush(&c->out.lb, c->out.fp))
 				err = errno ? errno : EIO;
 		}
 		free(s->path);
+		free(s->info);
 	}
 	free(c->rows);
 	c->rows = NULL;
@@ -195,8 +230,19 @@ int timeline_run(const struct timeline_args *a)
 	}
 	if (a->manifest && (!a->volume || a->vol_first))
 		manifest_header(&c.out, img);
+	if ((a->flags & E4T_TREE_DELETED) && start == EXT2_ROOT_INO) {
+		err = dnames_new(img, &c.dn);
+		if (err) {
+			report(img->name, "reading deleted names", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+		c.out.name_sources = 1;
+	}
 	c.fmt->begin(&c.out);
 	err = e4t_tree_walk(tree, start, spec, on_row, &c);
+	if (!err && c.dn)
+		err = dnames_rest(c.dn, tree, put_row, &c);
 	if (!err && c.sort)
 		err = flush_sorted(&c, tree);
 	if (err == E4T_ERR_NOT_IN_USE) {
@@ -215,6 +261,7 @@ int timeline_run(const struct timeline_args *a)
 		status = EXIT_PARTIAL;
 out:
 	lb_free(&c.out.lb);
+	dnames_free(c.dn);
 	e4t_tree_free(tree);
 	return status;
 }

@@ -668,6 +668,7 @@ static int emit(struct walker *w, struct irec *r, enum e4t_status status)
 	row.path_len = w->path_len;
 	row.inode = &info;
 	row.status = status;
+	row.name_source = NULL;
 	return w->fn(&row, w->priv);
 }
 
