@@ -517,8 +517,8 @@ typedef int (*e4t_slack_fn)(const struct e4t_slack_entry *e, void *priv);
  * leaves, inline data), each once, by inode number; names a live entry
  * of dir still holds are left out.  fn returning non-zero stops.
  */
-errcode_t e4t_slack_scan(struct e4t_image *img, ext2_ino_t dir,
-			 e4t_slack_fn fn, void *priv);
+errcode_t e4t_slack_scan(struct e4t_image *img, ext2_ino_t dir, e4t_slack_fn fn,
+			 void *priv);
 
 /* The parser alone (for the fuzz harness): one directory block. */
 struct e4t_slack_geom {

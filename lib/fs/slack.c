@@ -249,15 +249,16 @@ static errcode_t scan_inline(struct slack_ctx *c)
 	err = ext2fs_inline_data_get(fs, c->dir, NULL, buf, &size);
 	c->blk = 0;
 	if (!err && size > EXT4_INLINE_DATA_DOTDOT_SIZE) {
-		unsigned first = size < EXT4_MIN_INLINE_DATA_SIZE ?
-					 (unsigned)size :
-					 EXT4_MIN_INLINE_DATA_SIZE;
+		unsigned first = size < EXT4_MIN_INLINE_DATA_SIZE
+					 ? (unsigned)size
+					 : EXT4_MIN_INLINE_DATA_SIZE;
 
 		geom_init(c, first - EXT4_INLINE_DATA_DOTDOT_SIZE, &g);
-		e4t_slack_parse(buf + EXT4_INLINE_DATA_DOTDOT_SIZE, &g,
-				on_cand, on_live, c);
+		e4t_slack_parse(buf + EXT4_INLINE_DATA_DOTDOT_SIZE, &g, on_cand,
+				on_live, c);
 		if (size > EXT4_MIN_INLINE_DATA_SIZE && !c->err) {
-			geom_init(c, (unsigned)(size - EXT4_MIN_INLINE_DATA_SIZE),
+			geom_init(c,
+				  (unsigned)(size - EXT4_MIN_INLINE_DATA_SIZE),
 				  &g);
 			e4t_slack_parse(buf + EXT4_MIN_INLINE_DATA_SIZE, &g,
 					on_cand, on_live, c);
@@ -291,8 +292,8 @@ static int same_name(const struct name_rec *a, const struct name_rec *b)
 	       !memcmp(a->name, b->name, a->name_len);
 }
 
-errcode_t e4t_slack_scan(struct e4t_image *img, ext2_ino_t dir,
-			 e4t_slack_fn fn, void *priv)
+errcode_t e4t_slack_scan(struct e4t_image *img, ext2_ino_t dir, e4t_slack_fn fn,
+			 void *priv)
 {
 	ext2_filsys fs = img->fs;
 	struct slack_ctx c = { .img = img, .dir = dir };
@@ -321,10 +322,9 @@ errcode_t e4t_slack_scan(struct e4t_image *img, ext2_ino_t dir,
 		b.buf = malloc(fs->blocksize);
 		if (!b.buf)
 			return ENOMEM;
-		err = ext2fs_block_iterate3(fs, dir,
-					    BLOCK_FLAG_READ_ONLY |
-						    BLOCK_FLAG_DATA_ONLY,
-					    NULL, slack_block_cb, &b);
+		err = ext2fs_block_iterate3(
+			fs, dir, BLOCK_FLAG_READ_ONLY | BLOCK_FLAG_DATA_ONLY,
+			NULL, slack_block_cb, &b);
 		free(b.buf);
 		if (!err)
 			err = c.err;
@@ -351,7 +351,8 @@ errcode_t e4t_slack_scan(struct e4t_image *img, ext2_ino_t dir,
 		e.file_type = c.v[i].file_type;
 		e.blk = c.v[i].blk;
 		e.offset = c.v[i].offset;
-		e.realloc = ext2fs_test_inode_bitmap2(fs->inode_map, e.ino) != 0;
+		e.realloc =
+			ext2fs_test_inode_bitmap2(fs->inode_map, e.ino) != 0;
 		if (fn(&e, priv))
 			break;
 	}
