@@ -551,6 +551,13 @@ enum e4t_status {
 	E4T_DELETED_REALLOC,
 };
 
+/* Where a journaled state came from (timeline --journal). */
+struct e4t_row_journal {
+	uint32_t tid;
+	int64_t commit_sec; /* 0 when unknown */
+	uint32_t commit_nsec;
+};
+
 struct e4t_row {
 	const char *path; /* full path, NUL-terminated, raw bytes */
 	size_t path_len;
@@ -559,6 +566,8 @@ struct e4t_row {
 	/* where a deleted row's name came from ("slack", "journal", "none"),
 	 * or NULL: timeline --deleted sets it, the tree never does */
 	const char *name_source;
+	/* timeline --journal: the state of a journaled copy, or NULL */
+	const struct e4t_row_journal *journal;
 };
 
 typedef int (*e4t_row_fn)(const struct e4t_row *row, void *priv);

@@ -36,6 +36,12 @@ static void timeline_help(FILE *fp)
 		"                       there, and deleted names whose inode "
 		"is in use\n"
 		"                       again (deleted-realloc)\n"
+		"      --journal        add a row for each distinct state of "
+		"an inode's\n"
+		"                       times in the journal (live log and "
+		"stale\n"
+		"                       transactions), after the inode's "
+		"own rows\n"
 		"      --since TIME     only rows whose FIELD is at or after "
 		"TIME\n"
 		"      --until TIME     only rows whose FIELD is at or before "
@@ -104,14 +110,20 @@ int timeline_cmd_run(struct cmd_ctx *ctx, struct timeline_args *a, int argc,
 	return timeline_run(a);
 }
 
+enum { OPT_JOURNAL = 0x300 }; /* timeline only, not export */
 static const struct option timeline_longopts[] = { TIMELINE_LONGOPTS,
+						   { "journal", no_argument,
+						     NULL, OPT_JOURNAL },
 						   { NULL, 0, NULL, 0 } };
 static struct timeline_args ta = { .filter_field = E4T_CRTIME };
 
 static void tl_opt(struct cmd_ctx *ctx, int opt, const char *arg)
 {
 	(void)ctx;
-	timeline_opt(&timeline_cmd, opt, arg, &ta);
+	if (opt == OPT_JOURNAL)
+		ta.journal = 1;
+	else
+		timeline_opt(&timeline_cmd, opt, arg, &ta);
 }
 
 static int tl_prepare(struct cmd_ctx *ctx, int argc, char **argv)

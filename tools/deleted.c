@@ -331,6 +331,7 @@ errcode_t dnames_rest(struct dnames *d, const struct e4t_tree *tree,
 		row.inode = &info;
 		row.status = n->realloc ? E4T_DELETED_REALLOC : E4T_DELETED;
 		row.name_source = "slack";
+		row.journal = NULL;
 		rc = fn(&row, priv);
 	}
 	free(raw);

@@ -20,6 +20,8 @@ static void csv_begin(struct out *o)
 			"ctime,crtime,dtime,status");
 	if (o->name_sources)
 		lb_puts(&o->lb, ",name_source");
+	if (o->journal_rows)
+		lb_puts(&o->lb, ",source,tid,commit_time");
 	lb_puts(&o->lb, o->eol);
 }
 
@@ -48,6 +50,16 @@ static void csv_row(struct out *o, const struct e4t_row *row)
 		lb_putc(b, ',');
 		if (row->name_source)
 			lb_puts(b, row->name_source);
+	}
+	if (o->journal_rows && !row->journal) {
+		lb_puts(b, ",disk,,");
+	} else if (o->journal_rows) {
+		struct e4t_ts ts = { .sec = row->journal->commit_sec,
+				     .nsec = row->journal->commit_nsec };
+
+		lb_printf(b, ",journal,%u,", row->journal->tid);
+		if (ts.sec)
+			lb_iso(b, &ts, 9);
 	}
 	lb_puts(b, o->eol);
 }

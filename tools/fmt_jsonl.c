@@ -48,6 +48,7 @@ static void json_row(struct out *o, const struct e4t_row *row)
 		lb_puts(b, ",\"inode_csum_bad\":true");
 	if (row->name_source)
 		lb_printf(b, ",\"name_source\":\"%s\"", row->name_source);
+	lb_journal_json(b, row);
 	lb_puts(b, "}\n");
 }
 

@@ -13,6 +13,7 @@
 #include <uuid/uuid.h>
 
 #include "deleted.h"
+#include "jrows.h"
 #include "timeline.h"
 
 struct saved_row {
@@ -25,7 +26,10 @@ struct saved_row {
 	size_t seq;
 	const char *name_source;
 	struct e4t_inode *info; /* --deleted: a row of an inode the tree
-				   does not hold has a copy */
+				   does not hold has a copy; --journal: a
+				   journaled state */
+	struct e4t_row_journal jsrc;
+	int has_jsrc;
 };
 
 struct tl_ctx {
@@ -39,6 +43,7 @@ struct tl_ctx {
 	struct saved_row *rows;
 	size_t nrows, cap;
 	struct dnames *dn; /* --deleted from /: names of deleted inodes */
+	struct jrows *jr;  /* --journal: journaled states */
 };
 
 /* The first line of a manifest: what it is and where it came from. */
@@ -89,7 +94,10 @@ static int save_row(struct tl_ctx *c, const struct e4t_row *row)
 	s->key_shown = ts_shown(&s->key, c->sort_field);
 	s->name_source = row->name_source;
 	s->info = NULL;
-	if (row->name_source) {
+	s->has_jsrc = row->journal != NULL;
+	if (row->journal)
+		s->jsrc = *row->journal;
+	if (row->name_source || row->journal) {
 		s->info = malloc(sizeof(*s->info));
 		if (!s->info) {
 			free(s->path);
@@ -119,6 +127,7 @@ static int on_row(const struct e4t_row *row, void *priv)
 {
 	struct tl_ctx *c = priv;
 	struct e4t_row named;
+	int rc;
 
 	if (c->dn) {
 		errcode_t err = dnames_row(c->dn, row, &named);
@@ -127,7 +136,10 @@ static int on_row(const struct e4t_row *row, void *priv)
 			return (int)err;
 		row = &named;
 	}
-	return put_row(row, priv);
+	rc = put_row(row, priv);
+	if (!rc && c->jr)
+		rc = jrows_emit(c->jr, row, put_row, priv);
+	return rc;
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -167,6 +179,7 @@ static errcode_t flush_sorted(struct tl_ctx *c, struct e4t_tree *tree)
 			row.inode = &info;
 			row.status = s->status;
 			row.name_source = s->name_source;
+			row.journal = s->has_jsrc ? &s->jsrc : NULL;
 			c->fmt->row(&c->out, &row);
 			if (lb_maybe_flush(&c->out.lb, c->out.fp))
 				err = errno ? errno : EIO;
@@ -239,6 +252,19 @@ int timeline_run(const struct timeline_args *a)
 		}
 		c.out.name_sources = 1;
 	}
+	if (a->journal) {
+		err = jrows_load(img, lib_warn, &wc, &c.jr);
+		if (err == ENOMEM) {
+			report(img->name, "journal", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+		if (err) { /* no journal rows; the timeline goes on */
+			report(img->name, "journal", err);
+			wc.count++;
+		}
+		c.out.journal_rows = 1;
+	}
 	c.fmt->begin(&c.out);
 	err = e4t_tree_walk(tree, start, spec, on_row, &c);
 	if (!err && c.dn)
@@ -262,6 +288,7 @@ int timeline_run(const struct timeline_args *a)
 out:
 	lb_free(&c.out.lb);
 	dnames_free(c.dn);
+	jrows_free(c.jr);
 	e4t_tree_free(tree);
 	return status;
 }

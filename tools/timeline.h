@@ -21,7 +21,8 @@ struct timeline_args {
 	enum e4t_field filter_field; /* --field (crtime) */
 	struct e4t_ts since, until;
 	int has_since, has_until;
-	int sort; /* --sort given */
+	int journal; /* timeline --journal: journaled states as rows */
+	int sort;    /* --sort given */
 	enum e4t_field sort_field;
 	/* --volume all: this run's volume, and whether it is the first
 	 * (the header lines are written once) */
