@@ -13,8 +13,11 @@
 # their times taken with stat(1) before debugfs removes them: a deleted
 # row has the name, the inode and those times; and on this kernel (Linux
 # 5.13 and later wipe the name on unlink) a kernel rm leaves no name, and
-# the row is "<INO>" with name_source "none".  Random bytes in slack give
-# no name.  Every run goes through run_ro: the image stays byte-identical.
+# the row is "<INO>" with name_source "none" when the journal no longer
+# holds the directory block, and the journal's name when it does: with
+# --journal, the inode's journaled states give the times stat(1) saw
+# before the deletion (live log and stale transactions).  Random bytes in
+# slack give no name.  Every run goes through run_ro: the image stays byte-identical.
 . "$TOP_SRCDIR/tests/lib.sh"
 
 suite_setup() {
@@ -226,13 +229,75 @@ test_kernel_files_debugfs_and_kernel_rm() {
 				"\(.ino) \(.path) \(.status) \(.name_source) \(.atime.sec).\(.atime.nsec) \(.mtime.sec).\(.mtime.nsec) \(.ctime.sec).\(.ctime.nsec)"' "$OUT" |
 				awk '{ for (i = 5; i <= 7; i++) { split($i, a, "."); $i = sprintf("%s.%09d", a[1], a[2]) } print }')"
 	done <"$TMP/k.truth"
-	# the kernel's rm of /d/f3 left no name: "<INO>", name_source none
+	# the kernel's rm of /d/f3 left no name in slack; the journal has it
 	run_ro "$img" timeline -d -f jsonl "$img"
 	assertEquals "kernel rm leaves no name" 0 \
 		"$(grep -c '"name_source":"slack"' "$OUT")"
-	assertEquals "one deleted inode, unnamed" "none" \
-		"$(jq -r 'select(.status == "deleted") | .name_source' "$OUT")"
+	assertEquals "one deleted inode, named by the journal" \
+		"/d/f3 journal" \
+		"$(jq -r 'select(.status == "deleted") | "\(.path) \(.name_source)"' "$OUT")"
 	assertEquals "fls finds no name either" "" "$(fls_rows "$img")"
+}
+
+# The kernel wipes names on unlink, but the journal keeps the directory
+# blocks and the inodes as they were: names, parent paths, inodes and
+# the times stat(1) gave before the deletion, from the live log (image
+# copied while mounted) and from stale transactions (after unmount).
+test_kernel_journal_names_and_states() {
+	if [ "$CAN_MOUNT" != 1 ]; then
+		skip_test "loop mounts not available (root and loop devices)"
+		return
+	fi
+	local img="$TMP/j.img" mnt i
+	truncate -s 64M "$img"
+	mkfs.ext4 -q -F "$img" >/dev/null 2>&1
+	mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+	mount -o loop "$img" "$mnt" || { fail "mount"; return; }
+	mkdir -p "$mnt/docs/sub"
+	for i in 1 2 3 4 5; do echo "data $i" >"$mnt/docs/report_$i.txt"; done
+	echo secret >"$mnt/docs/sub/secret.txt"
+	sync
+	(cd "$mnt" && stat -c '%i /%n %s %.9X %.9Y %.9Z %.9W' \
+		docs/report_2.txt docs/sub/secret.txt) >"$TMP/j.truth"
+	sleep 1
+	rm "$mnt/docs/report_2.txt" "$mnt/docs/sub/secret.txt"
+	sync
+	cp "$img" "$TMP/j-live.img"
+	umount "$mnt"
+	rmdir "$mnt"
+	local f ino path size at mt ct cr
+	for f in "$TMP/j-live.img" "$img"; do
+		run_ro "$f" timeline -d --journal -f jsonl "$f"
+		assertEquals "$f: $(head -3 "$ERR")" 0 "$RC"
+		while read -r ino path size at mt ct cr; do
+			assertEquals "$f: deleted row of $path" \
+				"$ino deleted journal" \
+				"$(jq -r --arg p "$path" 'select(.path == $p and .source == null) |
+					"\(.ino) \(.status) \(.name_source)"' "$OUT")"
+			assertEquals "$f: $path before deletion" \
+				"$ino 1 $size $at $mt $ct $cr" \
+				"$(jq -r --arg p "$path" 'select(.path == $p and .source == "journal" and .links > 0) |
+					"\(.ino) \(.links) \(.size) \(.atime.sec).\(.atime.nsec) \(.mtime.sec).\(.mtime.nsec) \(.ctime.sec).\(.ctime.nsec) \(.crtime.sec).\(.crtime.nsec)"' "$OUT" |
+					awk '{ for (i = 4; i <= 7; i++) { split($i, a, "."); $i = sprintf("%s.%09d", a[1], a[2]) } print }')"
+			assertNotEquals "$f: $path tid" "" \
+				"$(jq -r --arg p "$path" 'select(.path == $p and .source == "journal") | .tid, .commit_time' "$OUT" | grep -v null)"
+		done <"$TMP/j.truth"
+		# fls cannot: the kernel wiped the names
+		assertEquals "$f: fls finds no name" "" "$(fls_rows "$f")"
+		run_ro "$f" timeline -d --journal -f bodyfile "$f"
+		assertContains "$(cat "$OUT")" "|/docs/report_2.txt (journal tid "
+		assertContains "$(grep '^0|/docs/report_2.txt (journal tid [0-9]*) (deleted)|' "$OUT")" \
+			"(deleted)|"
+		run_ro "$f" timeline -d --journal -f csv "$f"
+		assertEquals "$f: csv header" \
+			"path,ino,type,mode,uid,gid,size,links,atime,mtime,ctime,crtime,dtime,status,name_source,source,tid,commit_time" \
+			"$(head -1 "$OUT" | tr -d '\r')"
+	done
+	# without --journal: no journal row, the name still from the journal
+	run_ro "$img" timeline -d -f jsonl "$img"
+	assertEquals "no journal rows" 0 "$(grep -c '"source"' "$OUT")"
+	assertEquals "name from the journal" journal \
+		"$(jq -r 'select(.path == "/docs/sub/secret.txt") | .name_source' "$OUT")"
 }
 
 . shunit2
