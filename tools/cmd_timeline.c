@@ -145,6 +145,7 @@ static int tl_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 
 static int tl_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
+	ta.deleted_names = 1;
 	return timeline_cmd_run(ctx, &ta, argc, argv);
 }
 

@@ -243,7 +243,8 @@ int timeline_run(const struct timeline_args *a)
 	}
 	if (a->manifest && (!a->volume || a->vol_first))
 		manifest_header(&c.out, img);
-	if ((a->flags & E4T_TREE_DELETED) && start == EXT2_ROOT_INO) {
+	if ((a->flags & E4T_TREE_DELETED) && a->deleted_names &&
+	    start == EXT2_ROOT_INO) {
 		err = dnames_new(img, &c.dn);
 		if (err) {
 			report(img->name, "reading deleted names", err);

@@ -22,7 +22,11 @@ struct timeline_args {
 	struct e4t_ts since, until;
 	int has_since, has_until;
 	int journal; /* timeline --journal: journaled states as rows */
-	int sort;    /* --sort given */
+	/* timeline, not export: with --deleted, deleted inodes take the
+	 * names left in slack or the journal (an export keeps "<INO>",
+	 * which import never matches by path) */
+	int deleted_names;
+	int sort; /* --sort given */
 	enum e4t_field sort_field;
 	/* --volume all: this run's volume, and whether it is the first
 	 * (the header lines are written once) */
