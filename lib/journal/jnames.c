@@ -6,7 +6,9 @@
  * checksum failure, the copy itself usable) is parsed; an entry one of
  * those copies held that the directory no longer holds (same inode, same
  * name) is a deleted name, with the transaction of the last copy that
- * held it.
+ * held it.  With metadata_csum a copy must verify as a block of that
+ * directory (the checksum covers the directory's inode number and
+ * generation): a block that was once another directory's gives nothing.
  */
 #include "config.h"
 
@@ -212,6 +214,7 @@ static errcode_t read_copies(struct e4t_image *img, struct e4t_journal *j,
 		.filetype = ext2fs_has_feature_filetype(fs->super),
 	};
 	size_t nt = e4t_journal_count(j), ti, bi;
+	int csum = ext2fs_has_feature_metadata_csum(fs->super);
 	unsigned char *buf = malloc(fs->blocksize);
 	errcode_t err = 0;
 
@@ -232,15 +235,21 @@ static errcode_t read_copies(struct e4t_image *img, struct e4t_journal *j,
 			if (err)
 				break;
 			/* an htree index block, as the copy holds it */
-			if (e4t_slack_dx_node(buf, fs->blocksize,
-					      ext2fs_has_feature_metadata_csum(
-						      fs->super)))
+			if (e4t_slack_dx_node(buf, fs->blocksize, csum))
 				continue;
 			/* the same block may belong to several directories
 			 * (damage): every one gets the names */
 			for (;
 			     d < c->blocks + c->nblocks && d->blk == b->fsblock;
 			     d++) {
+				/* with metadata_csum, a copy from when the
+				 * block was another directory's (or not a
+				 * directory's) does not verify as this one's */
+				if (csum &&
+				    !ext2fs_dir_block_csum_verify(
+					    fs, d->dir,
+					    (struct ext2_dir_entry *)buf))
+					continue;
 				c->dir = d->dir;
 				c->trans = ti;
 				c->live = 0;
