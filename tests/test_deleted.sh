@@ -276,7 +276,7 @@ test_kernel_journal_names_and_states() {
 					"\(.ino) \(.status) \(.name_source)"' "$OUT")"
 			assertEquals "$f: $path before deletion" \
 				"$ino 1 $size $at $mt $ct $cr" \
-				"$(jq -r --arg p "$path" 'select(.path == $p and .source == "journal" and .links > 0) |
+				"$(jq -rs --arg p "$path" '[.[] | select(.path == $p and .source == "journal" and .links > 0)] | last |
 					"\(.ino) \(.links) \(.size) \(.atime.sec).\(.atime.nsec) \(.mtime.sec).\(.mtime.nsec) \(.ctime.sec).\(.ctime.nsec) \(.crtime.sec).\(.crtime.nsec)"' "$OUT" |
 					awk '{ for (i = 4; i <= 7; i++) { split($i, a, "."); $i = sprintf("%s.%09d", a[1], a[2]) } print }')"
 			assertNotEquals "$f: $path tid" "" \
@@ -298,6 +298,28 @@ test_kernel_journal_names_and_states() {
 	assertEquals "no journal rows" 0 "$(grep -c '"source"' "$OUT")"
 	assertEquals "name from the journal" journal \
 		"$(jq -r 'select(.path == "/docs/sub/secret.txt") | .name_source' "$OUT")"
+}
+
+# The committed images: /deleted-file was written, synced, its truth line
+# recorded, then deleted by the kernel: its name, and its times before the
+# deletion (the last journaled state with links above 0), come from the
+# journal.
+test_committed_images_deleted_file() {
+	local n img line ino size at mt ct cr
+	for n in ext4-4k ext4-1k-inline; do
+		img=$(unpack "$n") || { fail "unpack $n"; continue; }
+		line=$(truth_lines "$n" | awk '$NF == "deleted"')
+		read -r _ ino _ _ _ _ size _ at mt ct cr _ <<<"$line"
+		run_ro "$img" timeline -d --journal -f jsonl "$img"
+		assertEquals "$n: $(head -3 "$ERR")" 0 "$RC"
+		assertEquals "$n: the deleted row" "$ino deleted journal" \
+			"$(jq -r 'select(.path == "/deleted-file" and .source == null) |
+				"\(.ino) \(.status) \(.name_source)"' "$OUT")"
+		assertEquals "$n: before the deletion" "$ino $size $at $mt $ct $cr" \
+			"$(jq -rs '[.[] | select(.path == "/deleted-file" and .source == "journal" and .links > 0)] | last |
+				"\(.ino) \(.size) \(.atime.sec).\(.atime.nsec) \(.mtime.sec).\(.mtime.nsec) \(.ctime.sec).\(.ctime.nsec) \(.crtime.sec).\(.crtime.nsec)"' "$OUT" |
+				awk '{ for (i = 3; i <= 6; i++) { split($i, a, "."); $i = sprintf("%s.%09d", a[1], a[2]) } print }')"
+	done
 }
 
 . shunit2
