@@ -520,6 +520,49 @@ errcode_t e4t_dir_scan(struct e4t_image *img, ext2_ino_t dir, int inline_data,
 		       e4t_dirent_fn fn, e4t_warn_fn warn, void *priv);
 
 /* ------------------------------------------------------------------ */
+/* Deleted entries in directory slack (slack.c)                        */
+/* ------------------------------------------------------------------ */
+
+/* A name found in the slack of a live directory. */
+struct e4t_slack_entry {
+	ext2_ino_t dir; /* the directory whose block holds it */
+	ext2_ino_t ino;
+	const char *name; /* raw bytes, not NUL-terminated */
+	unsigned name_len;
+	unsigned file_type; /* EXT2_FT_*, 0 without the filetype feature */
+	blk64_t blk;	    /* the block (0: inline data) */
+	unsigned offset;    /* of the entry in the block (or inline area) */
+	int realloc;	    /* the inode is in use now (by another file) */
+};
+typedef int (*e4t_slack_fn)(const struct e4t_slack_entry *e, void *priv);
+
+/*
+ * The deleted entries left in directory dir's blocks (linear, htree
+ * leaves, inline data), each once, by inode number; names a live entry
+ * of dir still holds are left out.  fn returning non-zero stops.
+ */
+errcode_t e4t_slack_scan(struct e4t_image *img, ext2_ino_t dir, e4t_slack_fn fn,
+			 void *priv);
+
+/* The parser alone (for the fuzz harness): one directory block. */
+struct e4t_slack_geom {
+	unsigned len;	       /* bytes in buf */
+	uint32_t first_ino;    /* the lowest inode a candidate may name */
+	uint32_t inodes_count; /* and the highest */
+	int filetype;	       /* the filetype feature: types 1 to 7 only */
+};
+typedef int (*e4t_slack_parse_fn)(ext2_ino_t ino, const char *name,
+				  unsigned name_len, unsigned file_type,
+				  unsigned off, void *priv);
+/* fn for each candidate in slack, live (may be NULL) for each live entry
+ * with a name; either returning non-zero stops (and is 1). */
+int e4t_slack_parse(const unsigned char *buf, const struct e4t_slack_geom *g,
+		    e4t_slack_parse_fn fn, e4t_slack_parse_fn live, void *priv);
+/* Does the block look like an htree index node (a fake empty entry over
+ * the whole block, then a count and limit that fit)? */
+int e4t_slack_dx_node(const unsigned char *buf, unsigned len, int csum);
+
+/* ------------------------------------------------------------------ */
 /* The tree (tree.c)                                                   */
 /* ------------------------------------------------------------------ */
 
@@ -528,6 +571,15 @@ enum e4t_status {
 	E4T_LIVE = 0, /* reached through a name */
 	E4T_ORPHAN,   /* looks in use, but no name reaches it */
 	E4T_DELETED,  /* links 0 and a dtime */
+	/* a deleted name whose inode is in use now (timeline --deleted) */
+	E4T_DELETED_REALLOC,
+};
+
+/* Where a journaled state came from (timeline --journal). */
+struct e4t_row_journal {
+	uint32_t tid;
+	int64_t commit_sec; /* 0 when unknown */
+	uint32_t commit_nsec;
 };
 
 struct e4t_row {
@@ -539,6 +591,11 @@ struct e4t_row {
 	 * walk, the first that names it); 0 for / and for orphan and
 	 * deleted inodes */
 	ext2_ino_t parent;
+	/* where a deleted row's name came from ("slack", "journal", "none"),
+	 * or NULL: timeline --deleted sets it, the tree never does */
+	const char *name_source;
+	/* timeline --journal: the state of a journaled copy, or NULL */
+	const struct e4t_row_journal *journal;
 };
 
 typedef int (*e4t_row_fn)(const struct e4t_row *row, void *priv);

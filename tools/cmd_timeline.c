@@ -30,7 +30,18 @@ static void timeline_help(FILE *fp)
 		"                       timesketch, csv\n"
 		"  -d, --deleted        add inodes no name reaches (orphan) "
 		"and "
-		"deleted ones\n"
+		"deleted ones,\n"
+		"                       named from directory slack when a "
+		"name is left\n"
+		"                       there, and deleted names whose inode "
+		"is in use\n"
+		"                       again (deleted-realloc)\n"
+		"      --journal        add a row for each distinct state of "
+		"an inode's\n"
+		"                       times in the journal (live log and "
+		"stale\n"
+		"                       transactions), after the inode's "
+		"own rows\n"
 		"      --since TIME     only rows whose FIELD is at or after "
 		"TIME\n"
 		"      --until TIME     only rows whose FIELD is at or before "
@@ -106,10 +117,11 @@ int timeline_cmd_run(struct cmd_ctx *ctx, struct timeline_args *a, int argc,
 	return timeline_run(a);
 }
 
-enum { OPT_FLAGS = OPT_SORT + 1 };
+enum { OPT_FLAGS = OPT_SORT + 1, OPT_JOURNAL = 0x300 }; /* timeline only */
 static const struct option timeline_longopts[] = {
 	TIMELINE_LONGOPTS,
 	{ "flags", no_argument, NULL, OPT_FLAGS },
+	{ "journal", no_argument, NULL, OPT_JOURNAL },
 	{ NULL, 0, NULL, 0 },
 };
 static struct timeline_args ta = { .filter_field = E4T_CRTIME };
@@ -119,6 +131,8 @@ static void tl_opt(struct cmd_ctx *ctx, int opt, const char *arg)
 	(void)ctx;
 	if (opt == OPT_FLAGS)
 		ta.rule_flags = 1;
+	else if (opt == OPT_JOURNAL)
+		ta.journal = 1;
 	else
 		timeline_opt(&timeline_cmd, opt, arg, &ta);
 }
@@ -147,6 +161,7 @@ static int tl_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 
 static int tl_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
+	ta.deleted_names = 1;
 	return timeline_cmd_run(ctx, &ta, argc, argv);
 }
 

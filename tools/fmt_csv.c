@@ -18,6 +18,10 @@ static void csv_begin(struct out *o)
 		lb_puts(&o->lb, "volume,");
 	lb_puts(&o->lb, "path,ino,type,mode,uid,gid,size,links,atime,mtime,"
 			"ctime,crtime,dtime,status");
+	if (o->name_sources)
+		lb_puts(&o->lb, ",name_source");
+	if (o->journal_rows)
+		lb_puts(&o->lb, ",source,tid,commit_time");
 	if (o->flags_on)
 		lb_puts(&o->lb, ",flags");
 	lb_puts(&o->lb, o->eol);
@@ -44,6 +48,21 @@ static void csv_row(struct out *o, const struct e4t_row *row)
 	}
 	lb_putc(b, ',');
 	lb_puts(b, status_name(row->status));
+	if (o->name_sources) {
+		lb_putc(b, ',');
+		if (row->name_source)
+			lb_puts(b, row->name_source);
+	}
+	if (o->journal_rows && !row->journal) {
+		lb_puts(b, ",disk,,");
+	} else if (o->journal_rows) {
+		struct e4t_ts ts = { .sec = row->journal->commit_sec,
+				     .nsec = row->journal->commit_nsec };
+
+		lb_printf(b, ",journal,%u,", row->journal->tid);
+		if (ts.sec)
+			lb_iso(b, &ts, 9);
+	}
 	if (o->flags_on) {
 		unsigned i;
 

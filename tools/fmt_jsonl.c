@@ -46,6 +46,9 @@ static void json_row(struct out *o, const struct e4t_row *row)
 	}
 	if (in->flags & E4T_INO_CSUM_BAD)
 		lb_puts(b, ",\"inode_csum_bad\":true");
+	if (row->name_source)
+		lb_printf(b, ",\"name_source\":\"%s\"", row->name_source);
+	lb_journal_json(b, row);
 	lb_flags_json(b, o, "flags");
 	lb_puts(b, "}\n");
 }

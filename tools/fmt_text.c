@@ -63,6 +63,7 @@ static void text_row(struct out *o, const struct e4t_row *row)
 		lb_putc(&o->lb, ':');
 	}
 	esc_text(&o->lb, row->path, row->path_len);
+	journal_suffix(&o->lb, row);
 	lb_puts(&o->lb, status_suffix(row->status));
 	lb_putc(&o->lb, '\n');
 }

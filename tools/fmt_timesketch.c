@@ -40,6 +40,7 @@ static void ts_row(struct out *o, const struct e4t_row *row)
 			lb_putc(b, ':');
 		}
 		esc_json(b, row->path, row->path_len);
+		journal_suffix(b, row);
 		lb_printf(b, "%s (%s)\",\"datetime\":\"%s\"",
 			  status_suffix(row->status), e4t_field_name(f), iso);
 		lb_printf(b,
@@ -60,6 +61,10 @@ static void ts_row(struct out *o, const struct e4t_row *row)
 			esc_hex(b, row->path, row->path_len);
 			lb_putc(b, '"');
 		}
+		if (row->name_source)
+			lb_printf(b, ",\"name_source\":\"%s\"",
+				  row->name_source);
+		lb_journal_json(b, row);
 		lb_printf(b,
 			  ",\"inode\":%u,\"file_type\":\"%s\",\"status\":"
 			  "\"%s\",\"data_type\":\"fs:ext4:inode\"",

@@ -101,6 +101,7 @@ void lb_body_middle(struct lbuf *b, const struct e4t_row *row, const char *mode)
 {
 	const struct e4t_inode *in = row->inode;
 
+	journal_suffix(b, row);
 	lb_puts(b, status_suffix(row->status));
 	lb_putc(b, '|');
 	lb_u64(b, in->ino);
@@ -114,11 +115,39 @@ void lb_body_middle(struct lbuf *b, const struct e4t_row *row, const char *mode)
 	lb_u64(b, in->size);
 }
 
+/* timeline --journal (output.h) */
+void journal_suffix(struct lbuf *b, const struct e4t_row *row)
+{
+	if (row->journal)
+		lb_printf(b, " (journal tid %u)", row->journal->tid);
+}
+
+void lb_journal_json(struct lbuf *b, const struct e4t_row *row)
+{
+	const struct e4t_row_journal *j = row->journal;
+
+	if (!j)
+		return;
+	lb_printf(b, ",\"source\":\"journal\",\"tid\":%u,\"commit_time\":",
+		  j->tid);
+	if (j->commit_sec) {
+		struct e4t_ts ts = { .sec = j->commit_sec,
+				     .nsec = j->commit_nsec };
+
+		lb_putc(b, '"');
+		lb_iso(b, &ts, 9);
+		lb_putc(b, '"');
+	} else {
+		lb_puts(b, "null");
+	}
+}
+
 const char *status_suffix(enum e4t_status st)
 {
 	switch (st) {
 	case E4T_ORPHAN: return " (orphan)";
 	case E4T_DELETED: return " (deleted)";
+	case E4T_DELETED_REALLOC: return " (deleted-realloc)";
 	default: return "";
 	}
 }
@@ -128,6 +157,7 @@ const char *status_name(enum e4t_status st)
 	switch (st) {
 	case E4T_ORPHAN: return "orphan";
 	case E4T_DELETED: return "deleted";
+	case E4T_DELETED_REALLOC: return "deleted-realloc";
 	default: return "live";
 	}
 }

@@ -34,6 +34,10 @@ struct out {
 	int flags_on;
 	unsigned nflags;
 	const char *flags[E4T_OUT_MAXFLAGS];
+	/* timeline --deleted from /: csv has a name_source column */
+	int name_sources;
+	/* timeline --journal: csv has source, tid and commit_time columns */
+	int journal_rows;
 };
 
 struct formatter {
@@ -61,6 +65,11 @@ void lb_iso(struct lbuf *b, const struct e4t_ts *ts, int digits);
 /* "-rw-r--r--" as ls shows it, with setuid/setgid/sticky. */
 void mode_string(uint16_t mode, char out[11]);
 const char *status_suffix(enum e4t_status st);
+/* timeline --journal: " (journal tid N)" after the path of a journal row */
+void journal_suffix(struct lbuf *b, const struct e4t_row *row);
+/* timeline --journal: ,"source":"journal","tid":N,"commit_time":"...Z"
+ * (null when unknown) for a journal row, nothing for the others */
+void lb_journal_json(struct lbuf *b, const struct e4t_row *row);
 /* The fields both bodyfiles share after the name:
  * "(deleted)|ino|mode|uid|gid|size" */
 void lb_body_middle(struct lbuf *b, const struct e4t_row *row,

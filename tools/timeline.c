@@ -7,10 +7,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <uuid/uuid.h>
 
+#include "deleted.h"
+#include "jrows.h"
 #include "timeline.h"
 
 struct saved_row {
@@ -22,6 +25,12 @@ struct saved_row {
 	struct e4t_ts key;
 	int key_shown;
 	size_t seq;
+	const char *name_source;
+	struct e4t_inode *info; /* --deleted: a row of an inode the tree
+				   does not hold has a copy; --journal: a
+				   journaled state */
+	struct e4t_row_journal jsrc;
+	int has_jsrc;
 };
 
 struct tl_ctx {
@@ -38,6 +47,8 @@ struct tl_ctx {
 	struct e4t_rules_ctx rc;
 	struct e4t_dir_nsec *dirs;
 	size_t ndirs;
+	struct dnames *dn; /* --deleted from /: names of deleted inodes */
+	struct jrows *jr;  /* --journal: journaled states */
 };
 
 static int add_flag(const struct e4t_finding *f, void *priv)
@@ -109,11 +120,24 @@ static int save_row(struct tl_ctx *c, const struct e4t_row *row)
 	s->parent = row->parent;
 	s->key = row->inode->ts[c->sort_field];
 	s->key_shown = ts_shown(&s->key, c->sort_field);
+	s->name_source = row->name_source;
+	s->info = NULL;
+	s->has_jsrc = row->journal != NULL;
+	if (row->journal)
+		s->jsrc = *row->journal;
+	if (row->name_source || row->journal) {
+		s->info = malloc(sizeof(*s->info));
+		if (!s->info) {
+			free(s->path);
+			return ENOMEM;
+		}
+		*s->info = *row->inode;
+	}
 	s->seq = c->nrows++;
 	return 0;
 }
 
-static int on_row(const struct e4t_row *row, void *priv)
+static int put_row(const struct e4t_row *row, void *priv)
 {
 	struct tl_ctx *c = priv;
 
@@ -126,6 +150,25 @@ static int on_row(const struct e4t_row *row, void *priv)
 	if (lb_maybe_flush(&c->out.lb, c->out.fp))
 		return errno ? errno : EIO;
 	return 0;
+}
+
+static int on_row(const struct e4t_row *row, void *priv)
+{
+	struct tl_ctx *c = priv;
+	struct e4t_row named;
+	int rc;
+
+	if (c->dn) {
+		errcode_t err = dnames_row(c->dn, row, &named);
+
+		if (err)
+			return (int)err;
+		row = &named;
+	}
+	rc = put_row(row, priv);
+	if (!rc && c->jr)
+		rc = jrows_emit(c->jr, row, put_row, priv);
+	return rc;
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -155,7 +198,9 @@ static errcode_t flush_sorted(struct tl_ctx *c, struct e4t_tree *tree)
 		struct e4t_inode info;
 		struct e4t_row row;
 
-		if (!err)
+		if (!err && s->info)
+			info = *s->info;
+		else if (!err)
 			err = e4t_tree_inode(tree, s->ino, &info);
 		if (!err) {
 			row.path = s->path;
@@ -164,11 +209,14 @@ static errcode_t flush_sorted(struct tl_ctx *c, struct e4t_tree *tree)
 			row.status = s->status;
 			row.parent = s->parent;
 			row_flags(c, &row);
+			row.name_source = s->name_source;
+			row.journal = s->has_jsrc ? &s->jsrc : NULL;
 			c->fmt->row(&c->out, &row);
 			if (lb_maybe_flush(&c->out.lb, c->out.fp))
 				err = errno ? errno : EIO;
 		}
 		free(s->path);
+		free(s->info);
 	}
 	free(c->rows);
 	c->rows = NULL;
@@ -241,8 +289,33 @@ int timeline_run(const struct timeline_args *a)
 	}
 	if (a->manifest && (!a->volume || a->vol_first))
 		manifest_header(&c.out, img);
+	if ((a->flags & E4T_TREE_DELETED) && a->deleted_names &&
+	    start == EXT2_ROOT_INO) {
+		err = dnames_new(img, &c.dn);
+		if (err) {
+			report(img->name, "reading deleted names", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+		c.out.name_sources = 1;
+	}
+	if (a->journal) {
+		err = jrows_load(img, lib_warn, &wc, &c.jr);
+		if (err == ENOMEM) {
+			report(img->name, "journal", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+		if (err) { /* no journal rows; the timeline goes on */
+			report(img->name, "journal", err);
+			wc.count++;
+		}
+		c.out.journal_rows = 1;
+	}
 	c.fmt->begin(&c.out);
 	err = e4t_tree_walk(tree, start, spec, on_row, &c);
+	if (!err && c.dn)
+		err = dnames_rest(c.dn, tree, put_row, &c);
 	if (!err && c.sort)
 		err = flush_sorted(&c, tree);
 	if (err == E4T_ERR_NOT_IN_USE) {
@@ -262,6 +335,8 @@ int timeline_run(const struct timeline_args *a)
 out:
 	free(c.dirs);
 	lb_free(&c.out.lb);
+	dnames_free(c.dn);
+	jrows_free(c.jr);
 	e4t_tree_free(tree);
 	return status;
 }

@@ -21,6 +21,11 @@ struct timeline_args {
 	enum e4t_field filter_field; /* --field (crtime) */
 	struct e4t_ts since, until;
 	int has_since, has_until;
+	int journal; /* timeline --journal: journaled states as rows */
+	/* timeline, not export: with --deleted, deleted inodes take the
+	 * names left in slack or the journal (an export keeps "<INO>",
+	 * which import never matches by path) */
+	int deleted_names;
 	int sort; /* --sort given */
 	enum e4t_field sort_field;
 	/* --volume all: this run's volume, and whether it is the first

@@ -671,6 +671,8 @@ static int emit(struct walker *w, struct irec *r, enum e4t_status status,
 	row.inode = &info;
 	row.status = status;
 	row.parent = parent;
+	row.name_source = NULL;
+	row.journal = NULL;
 	return w->fn(&row, w->priv);
 }
 

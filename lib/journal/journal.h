@@ -282,4 +282,32 @@ errcode_t e4t_audit_run_flags(struct e4t_image *img, struct e4t_journal *j,
 			      struct e4t_audit **ret);
 void e4t_audit_free(struct e4t_audit *a);
 
+/* ------------------------------------------------------------------ */
+/* Names of deleted files from the journal (jnames.c)                  */
+/* ------------------------------------------------------------------ */
+
+/* An entry that a journaled copy of a directory block held and the
+ * directory does not hold now (same inode and name). */
+struct e4t_jname {
+	ext2_ino_t dir, ino;
+	const char *name; /* raw bytes, not NUL-terminated */
+	unsigned name_len;
+	unsigned file_type;
+	size_t trans; /* the last transaction whose copy held it */
+	uint32_t tid;
+	int64_t commit_sec; /* its commit time; 0 when unknown */
+	uint32_t commit_nsec;
+};
+typedef int (*e4t_jname_fn)(const struct e4t_jname *e, void *priv);
+/*
+ * Every such entry of the directories dirs (their block maps as they are
+ * now), from the verified transactions of the loaded journal (committed,
+ * no checksum failure, the copy usable; fast commits hold no directory
+ * blocks), once each, by directory, inode and name.  A directory that
+ * cannot be read now gives none.  fn returning non-zero stops.
+ */
+errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
+			    const ext2_ino_t *dirs, size_t ndirs,
+			    e4t_jname_fn fn, void *priv);
+
 #endif /* E4T_JOURNAL_H */

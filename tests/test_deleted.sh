@@ -1,0 +1,331 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# test_deleted.sh --- timeline --deleted: names of deleted files from
+# directory slack, against The Sleuth Kit's fls and the kernel.
+#
+# Images are built here: mkfs.ext4 -d from a tree (a linear directory, one
+# made an htree by e2fsck -D, an inline-data directory), files removed
+# with debugfs "rm" (e2fsprogs' ext2fs_unlink leaves the name in slack),
+# one freed inode taken again by debugfs "write" (deleted-realloc).  fls
+# -r -d -p on the same image: every name fls finds that was a real file
+# there, e4time finds, with the same inode and marking, and e4time
+# invents none.  As root with loop devices, files written by the kernel,
+# their times taken with stat(1) before debugfs removes them: a deleted
+# row has the name, the inode and those times; and on this kernel (Linux
+# 5.13 and later wipe the name on unlink) a kernel rm leaves no name, and
+# the row is "<INO>" with name_source "none" when the journal no longer
+# holds the directory block, and the journal's name when it does: with
+# --journal, the inode's journaled states give the times stat(1) saw
+# before the deletion (live log and stale transactions).  Random bytes in
+# slack give no name.  Every run goes through run_ro: the image stays byte-identical.
+. "$TOP_SRCDIR/tests/lib.sh"
+
+suite_setup() {
+	require_tools mkfs.ext4 debugfs e2fsck fls jq python3 || return 1
+	probe_mount
+	local d="$TMP/src" i
+	mkdir -p "$d/lin" "$d/htree" "$d/inl/sub" || return 1
+	for i in 1 2 3 4 5 6; do echo "$i" >"$d/lin/file_$i.txt"; done
+	for i in $(seq 1 200); do echo "$i" >"$d/htree/name_number_$i"; done
+	echo a >"$d/inl/a1"
+	echo b >"$d/inl/b2"
+	echo c >"$d/inl/c3"
+	truncate -s 16M "$TMP/base.img" &&
+		mkfs.ext4 -q -F -b 1024 -O inline_data,dir_index,^metadata_csum \
+			-U 0e4d0e4d-1414-4141-8e4d-0e4d0e4d1414 \
+			-E hash_seed=14141414-0e4d-4d0e-a14a-141414141414 \
+			-d "$d" "$TMP/base.img" >/dev/null 2>&1 || return 1
+	# an htree: e2fsck -D indexes the big directory
+	e2fsck -fyD "$TMP/base.img" >/dev/null 2>&1
+	debugfs -R "stat /htree" "$TMP/base.img" 2>/dev/null |
+		grep -q 'Flags: 0x[0-9a-f]*1[0-9a-f]\{3\}$' || {
+		echo "test_deleted: /htree is not indexed" >&2
+		return 1
+	}
+	"$E4TIME" timeline -f jsonl "$TMP/base.img" >"$TMP/base.jsonl" ||
+		return 1
+	cp "$TMP/base.img" "$TMP/rm.img"
+	for i in /lin/file_2.txt /lin/file_5.txt /htree/name_number_17 \
+		/htree/name_number_150 /htree/name_number_151 /inl/b2; do
+		debugfs -w -R "rm $i" "$TMP/rm.img" >/dev/null 2>&1 || return 1
+	done
+	echo new >"$TMP/newfile"
+	debugfs -w -R "write $TMP/newfile /newfile" "$TMP/rm.img" \
+		>/dev/null 2>&1 || return 1
+}
+
+# deleted_rows IMAGE: "INO PATH STATUS SOURCE" of every non-live jsonl row
+deleted_rows() {
+	run_ro "$1" timeline -d -f jsonl "$1"
+	assertEquals "timeline -d: $(head -3 "$ERR")" 0 "$RC"
+	jq -r 'select(.status != "live") |
+		"\(.ino) \(.path) \(.status) \(.name_source)"' "$OUT" | sort
+}
+
+# fls_rows IMAGE: "INO /PATH deleted|deleted-realloc" of fls -r -d -p
+fls_rows() {
+	fls -r -d -p "$1" | sed -n \
+		-e 's#^[^ ]* \* \([0-9]*\)(realloc):\t\(.*\)$#\1 /\2 deleted-realloc#p' \
+		-e 's#^[^ ]* \* \([0-9]*\):\t\(.*\)$#\1 /\2 deleted#p' |
+		grep -v ' /\$OrphanFiles/' | sort
+}
+
+test_slack_names_linear_htree_inline() {
+	local rows
+	rows=$(deleted_rows "$TMP/rm.img")
+	# the base image's inode numbers: the names were theirs
+	local p ino
+	for p in /lin/file_2.txt /lin/file_5.txt /htree/name_number_17 \
+		/htree/name_number_151 /inl/b2; do
+		ino=$(jq -r --arg p "$p" 'select(.path == $p) | .ino' \
+			"$TMP/base.jsonl")
+		assertContains "$p: $rows" "$rows" "$ino $p deleted slack"
+	done
+	ino=$(jq -r 'select(.path == "/htree/name_number_150") | .ino' \
+		"$TMP/base.jsonl")
+	assertContains "$rows" "$ino /htree/name_number_150 deleted-realloc slack"
+	assertEquals "newfile has the freed inode" "$ino" \
+		"$(debugfs -R 'stat /newfile' "$TMP/rm.img" 2>/dev/null |
+			sed -n 's/^Inode: \([0-9]*\) .*/\1/p')"
+}
+
+test_times_before_deletion() {
+	# debugfs rm sets dtime only: the deleted row has the live times
+	run_ro "$TMP/rm.img" timeline -d -f jsonl "$TMP/rm.img"
+	local p
+	for p in /lin/file_2.txt /htree/name_number_17 /inl/b2; do
+		assertEquals "$p times" \
+			"$(jq -c --arg p "$p" 'select(.path == $p) |
+				[.ino, .size, .atime, .mtime, .ctime, .crtime]' \
+				"$TMP/base.jsonl")" \
+			"$(jq -c --arg p "$p" 'select(.path == $p) |
+				[.ino, .size, .atime, .mtime, .ctime, .crtime]' "$OUT")"
+		assertNotEquals "$p dtime" null \
+			"$(jq -c --arg p "$p" 'select(.path == $p) | .dtime' "$OUT")"
+	done
+}
+
+# Every name fls finds that was a real file, e4time finds, marked alike;
+# every name e4time gives was a real file with that inode.
+test_fls_names_are_found() {
+	local e f real
+	e=$(deleted_rows "$TMP/rm.img" | awk '$4 == "slack" {print $1, $2, $3}')
+	f=$(fls_rows "$TMP/rm.img")
+	real=$(jq -r '"\(.ino) \(.path)"' "$TMP/base.jsonl" | sort)
+	assertNotNull "fls found names" "$f"
+	local ino path st
+	while read -r ino path st; do
+		grep -qxF "$ino $path" <<<"$real" || continue # fls's false entry
+		assertContains "fls: $ino $path $st; e4time: $e" \
+			"$e" "$ino $path $st"
+	done <<<"$f"
+	while read -r ino path st; do
+		assertTrue "e4time invented $ino $path" \
+			"grep -qxF '$ino $path' <<<'$real'"
+	done <<<"$e"
+	assertEquals "6 names" 6 "$(grep -c . <<<"$e")"
+}
+
+test_bodyfile_names_as_fls_prints_them() {
+	run_ro "$TMP/rm.img" timeline -d -f bodyfile "$TMP/rm.img"
+	local e f real
+	e=$(grep ' (deleted' "$OUT" | cut -d'|' -f2,3 | grep -v '|<' | sort)
+	# fls's own false entries (a name read from an htree index block,
+	# "/htree/^" here) are left out: those that were real files stay
+	real=$(jq -r '"\(.path) (deleted\(if .path == "/htree/name_number_150" then "-realloc" else "" end))|\(.ino)"' \
+		"$TMP/base.jsonl")
+	f=$(fls -m / -r -d "$TMP/rm.img" | cut -d'|' -f2,3 | grep -xFf <(echo "$real") | sort)
+	assertEquals "fls's false entry is there" 1 \
+		"$(fls -m / -r -d "$TMP/rm.img" | cut -d'|' -f2,3 | grep -cvxFf <(echo "$real"))"
+	assertEquals "fls -m names" "$f" "$e"
+}
+
+test_csv_and_timesketch_name_source() {
+	run_ro "$TMP/rm.img" timeline -d -f csv "$TMP/rm.img"
+	assertEquals "csv header" \
+		"path,ino,type,mode,uid,gid,size,links,atime,mtime,ctime,crtime,dtime,status,name_source" \
+		"$(head -1 "$OUT" | tr -d '\r')"
+	assertContains "$(cat "$OUT")" "/inl/b2,"
+	assertContains "$(grep '^/inl/b2,' "$OUT")" ",deleted,slack"
+	run_ro "$TMP/rm.img" timeline -d -f timesketch "$TMP/rm.img"
+	assertEquals "timesketch slack rows" slack \
+		"$(jq -r 'select(.path == "/inl/b2") | .name_source' "$OUT" |
+			sort -u)"
+}
+
+test_without_deleted_nothing_changes() {
+	run_ro "$TMP/rm.img" timeline -f csv "$TMP/rm.img"
+	assertEquals "csv header" \
+		"path,ino,type,mode,uid,gid,size,links,atime,mtime,ctime,crtime,dtime,status" \
+		"$(head -1 "$OUT" | tr -d '\r')"
+	run_ro "$TMP/rm.img" timeline -f jsonl "$TMP/rm.img"
+	assertEquals "no name_source, no deleted row" 0 \
+		"$(grep -c 'name_source\|"deleted' "$OUT")"
+	# a subtree never shows deleted rows
+	run_ro "$TMP/rm.img" timeline -d -f jsonl "$TMP/rm.img" /lin
+	assertEquals "subtree" 0 "$(grep -c 'name_source\|"deleted' "$OUT")"
+}
+
+test_random_slack_gives_no_name() {
+	local img="$TMP/noise.img" blk i
+	cp "$TMP/base.img" "$img"
+	# /lin's one block: live entries, then fill every gap with noise
+	blk=$(debugfs -R "blocks /lin" "$img" 2>/dev/null | awk '{print $1}')
+	python3 - "$img" "$blk" <<'PYEOF'
+import random, struct, sys
+img, blk = sys.argv[1], int(sys.argv[2])
+bs = 1024
+random.seed(14)
+with open(img, "r+b") as f:
+    f.seek(blk * bs)
+    b = bytearray(f.read(bs))
+    off = 0
+    while off + 8 <= bs:
+        ino, rl, nl = struct.unpack_from("<IHB", b, off)
+        used = 8 + ((nl + 3) & ~3)
+        for i in range(off + used, off + rl):
+            b[i] = random.randrange(256)
+        off += rl
+    f.seek(blk * bs)
+    f.write(b)
+PYEOF
+	run_ro "$img" timeline -d -f jsonl "$img"
+	assertEquals "no slack name from noise: $(head -3 "$ERR")" 0 \
+		"$(grep -c '"name_source":"slack"' "$OUT")"
+}
+
+# The kernel: files written and stat'ed on a loop mount; debugfs rm keeps
+# the names, the kernel's rm (5.13 and later) wipes them.
+test_kernel_files_debugfs_and_kernel_rm() {
+	if [ "$CAN_MOUNT" != 1 ]; then
+		skip_test "loop mounts not available (root and loop devices)"
+		return
+	fi
+	local img="$TMP/k.img" mnt i
+	truncate -s 32M "$img"
+	# a fixed hash seed: the same htree leaves every run (a name first in
+	# its block loses its inode number on unlink, and then its name)
+	mkfs.ext4 -q -F -O dir_index -U 0e4d0e4d-1414-4141-8e4d-0e4d0e4d1415 \
+		-E hash_seed=14141414-0e4d-4d0e-a14a-141414141415 "$img" \
+		>/dev/null 2>&1
+	mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+	mount -o loop "$img" "$mnt" || { fail "mount"; return; }
+	mkdir -p "$mnt/d/sub" "$mnt/big"
+	for i in 1 2 3 4 5; do echo "x$i" >"$mnt/d/f$i"; done
+	echo in >"$mnt/d/sub/inner"
+	for i in $(seq 1 300); do echo "$i" >"$mnt/big/a_longer_name_$i"; done
+	touch -d '2001-02-03 04:05:06.123456789' "$mnt/d/f2"
+	sync
+	(cd "$mnt" && stat -c '%i /%n %.9X %.9Y %.9Z' d/f2 d/f4 \
+		d/sub/inner big/a_longer_name_77) >"$TMP/k.truth"
+	rm "$mnt/d/f3"
+	sync
+	umount "$mnt"
+	rmdir "$mnt"
+	# debugfs rm on a copy: names stay
+	cp "$img" "$TMP/k-rm.img"
+	for i in /d/f2 /d/f4 /d/sub/inner /big/a_longer_name_77; do
+		debugfs -w -R "rm $i" "$TMP/k-rm.img" >/dev/null 2>&1
+	done
+	run_ro "$TMP/k-rm.img" timeline -d -f jsonl "$TMP/k-rm.img"
+	local ino path at mt ct
+	while read -r ino path at mt ct; do
+		assertEquals "$path" "$ino $path deleted slack $at $mt $ct" \
+			"$(jq -r --arg p "$path" 'select(.path == $p) |
+				"\(.ino) \(.path) \(.status) \(.name_source) \(.atime.sec).\(.atime.nsec) \(.mtime.sec).\(.mtime.nsec) \(.ctime.sec).\(.ctime.nsec)"' "$OUT" |
+				awk '{ for (i = 5; i <= 7; i++) { split($i, a, "."); $i = sprintf("%s.%09d", a[1], a[2]) } print }')"
+	done <"$TMP/k.truth"
+	# the kernel's rm of /d/f3 left no name in slack; the journal has it
+	run_ro "$img" timeline -d -f jsonl "$img"
+	assertEquals "kernel rm leaves no name" 0 \
+		"$(grep -c '"name_source":"slack"' "$OUT")"
+	assertEquals "one deleted inode, named by the journal" \
+		"/d/f3 journal" \
+		"$(jq -r 'select(.status == "deleted") | "\(.path) \(.name_source)"' "$OUT")"
+	assertEquals "fls finds no name either" "" "$(fls_rows "$img")"
+}
+
+# The kernel wipes names on unlink, but the journal keeps the directory
+# blocks and the inodes as they were: names, parent paths, inodes and
+# the times stat(1) gave before the deletion, from the live log (image
+# copied while mounted) and from stale transactions (after unmount).
+test_kernel_journal_names_and_states() {
+	if [ "$CAN_MOUNT" != 1 ]; then
+		skip_test "loop mounts not available (root and loop devices)"
+		return
+	fi
+	local img="$TMP/j.img" mnt i
+	truncate -s 64M "$img"
+	mkfs.ext4 -q -F "$img" >/dev/null 2>&1
+	mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+	mount -o loop "$img" "$mnt" || { fail "mount"; return; }
+	mkdir -p "$mnt/docs/sub"
+	for i in 1 2 3 4 5; do echo "data $i" >"$mnt/docs/report_$i.txt"; done
+	echo secret >"$mnt/docs/sub/secret.txt"
+	sync
+	(cd "$mnt" && stat -c '%i /%n %s %.9X %.9Y %.9Z %.9W' \
+		docs/report_2.txt docs/sub/secret.txt) >"$TMP/j.truth"
+	sleep 1
+	rm "$mnt/docs/report_2.txt" "$mnt/docs/sub/secret.txt"
+	sync
+	cp "$img" "$TMP/j-live.img"
+	umount "$mnt"
+	rmdir "$mnt"
+	local f ino path size at mt ct cr
+	for f in "$TMP/j-live.img" "$img"; do
+		run_ro "$f" timeline -d --journal -f jsonl "$f"
+		assertEquals "$f: $(head -3 "$ERR")" 0 "$RC"
+		while read -r ino path size at mt ct cr; do
+			assertEquals "$f: deleted row of $path" \
+				"$ino deleted journal" \
+				"$(jq -r --arg p "$path" 'select(.path == $p and .source == null) |
+					"\(.ino) \(.status) \(.name_source)"' "$OUT")"
+			assertEquals "$f: $path before deletion" \
+				"$ino 1 $size $at $mt $ct $cr" \
+				"$(jq -rs --arg p "$path" '[.[] | select(.path == $p and .source == "journal" and .links > 0)] | last |
+					"\(.ino) \(.links) \(.size) \(.atime.sec).\(.atime.nsec) \(.mtime.sec).\(.mtime.nsec) \(.ctime.sec).\(.ctime.nsec) \(.crtime.sec).\(.crtime.nsec)"' "$OUT" |
+					awk '{ for (i = 4; i <= 7; i++) { split($i, a, "."); $i = sprintf("%s.%09d", a[1], a[2]) } print }')"
+			assertNotEquals "$f: $path tid" "" \
+				"$(jq -r --arg p "$path" 'select(.path == $p and .source == "journal") | .tid, .commit_time' "$OUT" | grep -v null)"
+		done <"$TMP/j.truth"
+		# fls cannot: the kernel wiped the names
+		assertEquals "$f: fls finds no name" "" "$(fls_rows "$f")"
+		run_ro "$f" timeline -d --journal -f bodyfile "$f"
+		assertContains "$(cat "$OUT")" "|/docs/report_2.txt (journal tid "
+		assertContains "$(grep '^0|/docs/report_2.txt (journal tid [0-9]*) (deleted)|' "$OUT")" \
+			"(deleted)|"
+		run_ro "$f" timeline -d --journal -f csv "$f"
+		assertEquals "$f: csv header" \
+			"path,ino,type,mode,uid,gid,size,links,atime,mtime,ctime,crtime,dtime,status,name_source,source,tid,commit_time" \
+			"$(head -1 "$OUT" | tr -d '\r')"
+	done
+	# without --journal: no journal row, the name still from the journal
+	run_ro "$img" timeline -d -f jsonl "$img"
+	assertEquals "no journal rows" 0 "$(grep -c '"source"' "$OUT")"
+	assertEquals "name from the journal" journal \
+		"$(jq -r 'select(.path == "/docs/sub/secret.txt") | .name_source' "$OUT")"
+}
+
+# The committed images: /deleted-file was written, synced, its truth line
+# recorded, then deleted by the kernel: its name, and its times before the
+# deletion (the last journaled state with links above 0), come from the
+# journal.
+test_committed_images_deleted_file() {
+	local n img line ino size at mt ct cr
+	for n in ext4-4k ext4-1k-inline; do
+		img=$(unpack "$n") || { fail "unpack $n"; continue; }
+		line=$(truth_lines "$n" | awk '$NF == "deleted"')
+		read -r _ ino _ _ _ _ size _ at mt ct cr _ <<<"$line"
+		run_ro "$img" timeline -d --journal -f jsonl "$img"
+		assertEquals "$n: $(head -3 "$ERR")" 0 "$RC"
+		assertEquals "$n: the deleted row" "$ino deleted journal" \
+			"$(jq -r 'select(.path == "/deleted-file" and .source == null) |
+				"\(.ino) \(.status) \(.name_source)"' "$OUT")"
+		assertEquals "$n: before the deletion" "$ino $size $at $mt $ct $cr" \
+			"$(jq -rs '[.[] | select(.path == "/deleted-file" and .source == "journal" and .links > 0)] | last |
+				"\(.ino) \(.size) \(.atime.sec).\(.atime.nsec) \(.mtime.sec).\(.mtime.nsec) \(.ctime.sec).\(.ctime.nsec) \(.crtime.sec).\(.crtime.nsec)"' "$OUT" |
+				awk '{ for (i = 3; i <= 6; i++) { split($i, a, "."); $i = sprintf("%s.%09d", a[1], a[2]) } print }')"
+	done
+}
+
+. shunit2

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * deleted.c --- the names of deleted files for timeline --deleted:
+ * every live directory the walk reaches has its slack read
+ * (e4t_slack_scan); the deleted names found take the directory's path.
+ * The walk ends with the orphan and deleted inodes, by inode number:
+ * each takes the first name found for it in slack, else the name the
+ * journal's latest copy of a directory block gave it (e4t_journal_names,
+ * on every directory the walk reached, read when the walk reaches its
+ * first orphan or deleted inode); the slack names left over (inode in
+ * use again, or freed but not kept by the tree) become rows of their own
+ * at the end, as fls shows them.  The journal is read quietly: a journal
+ * that cannot be read gives no names, and its damage is for the journal
+ * and audit commands to report.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "deleted.h"
+
+struct dname {
+	ext2_ino_t ino;
+	int realloc;
+	int used;
+	size_t seq;
+	char *path;
+	size_t path_len;
+};
+
+/* A directory the walk reached: the journal's names take its path. */
+struct ddir {
+	ext2_ino_t ino;
+	char *path;
+	size_t path_len;
+};
+
+struct dnames {
+	struct e4t_image *img;
+	struct dname *v;
+	size_t n, cap;
+	struct dname *jv; /* names from the journal, by inode */
+	size_t jn, jcap;
+	struct ddir *dirs; /* in walk order */
+	size_t ndirs, dirs_cap;
+	int sorted;
+	errcode_t err;
+	const char *dir_path; /* of the directory being read */
+	size_t dir_len;
+};
+
+errcode_t dnames_new(struct e4t_image *img, struct dnames **ret)
+{
+	struct dnames *d = calloc(1, sizeof(*d));
+
+	*ret = d;
+	if (!d)
+		return ENOMEM;
+	d->img = img;
+	return 0;
+}
+
+void dnames_free(struct dnames *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->n; i++)
+		free(d->v[i].path);
+	for (i = 0; i < d->jn; i++)
+		free(d->jv[i].path);
+	for (i = 0; i < d->ndirs; i++)
+		free(d->dirs[i].path);
+	free(d->v);
+	free(d->jv);
+	free(d->dirs);
+	free(d);
+}
+
+/* A new name DIR/NAME in (*v)[*n]; NULL when out of memory. */
+static struct dname *new_name(struct dname **v, size_t *n, size_t *cap,
+			      const char *dir, size_t dir_len, const char *name,
+			      size_t name_len)
+{
+	int slash = !(dir_len && dir[dir_len - 1] == '/');
+	struct dname *x;
+
+	if (grow_array(v, cap, *n, sizeof(**v)))
+		return NULL;
+	x = &(*v)[*n];
+	memset(x, 0, sizeof(*x));
+	x->path_len = dir_len + (size_t)slash + name_len;
+	x->path = malloc(x->path_len + 1);
+	if (!x->path)
+		return NULL;
+	memcpy(x->path, dir, dir_len);
+	if (slash)
+		x->path[dir_len] = '/';
+	memcpy(x->path + dir_len + slash, name, name_len);
+	x->path[x->path_len] = '\0';
+	x->seq = (*n)++;
+	return x;
+}
+
+static int on_slack(const struct e4t_slack_entry *e, void *priv)
+{
+	struct dnames *d = priv;
+	struct dname *n = new_name(&d->v, &d->n, &d->cap, d->dir_path,
+				   d->dir_len, e->name, e->name_len);
+
+	if (!n) {
+		d->err = ENOMEM;
+		return 1;
+	}
+	n->ino = e->ino;
+	n->realloc = e->realloc;
+	return 0;
+}
+
+static int cmp_ddir(const void *x, const void *y)
+{
+	const struct ddir *a = x, *b = y;
+
+	return a->ino < b->ino ? -1 : a->ino > b->ino;
+}
+
+static int on_jname(const struct e4t_jname *e, void *priv)
+{
+	struct dnames *d = priv;
+	struct ddir key = { .ino = e->dir };
+	const struct ddir *dir;
+	struct dname *n;
+
+	dir = bsearch(&key, d->dirs, d->ndirs, sizeof(*d->dirs), cmp_ddir);
+	if (!dir)
+		return 0;
+	n = new_name(&d->jv, &d->jn, &d->jcap, dir->path, dir->path_len,
+		     e->name, e->name_len);
+	if (!n) {
+		d->err = ENOMEM;
+		return 1;
+	}
+	n->ino = e->ino;
+	/* the latest copy first among an inode's names */
+	n->seq = SIZE_MAX - e->trans;
+	return 0;
+}
+
+/* The journal's names of deleted files under the directories walked. */
+static errcode_t journal_names(struct dnames *d)
+{
+	struct e4t_journal *j;
+	ext2_ino_t *inos;
+	errcode_t err;
+	size_t i;
+
+	if (e4t_journal_open(d->img, NULL, &j))
+		return 0; /* no journal, or none that can be read */
+	if (e4t_journal_load(j, E4T_J_STALE, NULL, NULL)) {
+		e4t_journal_close(j);
+		return 0;
+	}
+	if (d->ndirs)
+		qsort(d->dirs, d->ndirs, sizeof(*d->dirs), cmp_ddir);
+	inos = malloc((d->ndirs + 1) * sizeof(*inos));
+	if (!inos) {
+		e4t_journal_close(j);
+		return ENOMEM;
+	}
+	for (i = 0; i < d->ndirs; i++)
+		inos[i] = d->dirs[i].ino;
+	err = e4t_journal_names(d->img, j, inos, d->ndirs, on_jname, d);
+	free(inos);
+	e4t_journal_close(j);
+	if (!err)
+		err = d->err;
+	return err == ENOMEM ? err : 0;
+}
+
+static int cmp_dname(const void *x, const void *y)
+{
+	const struct dname *a = x, *b = y;
+
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The first name of ino in v (sorted), or NULL. */
+static struct dname *first_in(struct dname *v, size_t n, ext2_ino_t ino)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].ino == ino ? &v[lo] : NULL;
+}
+
+/* The walk is past the live rows: sort, and read the journal once. */
+static errcode_t finish_live(struct dnames *d, int journal)
+{
+	errcode_t err;
+
+	if (d->sorted)
+		return 0;
+	d->sorted = 1;
+	if (d->n)
+		qsort(d->v, d->n, sizeof(*d->v), cmp_dname);
+	err = journal ? journal_names(d) : 0;
+	if (!err && d->jn)
+		qsort(d->jv, d->jn, sizeof(*d->jv), cmp_dname);
+	return err;
+}
+
+static struct dname *first_of(struct dnames *d, ext2_ino_t ino)
+{
+	return first_in(d->v, d->n, ino);
+}
+
+/* Every name of the inode of n is taken: it is shown once. */
+static void take_all(struct dnames *d, struct dname *n)
+{
+	struct dname *end = d->v + d->n;
+	ext2_ino_t ino = n->ino;
+
+	for (; n < end && n->ino == ino; n++)
+		n->used = 1;
+}
+
+errcode_t dnames_row(struct dnames *d, const struct e4t_row *row,
+		     struct e4t_row *out)
+{
+	const struct e4t_inode *in = row->inode;
+	struct dname *n;
+	errcode_t err;
+
+	*out = *row;
+	if (row->status == E4T_LIVE) {
+		if (!LINUX_S_ISDIR(in->mode) || d->sorted)
+			return 0;
+		d->dir_path = row->path;
+		d->dir_len = row->path_len;
+		if (grow_array(&d->dirs, &d->dirs_cap, d->ndirs,
+			       sizeof(*d->dirs)))
+			return ENOMEM;
+		d->dirs[d->ndirs].ino = in->ino;
+		d->dirs[d->ndirs].path = dup_bytes(row->path, row->path_len);
+		if (!d->dirs[d->ndirs].path)
+			return ENOMEM;
+		d->dirs[d->ndirs++].path_len = row->path_len;
+		/* A directory that cannot be read has no slack to show;
+		 * the tree has reported it already. */
+		(void)e4t_slack_scan(d->img, in->ino, on_slack, d);
+		return d->err;
+	}
+	if (row->status == E4T_ORPHAN && in->links != 0)
+		return 0; /* in use, but no name reaches it */
+	err = finish_live(d, 1);
+	if (err)
+		return err;
+	n = first_of(d, in->ino);
+	out->name_source = "none";
+	/* A deleted inode is free: its name must be too; an orphan is still
+	 * allocated (open when unlinked) and so are its names. */
+	while (n && n < d->v + d->n && n->ino == in->ino &&
+	       n->realloc != (row->status == E4T_ORPHAN))
+		n++;
+	if (!n || n >= d->v + d->n || n->ino != in->ino) {
+		n = first_in(d->jv, d->jn, in->ino);
+		if (n) {
+			out->path = n->path;
+			out->path_len = n->path_len;
+			out->name_source = "journal";
+		}
+		return 0;
+	}
+	out->path = n->path;
+	out->path_len = n->path_len;
+	out->name_source = "slack";
+	take_all(d, first_of(d, in->ino));
+	return 0;
+}
+
+errcode_t dnames_rest(struct dnames *d, const struct e4t_tree *tree,
+		      e4t_row_fn fn, void *priv)
+{
+	ext2_filsys fs = d->img->fs;
+	unsigned isize = d->img->inode_size;
+	struct ext2_inode_large *raw;
+	size_t i;
+	int rc = 0;
+
+	if (isize < sizeof(*raw))
+		isize = sizeof(*raw);
+	raw = calloc(1, isize);
+	if (!raw)
+		return ENOMEM;
+	if (finish_live(d, 0)) { /* no orphan or deleted row came */
+		free(raw);
+		return ENOMEM;
+	}
+	for (i = 0; i < d->n && !rc; i++) {
+		struct dname *n = &d->v[i];
+		struct e4t_inode info;
+		struct e4t_row row;
+
+		if (n->used)
+			continue;
+		if (e4t_tree_inode(tree, n->ino, &info)) {
+			memset(raw, 0, isize);
+			if (ext2fs_read_inode_full(fs, n->ino,
+						   (struct ext2_inode *)raw,
+						   (int)d->img->inode_size))
+				continue;
+			e4t_inode_decode(raw, d->img->inode_size, n->ino,
+					 &info);
+		}
+		take_all(d, n);
+		row.path = n->path;
+		row.path_len = n->path_len;
+		row.inode = &info;
+		row.status = n->realloc ? E4T_DELETED_REALLOC : E4T_DELETED;
+		row.parent = 0; /* as for the tree's deleted rows */
+		row.name_source = "slack";
+		row.journal = NULL;
+		rc = fn(&row, priv);
+	}
+	free(raw);
+	return rc;
+}

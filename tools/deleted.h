@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * deleted.h --- names for timeline --deleted (deleted.c): each deleted
+ * inode once, under the best name known (a deleted entry in directory
+ * slack, else "<INO>"), and the deleted names whose inode is in use
+ * again ("deleted-realloc").
+ */
+#ifndef E4TIME_DELETED_H
+#define E4TIME_DELETED_H
+
+#include "cmd.h"
+
+struct dnames;
+
+errcode_t dnames_new(struct e4t_image *img, struct dnames **ret);
+/*
+ * One row of the walk from /, into *out: a live directory's slack is
+ * read (its deleted names take its path); an orphan or deleted row is
+ * renamed with the best name and says where it came from.
+ */
+errcode_t dnames_row(struct dnames *d, const struct e4t_row *row,
+		     struct e4t_row *out);
+/* After the walk: the rows of the names no row took, deleted-realloc
+ * ones and those of freed inodes the tree does not hold. */
+errcode_t dnames_rest(struct dnames *d, const struct e4t_tree *tree,
+		      e4t_row_fn fn, void *priv);
+void dnames_free(struct dnames *d);
+
+#endif
