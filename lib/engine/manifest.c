@@ -355,7 +355,9 @@ static int keys_unique(struct jp *j, struct keyset *ks)
 		for (k = 0; k < i; k++) {
 			const struct key *a = &ks->v[k];
 
-			if (a->len == b->len && !memcmp(a->s, b->s, a->len)) {
+			if (a->len == b->len &&
+			    (!a->len || a->s[0] == b->s[0]) &&
+			    !memcmp(a->s, b->s, a->len)) {
 				dup = b;
 				break;
 			}
@@ -516,7 +518,9 @@ static int field_of(const char *key, size_t len)
 {
 	char name[16];
 
-	if (len >= sizeof(name) || memchr(key, '\0', len))
+	/* every name e4t_field_parse() knows is 5 or 6 bytes ("atime",
+	 * "crtime", "birth"): most keys of a row are told apart here */
+	if (len < 5 || len > 6 || memchr(key, '\0', len))
 		return -1;
 	memcpy(name, key, len);
 	name[len] = '\0';
