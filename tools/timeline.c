@@ -47,6 +47,9 @@ struct tl_ctx {
 	struct e4t_rules_ctx rc;
 	struct e4t_dir_nsec *dirs;
 	size_t ndirs;
+	/* --flags: what the journal rules found, sorted by inode */
+	struct jflag *jf;
+	size_t njf, jfcap;
 	struct dnames *dn; /* --deleted from /: names of deleted inodes */
 	struct jrows *jr;  /* --journal: journaled states */
 };
@@ -60,9 +63,78 @@ static int add_flag(const struct e4t_finding *f, void *priv)
 	return 0;
 }
 
-/* --flags: the ids of the inode rules that fire on this row. */
+/* A journal rule that fired on an inode (anomalies' journal findings,
+ * kept for --flags as inode and rule only). */
+struct jflag {
+	ext2_ino_t ino;
+	uint32_t rule;
+};
+
+static int keep_jflag(const struct e4t_finding *f, void *priv)
+{
+	struct tl_ctx *c = priv;
+
+	if (grow_array(&c->jf, &c->jfcap, c->njf, sizeof(*c->jf)))
+		return ENOMEM;
+	c->jf[c->njf].ino = f->ino;
+	c->jf[c->njf].rule = (uint32_t)f->rule;
+	c->njf++;
+	return 0;
+}
+
+static int cmp_jflag(const void *a, const void *b)
+{
+	const struct jflag *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+/*
+ * --flags: the journal rules over the image's own journal (live log and
+ * stale transactions), as anomalies runs them; their findings, by
+ * inode, join each row's.  The journal's latest commit is also the last
+ * write time-after-last-write compares with, as in anomalies.  A
+ * journal that cannot be read is a warning: the inode rules still run.
+ */
+static errcode_t journal_flags(struct tl_ctx *c, struct e4t_image *img,
+			       struct warn_ctx *wc)
+{
+	struct e4t_journal *j = NULL;
+	errcode_t err;
+
+	if (!ext2fs_has_feature_journal(img->fs->super) ||
+	    !img->fs->super->s_journal_inum)
+		return 0;
+	err = e4t_journal_open(img, NULL, &j);
+	if (!err)
+		err = e4t_journal_load(j, E4T_J_STALE, lib_warn, wc);
+	if (!err) {
+		e4t_rules_note_journal(&c->rc, j);
+		err = e4t_rules_journal(img, j, &c->rc, keep_jflag, c);
+	}
+	e4t_journal_close(j);
+	if (err == ENOMEM)
+		return err;
+	if (err) {
+		report(img->name, "journal (--flags: its rules left out)", err);
+		wc->count++;
+		c->njf = 0;
+		return 0;
+	}
+	if (c->njf)
+		qsort(c->jf, c->njf, sizeof(*c->jf), cmp_jflag);
+	return 0;
+}
+
+/* --flags: the ids of the rules that fire on this row's inode: the
+ * inode rules, then the journal rules, each id once. */
 static void row_flags(struct tl_ctx *c, const struct e4t_row *row)
 {
+	size_t lo = 0, hi = c->njf;
+	uint32_t last = UINT32_MAX;
+
 	if (!c->out.flags_on)
 		return;
 	c->out.nflags = 0;
@@ -71,6 +143,21 @@ static void row_flags(struct tl_ctx *c, const struct e4t_row *row)
 		row->parent ? e4t_dir_nsec_find(c->dirs, c->ndirs, row->parent)
 			    : NULL,
 		add_flag, &c->out);
+	while (lo < hi) { /* the first finding of the inode */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->jf[mid].ino < row->inode->ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < c->njf && c->jf[lo].ino == row->inode->ino; lo++) {
+		if (c->jf[lo].rule == last)
+			continue;
+		last = c->jf[lo].rule;
+		if (c->out.nflags < E4T_OUT_MAXFLAGS)
+			c->out.flags[c->out.nflags++] = e4t_rule(last)->id;
+	}
 }
 
 /* The first line of a manifest: what it is and where it came from. */
@@ -273,13 +360,10 @@ int timeline_run(const struct timeline_args *a)
 		goto out;
 	}
 	if (a->rule_flags) {
-		size_t i;
-
 		e4t_rules_init(&c.rc, img->fs->super);
-		for (i = 0; i < e4t_rule_count(); i++) /* inode rules only */
-			if (e4t_rule(i)->kind != E4T_RULE_INODE)
-				c.rc.mask &= ~(1ULL << i);
-		err = e4t_tree_dir_nsec(tree, &c.dirs, &c.ndirs);
+		err = journal_flags(&c, img, &wc);
+		if (!err)
+			err = e4t_tree_dir_nsec(tree, &c.dirs, &c.ndirs);
 		if (err) {
 			report(img->name, "--flags", err);
 			status = EXIT_INTERNAL;
@@ -334,6 +418,7 @@ int timeline_run(const struct timeline_args *a)
 		status = EXIT_PARTIAL;
 out:
 	free(c.dirs);
+	free(c.jf);
 	lb_free(&c.out.lb);
 	dnames_free(c.dn);
 	jrows_free(c.jr);
