@@ -477,6 +477,19 @@ errcode_t e4t_image_read_inode(struct e4t_image *img, ext2_ino_t ino,
 			       struct e4t_inode *info);
 
 /* ------------------------------------------------------------------ */
+/* File content (symlink.c, filehash.c)                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The target of symlink ino as readlink(2) gives it (from i_block, inline
+ * data or its block), malloc'd and NUL-terminated, *len bytes.
+ * E4T_ERR_LINK_TARGET when ino is no symlink, or its target is encrypted,
+ * empty, longer than 4095 bytes, holds a NUL or cannot be read whole.
+ */
+errcode_t e4t_read_link(struct e4t_image *img, ext2_ino_t ino, char **target,
+			size_t *len);
+
+/* ------------------------------------------------------------------ */
 /* Directory blocks (dirscan.c)                                        */
 /* ------------------------------------------------------------------ */
 

@@ -14,6 +14,12 @@ struct out {
 	struct lbuf lb; /* rows are built here, written in large chunks */
 	int local;	/* --local: local time in text formats */
 	const char *image;
+	/* the image the rows come from: symlink targets (bodyfiles), file
+	 * content (--hash); NULL: neither is read */
+	struct e4t_image *img;
+	/* symlinks and files whose target or content could not be read:
+	 * each named on stderr, exit status 1 */
+	unsigned long read_errors;
 	/* --volume all: the volume of the rows ("p1", "vg0/root"): a
 	 * "VOLUME:" prefix of the path in text, bodyfile and mactime, a
 	 * "volume" key or column in jsonl, timesketch and csv; or NULL */
@@ -53,10 +59,17 @@ void lb_iso(struct lbuf *b, const struct e4t_ts *ts, int digits);
 /* "-rw-r--r--" as ls shows it, with setuid/setgid/sticky. */
 void mode_string(uint16_t mode, char out[11]);
 const char *status_suffix(enum e4t_status st);
+typedef void (*esc_fn)(struct lbuf *b, const char *s, size_t len);
 /* The fields both bodyfiles share after the name:
- * "(deleted)|ino|mode|uid|gid|size" */
-void lb_body_middle(struct lbuf *b, const struct e4t_row *row,
-		    const char *mode);
+ * "(deleted) -> TARGET|ino|mode|uid|gid|size", the link's target
+ * (symlinks not deleted, as fls writes it and plaso splits it off)
+ * escaped by esc. */
+void lb_body_middle(struct out *o, const struct e4t_row *row, const char *mode,
+		    esc_fn esc);
+/* Name on stderr (once, unless quiet) a row whose symlink target or
+ * content could not be read, and count it in o->read_errors. */
+void note_read_error(struct out *o, const struct e4t_row *row,
+		     const char *what, errcode_t err);
 const char *status_name(enum e4t_status st);
 
 #endif

@@ -174,6 +174,7 @@ int timeline_run(const struct timeline_args *a)
 	wc.quiet = a->quiet;
 	c.out.fp = stdout;
 	c.out.image = img->name;
+	c.out.img = img;
 	c.out.quiet = a->quiet;
 	c.out.local = a->local;
 	c.out.volume = a->volume;
@@ -211,7 +212,8 @@ int timeline_run(const struct timeline_args *a)
 		report(img->name, "standard output", errno ? errno : EIO);
 		status = EXIT_INTERNAL;
 	}
-	if (status == EXIT_OK && (wc.count || image_damage_status(img)))
+	if (status == EXIT_OK &&
+	    (wc.count || c.out.read_errors || image_damage_status(img)))
 		status = EXIT_PARTIAL;
 out:
 	lb_free(&c.out.lb);
