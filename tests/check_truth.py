@@ -234,10 +234,22 @@ def parse_jsonl(path):
     return rows
 
 
-def parse_timesketch(path):
+def timesketch_csv_objects(path):
+    """timesketch-csv rows as the JSON lines' objects"""
+    with open(path, newline="", encoding="utf-8") as f:
+        for o in csv.DictReader(f):
+            for k in ("timestamp", "nanoseconds", "inode"):
+                o[k] = int(o[k])
+            if not o["path_hex"]:
+                del o["path_hex"]
+            yield o
+
+
+def parse_timesketch(path, objects=None):
     by_key = {}
-    for line in read_lines(path):
-        o = json.loads(line)
+    if objects is None:
+        objects = (json.loads(line) for line in read_lines(path))
+    for o in objects:
         for key in ("message", "datetime", "timestamp_desc", "timestamp"):
             if key not in o:
                 raise ValueError("timesketch line without %s" % key)
@@ -319,6 +331,8 @@ PARSERS = {
     "bodyfile": parse_bodyfile, "mactime": parse_mactime,
     "jsonl": parse_jsonl, "timesketch": parse_timesketch,
     "csv": parse_csv, "text": parse_text, "stat": parse_stat,
+    "timesketch-csv":
+        lambda p: parse_timesketch(p, timesketch_csv_objects(p)),
 }
 
 

@@ -166,6 +166,18 @@ try:
             if re.search(rb"[\x00-\x1f\x7f]", name):
                 err("raw control in %r" % l)
             add(int(f[2]), body_fields(name.replace(b"|", b"\\|"))[0])
+    elif fmt == "timesketch-csv":
+        rows = list(csv.reader(io.StringIO(data.decode("utf-8"),
+                                           newline="")))
+        h = rows[0]
+        if h[:3] != ["message", "datetime", "timestamp_desc"]:
+            err("no header")
+        for r in rows[1:]:
+            o = dict(zip(h, r))
+            if len(r) != len(h):
+                err("%d fields: %r" % (len(r), r)); continue
+            add(int(o["inode"]), bytes.fromhex(o["path_hex"]) if o["path_hex"]
+                else o["path"].encode("utf-8"))
     elif fmt in ("jsonl", "export", "timesketch", "backfill"):
         for l in lines:
             o = json.loads(l)
@@ -231,7 +243,7 @@ except Exception as e:
 for l in sorted(set(out)):
     print(l)
 # timesketch: one line per time, the rest one row per name
-if fmt != "timesketch" and len(out) != len(set(out)):
+if not fmt.startswith("timesketch") and len(out) != len(set(out)):
     err("%d rows for %d names" % (len(out), len(set(out))))
 EOF
 }
@@ -270,7 +282,7 @@ check_back() {
 
 test_timeline_formats_parse_back() {
 	local f
-	for f in bodyfile mactime jsonl timesketch csv text; do
+	for f in bodyfile mactime jsonl timesketch csv text timesketch-csv; do
 		run_ro "$IMG" timeline -f "$f" "$IMG"
 		check_back "$f" "timeline -f $f"
 	done
@@ -394,6 +406,39 @@ PYEOF
 	assertEquals "plaso's names" "" "$(cat "$TMP/plaso.bad")"
 }
 
+# Timesketch's importer (tests/timesketch_import.py, an oracle of its
+# CSV and JSON lines readers): every row of both formats imported, and
+# every name there, exact in path (or path_hex), in the message too
+# (U+FFFD for bytes that are not UTF-8, as in path).
+test_timesketch_imports_every_name() {
+	local f
+	for f in timesketch timesketch-csv; do
+		run_ro "$IMG" timeline -f "$f" "$IMG"
+		python3 "$TOP_SRCDIR/tests/timesketch_import.py" \
+			"$([ $f = timesketch ] && echo jsonl || echo csv)" "$OUT" >"$TMP/ts"
+		assertEquals "$f: every row imported" "" "$(grep -v '^EVENT ' "$TMP/ts" | head -3)"
+		python3 - "$TMP/ts" "$TMP/expected" <<'PYEOF' >"$TMP/ts.bad"
+import json, sys
+names = {}
+bad = []
+for l in open(sys.argv[1]):
+    e = json.loads(l[6:])
+    p = e["path"]
+    b = bytes.fromhex(e["path_hex"]) if "path_hex" in e else p.encode()
+    if e["message"] != "%s (%s)" % (p, e["field"]):
+        bad.append("message %r, path %r" % (e["message"], p))
+    if p.startswith("/d/"):
+        names.setdefault(str(e["inode"]), set()).add(b)
+for l in open(sys.argv[2]):
+    ino, h = l.split()
+    if names.get(ino) != {bytes.fromhex(h)}:
+        bad.append("<%s>: %r" % (ino, names.get(ino)))
+print("\n".join(bad[:5]))
+PYEOF
+		assertEquals "$f: names" "" "$(cat "$TMP/ts.bad")"
+	done
+}
+
 test_export_parses_back() {
 	run_ro "$IMG" export "$IMG"
 	check_back export "export"
@@ -504,7 +549,7 @@ test_terminal_gets_no_raw_escapes() {
 		args+=("/d/$(hex2bytes "$h")")
 	done
 	on_tty "timeline (default format)" 0 20 timeline "$IMG"
-	for f in bodyfile jsonl timesketch text; do
+	for f in bodyfile jsonl timesketch text timesketch-csv; do
 		on_tty "timeline -f $f" 0 20 timeline -f "$f" "$IMG"
 	done
 	on_tty "export" 0 20 export "$IMG"

@@ -27,7 +27,7 @@ static void timeline_help(FILE *fp)
 		"(default\n"
 		"                       otherwise: extended bodyfile 3), "
 		"mactime, jsonl,\n"
-		"                       timesketch, csv\n"
+		"                       timesketch, csv, timesketch-csv\n"
 		"  -d, --deleted        add inodes no name reaches (orphan) "
 		"and "
 		"deleted ones\n"
@@ -121,7 +121,7 @@ static int tl_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 	if (!ta.fmt)
 		usage_error(&timeline_cmd,
 			    "unknown format '%s' (text, bodyfile, mactime, "
-			    "jsonl, timesketch, csv)",
+			    "jsonl, timesketch, csv, timesketch-csv)",
 			    name);
 	return EXIT_OK;
 }

@@ -291,6 +291,23 @@ void esc_json(struct lbuf *b, const char *s, size_t len)
 	escape_with(b, s, len, json_special);
 }
 
+void utf8_lossy(struct lbuf *b, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n;
+
+	while (i < len) {
+		n = utf8_seq_len(p + i, len - i);
+		if (n) {
+			lb_write(b, p + i, n);
+			i += n;
+		} else {
+			lb_write(b, "\xef\xbf\xbd", 3); /* U+FFFD */
+			i++;
+		}
+	}
+}
+
 void esc_hex(struct lbuf *b, const char *s, size_t len)
 {
 	size_t i;

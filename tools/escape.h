@@ -28,6 +28,9 @@ void esc_mactime(struct lbuf *b, const char *s, size_t len);
 /* JSON string body (no quotes); invalid UTF-8 becomes U+FFFD. */
 void esc_json(struct lbuf *b, const char *s, size_t len);
 void esc_hex(struct lbuf *b, const char *s, size_t len);
+/* The bytes as they are, but each byte that is not part of valid UTF-8
+ * as U+FFFD (as esc_json writes it). */
+void utf8_lossy(struct lbuf *b, const char *s, size_t len);
 /* The JSON members "path":"..." of a name, and, when it is not valid
  * UTF-8, "path_hex":"..." (its bytes) and "path_utf8":false. */
 void esc_json_path(struct lbuf *b, const char *s, size_t len);

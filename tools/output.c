@@ -10,8 +10,8 @@
 #include "output.h"
 
 static const struct formatter *const formatters[] = {
-	&fmt_text,  &fmt_bodyfile,   &fmt_mactime,
-	&fmt_jsonl, &fmt_timesketch, &fmt_csv,
+	&fmt_text,	 &fmt_bodyfile, &fmt_mactime,	     &fmt_jsonl,
+	&fmt_timesketch, &fmt_csv,	&fmt_timesketch_csv,
 };
 
 const struct formatter *formatter_find(const char *name)
@@ -81,8 +81,8 @@ void mode_string(uint16_t mode, char out[11])
 	out[10] = '\0';
 }
 
-void note_read_error(struct out *o, const struct e4t_row *row,
-		     const char *what, errcode_t err)
+void note_read_error(struct out *o, const struct e4t_row *row, const char *what,
+		     errcode_t err)
 {
 	char *name, label[64];
 
@@ -97,8 +97,7 @@ void note_read_error(struct out *o, const struct e4t_row *row,
 	free(name);
 }
 
-static void lb_link_target(struct out *o, const struct e4t_row *row,
-			   esc_fn esc)
+static void lb_link_target(struct out *o, const struct e4t_row *row, esc_fn esc)
 {
 	char *target;
 	size_t len;

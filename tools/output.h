@@ -42,7 +42,9 @@ struct formatter {
 };
 
 extern const struct formatter fmt_text, fmt_bodyfile, fmt_mactime, fmt_jsonl,
-	fmt_timesketch, fmt_csv;
+	fmt_timesketch, fmt_csv, fmt_timesketch_csv;
+/* Timesketch's timestamp_desc of each field (timesketch, timesketch-csv) */
+extern const char *const timesketch_desc[E4T_NFIELDS];
 const struct formatter *formatter_find(const char *name);
 
 /* Field order of bodyfiles: atime, mtime, ctime, crtime. */
@@ -68,8 +70,8 @@ void lb_body_middle(struct out *o, const struct e4t_row *row, const char *mode,
 		    esc_fn esc);
 /* Name on stderr (once, unless quiet) a row whose symlink target or
  * content could not be read, and count it in o->read_errors. */
-void note_read_error(struct out *o, const struct e4t_row *row,
-		     const char *what, errcode_t err);
+void note_read_error(struct out *o, const struct e4t_row *row, const char *what,
+		     errcode_t err);
 const char *status_name(enum e4t_status st);
 
 #endif
