@@ -40,6 +40,12 @@ static void timeline_help(FILE *fp)
 		"                       mtime, ctime, dtime\n"
 		"      --sort FIELD     sort rows by that time (absent times "
 		"last)\n"
+		"      --hash ALG       hash each regular file's content: md5 "
+		"(bodyfile and\n"
+		"                       mactime: their MD5 column), sha1, "
+		"sha256 (jsonl,\n"
+		"                       csv, timesketch, timesketch-csv: a "
+		"column)\n"
 		"      --local          local time in the text format\n"
 		"      --threads N      threads reading the inode table: 0 "
 		"chooses (default),\n"
@@ -81,6 +87,15 @@ void timeline_opt(const struct cmdinfo *cmd, int opt, const char *arg,
 		a->sort_field = parse_field_opt(cmd, arg, "--sort");
 		a->sort = 1;
 		break;
+	case OPT_HASH: {
+		int h = e4t_hash_parse(arg);
+
+		if (h < 0)
+			usage_error(cmd, "--hash '%s': use md5, sha1 or sha256",
+				    arg);
+		a->hash = (enum e4t_hash_alg)h;
+		break;
+	}
 	default: usage_error(cmd, "unknown option");
 	}
 }
@@ -123,6 +138,16 @@ static int tl_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 			    "unknown format '%s' (text, bodyfile, mactime, "
 			    "jsonl, timesketch, csv, timesketch-csv)",
 			    name);
+	if (ta.hash == E4T_HASH_NONE)
+		return EXIT_OK;
+	if (strcmp(name, "text") == 0)
+		usage_error(&timeline_cmd, "--hash: the text format has no "
+					   "column for it (use jsonl or csv)");
+	if ((ta.fmt == &fmt_bodyfile || ta.fmt == &fmt_mactime) &&
+	    ta.hash != E4T_HASH_MD5)
+		usage_error(&timeline_cmd,
+			    "--hash %s: the %s format holds MD5 only",
+			    e4t_hash_name(ta.hash), name);
 	return EXIT_OK;
 }
 

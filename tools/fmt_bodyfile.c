@@ -28,7 +28,7 @@ static void body_row(struct out *o, const struct e4t_row *row)
 	int i;
 
 	mode_string(in->mode, mode);
-	lb_write(b, "0|", 2);
+	lb_body_md5(o);
 	if (o->volume) {
 		esc_bodyfile(b, o->volume, strlen(o->volume));
 		lb_putc(b, ':');

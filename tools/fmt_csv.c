@@ -18,6 +18,10 @@ static void csv_begin(struct out *o)
 		lb_puts(&o->lb, "volume,");
 	lb_puts(&o->lb, "path,ino,type,mode,uid,gid,size,links,atime,mtime,"
 			"ctime,crtime,dtime,status");
+	if (o->hash) {
+		lb_putc(&o->lb, ',');
+		lb_puts(&o->lb, e4t_hash_name(o->hash));
+	}
 	lb_puts(&o->lb, o->eol);
 }
 
@@ -42,6 +46,7 @@ static void csv_row(struct out *o, const struct e4t_row *row)
 	}
 	lb_putc(b, ',');
 	lb_puts(b, status_name(row->status));
+	lb_hash_csv(o);
 	lb_puts(b, o->eol);
 }
 

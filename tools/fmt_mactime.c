@@ -53,7 +53,7 @@ static void mac_row(struct out *o, const struct e4t_row *row)
 	int i;
 
 	tsk_mode(in->mode, mode);
-	lb_write(b, "0|", 2);
+	lb_body_md5(o);
 	if (o->volume) {
 		esc_mactime(b, o->volume, strlen(o->volume));
 		lb_putc(b, ':');

@@ -62,9 +62,11 @@ static void ts_row(struct out *o, const struct e4t_row *row)
 		}
 		lb_printf(b,
 			  ",\"inode\":%u,\"file_type\":\"%s\",\"status\":"
-			  "\"%s\",\"data_type\":\"fs:ext4:inode\"}\n",
+			  "\"%s\"",
 			  in->ino, e4t_mode_type_name(in->mode),
 			  status_name(row->status));
+		lb_hash_json(o);
+		lb_puts(b, ",\"data_type\":\"fs:ext4:inode\"}\n");
 	}
 }
 

@@ -23,6 +23,10 @@ static void tscsv_begin(struct out *o)
 		return;
 	lb_puts(&o->lb, "message,datetime,timestamp_desc,timestamp,nanoseconds,"
 			"field,path,path_hex,inode,file_type,status,data_type");
+	if (o->hash) {
+		lb_putc(&o->lb, ',');
+		lb_puts(&o->lb, e4t_hash_name(o->hash));
+	}
 	if (o->volume)
 		lb_puts(&o->lb, ",volume");
 	lb_puts(&o->lb, o->eol);
@@ -61,6 +65,7 @@ static void tscsv_row(struct out *o, const struct e4t_row *row)
 		lb_printf(b, ",%u,%s,%s,fs:ext4:inode", in->ino,
 			  e4t_mode_type_name(in->mode),
 			  status_name(row->status));
+		lb_hash_csv(o);
 		if (o->volume) {
 			lb_putc(b, ',');
 			esc_csv(b, o->volume, strlen(o->volume));

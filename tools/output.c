@@ -81,6 +81,40 @@ void mode_string(uint16_t mode, char out[11])
 	out[10] = '\0';
 }
 
+void lb_body_md5(struct out *o)
+{
+	if (o->hash == E4T_HASH_MD5 && o->hash_hex)
+		lb_puts(&o->lb, o->hash_hex);
+	else
+		lb_putc(&o->lb, '0');
+	lb_putc(&o->lb, '|');
+}
+
+void lb_hash_json(struct out *o)
+{
+	if (!o->hash)
+		return;
+	lb_puts(&o->lb, ",\"");
+	lb_puts(&o->lb, e4t_hash_name(o->hash));
+	lb_puts(&o->lb, "\":");
+	if (o->hash_hex) {
+		lb_putc(&o->lb, '"');
+		lb_puts(&o->lb, o->hash_hex);
+		lb_putc(&o->lb, '"');
+	} else {
+		lb_puts(&o->lb, "null");
+	}
+}
+
+void lb_hash_csv(struct out *o)
+{
+	if (!o->hash)
+		return;
+	lb_putc(&o->lb, ',');
+	if (o->hash_hex)
+		lb_puts(&o->lb, o->hash_hex);
+}
+
 void note_read_error(struct out *o, const struct e4t_row *row, const char *what,
 		     errcode_t err)
 {

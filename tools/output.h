@@ -20,6 +20,10 @@ struct out {
 	/* symlinks and files whose target or content could not be read:
 	 * each named on stderr, exit status 1 */
 	unsigned long read_errors;
+	/* --hash: the algorithm (every row has its column), and this row's
+	 * hash in hex, or NULL (not a regular file, deleted, unreadable) */
+	enum e4t_hash_alg hash;
+	const char *hash_hex;
 	/* --volume all: the volume of the rows ("p1", "vg0/root"): a
 	 * "VOLUME:" prefix of the path in text, bodyfile and mactime, a
 	 * "volume" key or column in jsonl, timesketch and csv; or NULL */
@@ -61,6 +65,13 @@ void lb_iso(struct lbuf *b, const struct e4t_ts *ts, int digits);
 /* "-rw-r--r--" as ls shows it, with setuid/setgid/sticky. */
 void mode_string(uint16_t mode, char out[11]);
 const char *status_suffix(enum e4t_status st);
+/* The MD5 column of both bodyfiles and its '|': the hash with --hash
+ * md5, else 0 (no hash: plaso and mactime read it so). */
+void lb_body_md5(struct out *o);
+/* The hash as a JSON member ,"ALG":"HEX" (or null), when --hash. */
+void lb_hash_json(struct out *o);
+/* The hash as a CSV column ,HEX (or empty), when --hash. */
+void lb_hash_csv(struct out *o);
 typedef void (*esc_fn)(struct lbuf *b, const char *s, size_t len);
 /* The fields both bodyfiles share after the name:
  * "(deleted) -> TARGET|ino|mode|uid|gid|size", the link's target

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <uuid/uuid.h>
 
+#include "container/digest.h"
 #include "timeline.h"
 
 struct saved_row {
@@ -23,6 +24,27 @@ struct saved_row {
 	size_t seq;
 };
 
+/* --hash: rows wait here until their files are hashed, a batch at a
+ * time on two threads, and are then written in order. */
+struct pending {
+	char *path;
+	size_t path_len;
+	struct e4t_inode inode;
+	enum e4t_status status;
+};
+
+#define PEND_ROWS  4096
+#define PEND_BYTES (256ULL << 20)
+
+struct pend_batch {
+	struct pending rows[PEND_ROWS];
+	ext2_ino_t ino[PEND_ROWS]; /* 0: not hashed */
+	uint8_t hash[PEND_ROWS][E4T_HASH_MAX];
+	errcode_t err[PEND_ROWS];
+	size_t n;
+	uint64_t bytes;
+};
+
 struct tl_ctx {
 	const struct timeline_args *a;
 	const struct formatter *fmt;
@@ -33,7 +55,78 @@ struct tl_ctx {
 	enum e4t_field sort_field;
 	struct saved_row *rows;
 	size_t nrows, cap;
+	struct e4t_hash_pool *pool; /* --hash */
+	struct pend_batch *pend;
 };
+
+/* Hash the waiting rows' files, then write the rows in order. */
+static int flush_pending(struct tl_ctx *c)
+{
+	struct pend_batch *b = c->pend;
+	size_t i, hlen = e4t_hash_len(c->a->hash);
+	char hex[2 * E4T_HASH_MAX + 1];
+	int err = 0;
+
+	e4t_hash_pool_run(c->pool, b->ino, b->n, &b->hash[0][0], b->err,
+			  b->bytes >= (8U << 20));
+	for (i = 0; i < b->n; i++) {
+		struct pending *p = &b->rows[i];
+		struct e4t_row row = {
+			.path = p->path,
+			.path_len = p->path_len,
+			.inode = &p->inode,
+			.status = p->status,
+		};
+
+		c->out.hash_hex = NULL;
+		if (!b->err[i]) {
+			e4t_hex(b->hash[i], hlen, hex);
+			c->out.hash_hex = hex;
+		} else if (b->err[i] != E4T_ERR_NOT_REGULAR) {
+			note_read_error(&c->out, &row, "content", b->err[i]);
+		}
+		if (!err) {
+			c->fmt->row(&c->out, &row);
+			if (lb_maybe_flush(&c->out.lb, c->out.fp))
+				err = errno ? errno : EIO;
+		}
+		free(p->path);
+	}
+	c->out.hash_hex = NULL;
+	b->n = 0;
+	b->bytes = 0;
+	return err;
+}
+
+/* Write one row, or with --hash let it wait for its file's hash. */
+static int emit_row(struct tl_ctx *c, const struct e4t_row *row)
+{
+	struct pend_batch *b = c->pend;
+	struct pending *p;
+
+	if (!c->pool) {
+		c->fmt->row(&c->out, row);
+		if (lb_maybe_flush(&c->out.lb, c->out.fp))
+			return errno ? errno : EIO;
+		return 0;
+	}
+	p = &b->rows[b->n];
+	p->path = dup_bytes(row->path, row->path_len);
+	if (!p->path)
+		return ENOMEM;
+	p->path_len = row->path_len;
+	p->inode = *row->inode;
+	p->status = row->status;
+	b->ino[b->n] = 0;
+	if (LINUX_S_ISREG(p->inode.mode) && row->status != E4T_DELETED) {
+		b->ino[b->n] = p->inode.ino;
+		b->bytes += p->inode.size;
+	}
+	b->n++;
+	if (b->n == PEND_ROWS || b->bytes >= PEND_BYTES)
+		return flush_pending(c);
+	return 0;
+}
 
 /* The first line of a manifest: what it is and where it came from. */
 static void manifest_header(struct out *o, struct e4t_image *img)
@@ -93,10 +186,7 @@ static int on_row(const struct e4t_row *row, void *priv)
 		return 0;
 	if (c->sort)
 		return save_row(c, row);
-	c->fmt->row(&c->out, row);
-	if (lb_maybe_flush(&c->out.lb, c->out.fp))
-		return errno ? errno : EIO;
-	return 0;
+	return emit_row(c, row);
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -133,9 +223,7 @@ static errcode_t flush_sorted(struct tl_ctx *c, struct e4t_tree *tree)
 			row.path_len = s->path_len;
 			row.inode = &info;
 			row.status = s->status;
-			c->fmt->row(&c->out, &row);
-			if (lb_maybe_flush(&c->out.lb, c->out.fp))
-				err = errno ? errno : EIO;
+			err = emit_row(c, &row);
 		}
 		free(s->path);
 	}
@@ -196,10 +284,28 @@ int timeline_run(const struct timeline_args *a)
 	}
 	if (a->manifest && (!a->volume || a->vol_first))
 		manifest_header(&c.out, img);
+	c.out.hash = a->hash;
+	if (a->hash) {
+		err = e4t_hash_pool_new(img, a->hash, a->threads, &c.pool);
+		c.pend = err ? NULL : calloc(1, sizeof(*c.pend));
+		if (!err && !c.pend)
+			err = ENOMEM;
+		if (err) {
+			report(img->name, "hashing", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+	}
 	c.fmt->begin(&c.out);
 	err = e4t_tree_walk(tree, start, spec, on_row, &c);
 	if (!err && c.sort)
 		err = flush_sorted(&c, tree);
+	if (c.pend && c.pend->n) {
+		errcode_t err2 = flush_pending(&c);
+
+		if (!err)
+			err = err2;
+	}
 	if (err == E4T_ERR_NOT_IN_USE) {
 		report(img->name, spec, err);
 		status = EXIT_PARTIAL;
@@ -216,6 +322,14 @@ int timeline_run(const struct timeline_args *a)
 	    (wc.count || c.out.read_errors || image_damage_status(img)))
 		status = EXIT_PARTIAL;
 out:
+	if (c.pend) {
+		size_t i;
+
+		for (i = 0; i < c.pend->n; i++) /* left after an error */
+			free(c.pend->rows[i].path);
+		free(c.pend);
+	}
+	e4t_hash_pool_free(c.pool);
 	lb_free(&c.out.lb);
 	e4t_tree_free(tree);
 	return status;

@@ -23,6 +23,7 @@ struct timeline_args {
 	int has_since, has_until;
 	int sort; /* --sort given */
 	enum e4t_field sort_field;
+	enum e4t_hash_alg hash; /* --hash, or E4T_HASH_NONE */
 	/* --volume all: this run's volume, and whether it is the first
 	 * (the header lines are written once) */
 	const char *volume;
@@ -37,7 +38,7 @@ struct timeline_args {
 int timeline_run(const struct timeline_args *a);
 
 /* The options timeline and export share: --deleted, --since, --until,
- * --field, --sort (getopt: "d"); --local and --threads are the
+ * --field, --sort, --hash (getopt: "d"); --local and --threads are the
  * dispatcher's (CMD_LOCAL, CMD_TREE). */
 #define TIMELINE_SHORTOPTS "d"
 enum {
@@ -45,14 +46,16 @@ enum {
 	OPT_UNTIL,
 	OPT_FIELD,
 	OPT_SORT,
+	OPT_HASH,
 };
 #define TIMELINE_LONGOPTS                                                      \
 	{ "deleted", no_argument, NULL, 'd' },                                 \
 		{ "since", required_argument, NULL, OPT_SINCE },               \
 		{ "until", required_argument, NULL, OPT_UNTIL },               \
 		{ "field", required_argument, NULL, OPT_FIELD },               \
+		{ "sort", required_argument, NULL, OPT_SORT },                 \
 	{                                                                      \
-		"sort", required_argument, NULL, OPT_SORT                      \
+		"hash", required_argument, NULL, OPT_HASH                      \
 	}
 /* Handle one of them into a; a usage error (as cmd) on anything else. */
 void timeline_opt(const struct cmdinfo *cmd, int opt, const char *arg,
