@@ -20,7 +20,7 @@ static void export_help(FILE *fp)
 		"one object per name with path, ino and\nthe times, exactly "
 		"as `timeline --format jsonl` writes them.\n\n"
 		"Options: those of timeline (--deleted, --since, --until, "
-		"--field, --sort,\n--threads, --offset, -o, -q) except "
+		"--field, --sort,\n--hash, --threads, --offset, -o, -q) except "
 		"--format.\n",
 		progname);
 }
