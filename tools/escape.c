@@ -294,10 +294,11 @@ void esc_json(struct lbuf *b, const char *s, size_t len)
 void utf8_lossy(struct lbuf *b, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, n;
+	size_t i = 0;
 
 	while (i < len) {
-		n = utf8_seq_len(p + i, len - i);
+		size_t n = utf8_seq_len(p + i, len - i);
+
 		if (n) {
 			lb_write(b, p + i, n);
 			i += n;

@@ -229,8 +229,8 @@ static uint32_t ror(uint32_t x, unsigned n)
 
 static void sha256_block(struct e4t_sha256 *s, const uint8_t *p)
 {
-	uint32_t w[64], a, b, c, d, e, f, g, h, t1, t2;
-	unsigned i;
+	uint32_t w[64], a, b, c, d, e, f, g, h;
+	size_t i;
 
 	for (i = 0; i < 16; i++)
 		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
@@ -252,6 +252,8 @@ static void sha256_block(struct e4t_sha256 *s, const uint8_t *p)
 	g = s->h[6];
 	h = s->h[7];
 	for (i = 0; i < 64; i++) {
+		uint32_t t1, t2;
+
 		t1 = h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) +
 		     ((e & f) ^ (~e & g)) + sha256_k[i] + w[i];
 		t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) +
