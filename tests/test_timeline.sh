@@ -146,6 +146,15 @@ PYEOF
 	assertEquals "the same events" "" "$(cat "$TMP/ts.diff")"
 }
 
+# A journal that needs recovery: the advice is to recover a copy.
+test_recovery_advice_names_a_copy() {
+	local img
+	img=$(unpack churn-1k-live)
+	run_ro "$img" timeline -f jsonl "$img"
+	assertEquals "status" 0 "$RC"
+	assertContains "$(cat "$ERR")" "recover a copy, never the evidence: cp --sparse=always IMAGE COPY && e2fsck -y -E journal_only COPY"
+}
+
 test_since_until_on_mtime_to_the_nanosecond() {
 	jsonl_4k --field mtime --since 2038-01-19T03:14:08Z --until 2242-03-16T12:56:31Z
 	assertEquals "/times/y2038-over /times/y2106-max /times/y2106-over /times/y2242-max" \
