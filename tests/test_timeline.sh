@@ -168,6 +168,23 @@ test_since_until_on_mtime_to_the_nanosecond() {
 		"$(jq -r .path "$OUT" | sort | xargs)"
 }
 
+# --field with several fields keeps a row when any of them is in range;
+# any is all five.
+test_field_list_and_any() {
+	jsonl_4k --field mtime --until 1969-12-31T23:59:59.999999999Z
+	local m a
+	m=$(jq -r .path "$OUT" | sort)
+	jsonl_4k --field atime --until 1969-12-31T23:59:59.999999999Z
+	a=$(jq -r .path "$OUT" | sort)
+	jsonl_4k --field mtime,atime --until 1969-12-31T23:59:59.999999999Z
+	assertEquals "mtime,atime: the union" "$(printf '%s\n%s\n' "$m" "$a" | sort -u | grep .)" \
+		"$(jq -r .path "$OUT" | sort)"
+	jsonl_4k --field any --since 1970-01-02
+	assertEquals "any: every file" "$(truth_lines ext4-4k | grep -c ' live$')" "$(wc -l <"$OUT")"
+	run_ro "$TMP/ext4-4k.img" timeline --field mtime,bogus "$TMP/ext4-4k.img"
+	assertEquals "a bad field" 2 "$RC"
+}
+
 test_since_defaults_to_crtime() {
 	jsonl_4k --since 2446-01-01
 	assertEquals "no file was created after 2446" "" "$(cat "$OUT")"

@@ -31,7 +31,7 @@ static const struct option export_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 static struct timeline_args ea = {
-	.filter_field = E4T_CRTIME,
+	.filter_fields = 1U << E4T_CRTIME,
 	.fmt = &fmt_jsonl, /* a manifest is always JSON lines */
 	.manifest = 1,
 };

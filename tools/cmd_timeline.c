@@ -37,7 +37,10 @@ static void timeline_help(FILE *fp)
 		"TIME\n"
 		"      --field FIELD    time for --since/--until: crtime "
 		"(default), atime,\n"
-		"                       mtime, ctime, dtime\n"
+		"                       mtime, ctime, dtime, several "
+		"(mtime,ctime: any of\n"
+		"                       them in range), or any (as mactime "
+		"selects)\n"
 		"      --sort FIELD     sort rows by that time (absent times "
 		"last)\n"
 		"      --hash ALG       hash each regular file's content: md5 "
@@ -67,6 +70,44 @@ static enum e4t_field parse_field_opt(const struct cmdinfo *cmd,
 	return (enum e4t_field)f;
 }
 
+/* --field: a field, several separated by commas, or any (all five). */
+static unsigned parse_fields_opt(const struct cmdinfo *cmd, const char *arg)
+{
+	unsigned mask = 0;
+	const char *p = arg;
+
+	if (strcmp(arg, "any") == 0)
+		return (1U << E4T_NFIELDS) - 1;
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char name[16];
+		int f = -1;
+
+		if (n < sizeof(name)) {
+			memcpy(name, p, n);
+			name[n] = '\0';
+			f = e4t_field_parse(name);
+		}
+		if (f < 0)
+			usage_error(
+				cmd,
+				"--field '%s': use atime, mtime, ctime, "
+				"crtime, dtime, several with commas, or any",
+				arg);
+		mask |= 1U << f;
+		p += n;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p == ',')
+			usage_error(cmd, "--field '%s': a field after ','",
+				    arg);
+	}
+	if (!mask)
+		usage_error(cmd, "--field: name a field");
+	return mask;
+}
+
 void timeline_opt(const struct cmdinfo *cmd, int opt, const char *arg,
 		  struct timeline_args *a)
 {
@@ -80,9 +121,7 @@ void timeline_opt(const struct cmdinfo *cmd, int opt, const char *arg,
 		parse_time_option(cmd, "--until", arg, &a->until);
 		a->has_until = a->filter = 1;
 		break;
-	case OPT_FIELD:
-		a->filter_field = parse_field_opt(cmd, arg, "--field");
-		break;
+	case OPT_FIELD: a->filter_fields = parse_fields_opt(cmd, arg); break;
 	case OPT_SORT:
 		a->sort_field = parse_field_opt(cmd, arg, "--sort");
 		a->sort = 1;
@@ -116,7 +155,7 @@ int timeline_cmd_run(struct cmd_ctx *ctx, struct timeline_args *a, int argc,
 
 static const struct option timeline_longopts[] = { TIMELINE_LONGOPTS,
 						   { NULL, 0, NULL, 0 } };
-static struct timeline_args ta = { .filter_field = E4T_CRTIME };
+static struct timeline_args ta = { .filter_fields = 1U << E4T_CRTIME };
 
 static void tl_opt(struct cmd_ctx *ctx, int opt, const char *arg)
 {

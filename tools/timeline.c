@@ -50,7 +50,7 @@ struct tl_ctx {
 	const struct formatter *fmt;
 	struct out out;
 	int filter;
-	enum e4t_field filter_field;
+	unsigned filter_fields;
 	int sort;
 	enum e4t_field sort_field;
 	struct saved_row *rows;
@@ -143,20 +143,25 @@ static void manifest_header(struct out *o, struct e4t_image *img)
 		  now);
 }
 
+/* Kept when one of the --field times is shown and in range. */
 static int keep_row(struct tl_ctx *c, const struct e4t_row *row)
 {
-	const struct e4t_ts *ts;
+	int f;
 
 	if (!c->filter)
 		return 1;
-	ts = &row->inode->ts[c->filter_field];
-	if (!ts_shown(ts, c->filter_field))
-		return 0;
-	if (c->a->has_since && e4t_ts_cmp(ts, &c->a->since) < 0)
-		return 0;
-	if (c->a->has_until && e4t_ts_cmp(ts, &c->a->until) > 0)
-		return 0;
-	return 1;
+	for (f = 0; f < E4T_NFIELDS; f++) {
+		const struct e4t_ts *ts = &row->inode->ts[f];
+
+		if (!(c->filter_fields & (1U << f)) || !ts_shown(ts, f))
+			continue;
+		if (c->a->has_since && e4t_ts_cmp(ts, &c->a->since) < 0)
+			continue;
+		if (c->a->has_until && e4t_ts_cmp(ts, &c->a->until) > 0)
+			continue;
+		return 1;
+	}
+	return 0;
 }
 
 static int save_row(struct tl_ctx *c, const struct e4t_row *row)
@@ -238,7 +243,7 @@ int timeline_run(const struct timeline_args *a)
 		.a = a,
 		.fmt = a->fmt,
 		.filter = a->filter,
-		.filter_field = a->filter_field,
+		.filter_fields = a->filter_fields,
 		.sort = a->sort,
 		.sort_field = a->sort_field,
 	};

@@ -18,7 +18,7 @@ struct timeline_args {
 	unsigned flags;		     /* E4T_TREE_DELETED (--deleted) */
 	int threads;		     /* --threads: 0 chooses, 1 or 2 */
 	int filter;		     /* --since or --until given */
-	enum e4t_field filter_field; /* --field (crtime) */
+	unsigned filter_fields; /* --field: 1 << each field (crtime) */
 	struct e4t_ts since, until;
 	int has_since, has_until;
 	int sort; /* --sort given */
