@@ -501,6 +501,62 @@ errcode_t e4t_image_read_inode(struct e4t_image *img, ext2_ino_t ino,
 			       struct e4t_inode *info);
 
 /* ------------------------------------------------------------------ */
+/* File content (symlink.c, filehash.c)                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The target of symlink ino as readlink(2) gives it (from i_block, inline
+ * data or its block), malloc'd and NUL-terminated, *len bytes.
+ * E4T_ERR_LINK_TARGET when ino is no symlink, or its target is encrypted,
+ * empty, longer than 4095 bytes, holds a NUL or cannot be read whole.
+ */
+errcode_t e4t_read_link(struct e4t_image *img, ext2_ino_t ino, char **target,
+			size_t *len);
+
+enum e4t_hash_alg {
+	E4T_HASH_NONE = 0,
+	E4T_HASH_MD5,
+	E4T_HASH_SHA1,
+	E4T_HASH_SHA256,
+};
+#define E4T_HASH_MAX 32 /* bytes of the longest (SHA-256) */
+/* "md5", "sha1", "sha256" -> algorithm; -1 when unknown. */
+int e4t_hash_parse(const char *name);
+const char *e4t_hash_name(enum e4t_hash_alg alg); /* NULL for NONE */
+size_t e4t_hash_len(enum e4t_hash_alg alg);	  /* bytes; 0 for NONE */
+
+/*
+ * Hashing files' content: one hasher per thread, each reading through a
+ * handle of its own (fs: the image's, or one from e4t_image_reopen()).
+ * e4t_hasher_file() hashes the i_size bytes of regular file ino as
+ * read(2) gives them: extents run by run from their blocks (holes and
+ * unwritten extents as zeros, blocks past i_size left out), block-mapped
+ * and inline data files through ext2fs_file_read(); out gets
+ * e4t_hash_len() bytes.  E4T_ERR_NOT_REGULAR for any other type,
+ * E4T_ERR_CONTENT for an encrypted file, extents out of order or beyond
+ * the filesystem, or a file shorter than i_size.
+ */
+struct e4t_hasher;
+errcode_t e4t_hasher_new(ext2_filsys fs, enum e4t_hash_alg alg,
+			 struct e4t_hasher **ret);
+errcode_t e4t_hasher_file(struct e4t_hasher *h, ext2_ino_t ino, uint8_t *out);
+void e4t_hasher_free(struct e4t_hasher *h);
+/*
+ * Many files at once: a pool of one hasher, or two on two threads (the
+ * second with its own handle) when threads is 2, or 0 and there are two
+ * CPUs.  e4t_hash_pool_run() hashes the n inodes ino[] (0: none, err
+ * E4T_ERR_NOT_REGULAR), each taking the next file as it is free: the
+ * hash of ino[i] into out + i * E4T_HASH_MAX, its error into errs[i];
+ * two: use the second thread (worth it for more than a few MiB).
+ */
+struct e4t_hash_pool;
+errcode_t e4t_hash_pool_new(struct e4t_image *img, enum e4t_hash_alg alg,
+			    int threads, struct e4t_hash_pool **ret);
+void e4t_hash_pool_run(struct e4t_hash_pool *p, const ext2_ino_t *ino, size_t n,
+		       uint8_t *out, errcode_t *errs, int two);
+void e4t_hash_pool_free(struct e4t_hash_pool *p);
+
+/* ------------------------------------------------------------------ */
 /* Directory blocks (dirscan.c)                                        */
 /* ------------------------------------------------------------------ */
 

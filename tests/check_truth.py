@@ -57,8 +57,9 @@ def load_truth(path):
 
 
 def decimal_time(text):
-    """'-0.000000001' -> (-1, 999999999); '' -> None."""
-    if text == "":
+    """'-0.000000001' -> (-1, 999999999); '' (and the bodyfile's crtime
+    '0', without a fraction) -> None."""
+    if text in ("", "0"):
         return None
     neg = text.startswith("-")
     whole, _, frac = text.lstrip("-").partition(".")
@@ -107,6 +108,45 @@ def unescape_backslash(s):
     return bytes(out)
 
 
+def unescape_body(s):
+    """both bodyfiles' name escapes: \\xhh a code point (U+0000-001F,
+    U+007F-009F), \\XHH a byte that is not UTF-8, \\\\, \\| (mactime:
+    %7C and %25 decoded first, as mactime does)"""
+    out = bytearray()
+    b = s.encode("utf-8", "surrogateescape")
+    i = 0
+    while i < len(b):
+        c = b[i]
+        if c == 0x5C and i + 1 < len(b):
+            n = chr(b[i + 1])
+            if n == "x":
+                out += chr(int(b[i + 2:i + 4], 16)).encode("utf-8")
+                i += 4
+                continue
+            if n == "X":
+                out.append(int(b[i + 2:i + 4], 16))
+                i += 4
+                continue
+            if n not in "\\|":
+                raise ValueError("bad escape in %r" % s)
+            out += n.encode()
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return bytes(out)
+
+
+def strip_target(name, mode):
+    """a symlink's " -> TARGET" (plaso splits at the last one)"""
+    if mode.startswith("l") or mode.startswith("l/"):
+        i = name.rfind(b" -> ")
+        if i < 0:
+            raise ValueError("symlink without a target: %r" % name)
+        return name[:i]
+    return name
+
+
 def split_unescaped(line, sep="|"):
     fields, cur, i = [], "", 0
     while i < len(line):
@@ -146,7 +186,8 @@ def parse_bodyfile(path):
         f = split_unescaped(line)
         if len(f) != 11:
             raise ValueError("bodyfile line with %d fields: %r" % (len(f), line))
-        name, status = strip_status(unescape_backslash(f[1]))
+        name = strip_target(unescape_body(f[1]), f[3])
+        name, status = strip_status(name)
         row = {"path": name, "status": status, "ino": int(f[2])}
         for i, fld in enumerate(FIELDS):
             row[fld] = decimal_time(f[7 + i])
@@ -160,10 +201,12 @@ def parse_mactime(path):
         f = line.split("|")
         if len(f) != 11:
             raise ValueError("mactime line with %d fields: %r" % (len(f), line))
-        raw = re.sub(rb"%([0-9A-Fa-f]{2})",
-                     lambda m: bytes([int(m.group(1), 16)]),
-                     f[1].encode("utf-8", "surrogateescape"))
-        name, status = strip_status(raw)
+        raw = re.sub(r"%([0-9A-Fa-f]{2})",
+                     lambda m: chr(int(m.group(1), 16)), f[1])
+        if re.search(r"[\x00-\x1f\x7f]", raw):
+            raise ValueError("raw control in %r" % line)
+        name = strip_target(unescape_body(raw), f[3])
+        name, status = strip_status(name)
         row = {"path": name, "status": status, "ino": int(f[2])}
         for i, fld in enumerate(FIELDS):
             row[fld] = int(f[7 + i])
@@ -191,10 +234,22 @@ def parse_jsonl(path):
     return rows
 
 
-def parse_timesketch(path):
+def timesketch_csv_objects(path):
+    """timesketch-csv rows as the JSON lines' objects"""
+    with open(path, newline="", encoding="utf-8") as f:
+        for o in csv.DictReader(f):
+            for k in ("timestamp", "nanoseconds", "inode"):
+                o[k] = int(o[k])
+            if not o["path_hex"]:
+                del o["path_hex"]
+            yield o
+
+
+def parse_timesketch(path, objects=None):
     by_key = {}
-    for line in read_lines(path):
-        o = json.loads(line)
+    if objects is None:
+        objects = (json.loads(line) for line in read_lines(path))
+    for o in objects:
         for key in ("message", "datetime", "timestamp_desc", "timestamp"):
             if key not in o:
                 raise ValueError("timesketch line without %s" % key)
@@ -276,6 +331,8 @@ PARSERS = {
     "bodyfile": parse_bodyfile, "mactime": parse_mactime,
     "jsonl": parse_jsonl, "timesketch": parse_timesketch,
     "csv": parse_csv, "text": parse_text, "stat": parse_stat,
+    "timesketch-csv":
+        lambda p: parse_timesketch(p, timesketch_csv_objects(p)),
 }
 
 

@@ -104,17 +104,22 @@ def text_unescape(s):
     return bytes(o)
 
 def body_fields(line):
-    # bodyfile: \xHH, \\, \|, \: escapes; | separates
+    # bodyfile: \xhh a code point (controls), \XHH a byte that is not
+    # UTF-8, \\, \|; | separates
     fields, cur, i = [], bytearray(), 0
     while i < len(line):
         c = line[i:i + 1]
         if c == b"\\":
             n = line[i + 1:i + 2]
             if n == b"x":
+                cur += chr(int(line[i + 2:i + 4], 16)).encode("utf-8")
+                i += 4
+                continue
+            if n == b"X":
                 cur += bytes.fromhex(line[i + 2:i + 4].decode())
                 i += 4
                 continue
-            if n not in (b"\\", b"|", b":"):
+            if n not in (b"\\", b"|"):
                 raise ValueError("bad escape \\" + n.decode("latin-1"))
             cur += n
             i += 2
@@ -154,11 +159,25 @@ try:
             f = l.split(b"|")
             if len(f) != 11:
                 err("%d fields: %r" % (len(f), l)); continue
-            if re.search(rb"[\x00-\x1f\x7f]", f[1]):
-                err("raw control in %r" % l)
-            name = re.sub(rb"%([0-9A-F]{2})",
+            # mactime decodes %XX (%7C, %25); the rest is as in the
+            # bodyfile, and no raw control
+            name = re.sub(rb"%([0-9A-Fa-f]{2})",
                           lambda m: bytes.fromhex(m.group(1).decode()), f[1])
-            add(int(f[2]), name)
+            if re.search(rb"[\x00-\x1f\x7f]", name):
+                err("raw control in %r" % l)
+            add(int(f[2]), body_fields(name.replace(b"|", b"\\|"))[0])
+    elif fmt == "timesketch-csv":
+        rows = list(csv.reader(io.StringIO(data.decode("utf-8"),
+                                           newline="")))
+        h = rows[0]
+        if h[:3] != ["message", "datetime", "timestamp_desc"]:
+            err("no header")
+        for r in rows[1:]:
+            o = dict(zip(h, r))
+            if len(r) != len(h):
+                err("%d fields: %r" % (len(r), r)); continue
+            add(int(o["inode"]), bytes.fromhex(o["path_hex"]) if o["path_hex"]
+                else o["path"].encode("utf-8"))
     elif fmt in ("jsonl", "export", "timesketch", "backfill"):
         for l in lines:
             o = json.loads(l)
@@ -224,7 +243,7 @@ except Exception as e:
 for l in sorted(set(out)):
     print(l)
 # timesketch: one line per time, the rest one row per name
-if fmt != "timesketch" and len(out) != len(set(out)):
+if not fmt.startswith("timesketch") and len(out) != len(set(out)):
     err("%d rows for %d names" % (len(out), len(set(out))))
 EOF
 }
@@ -263,12 +282,161 @@ check_back() {
 
 test_timeline_formats_parse_back() {
 	local f
-	for f in bodyfile mactime jsonl timesketch csv text; do
+	for f in bodyfile mactime jsonl timesketch csv text timesketch-csv; do
 		run_ro "$IMG" timeline -f "$f" "$IMG"
 		check_back "$f" "timeline -f $f"
 	done
 	run_ro "$IMG" timeline -d -f jsonl "$IMG"
 	check_back jsonl "timeline -d -f jsonl"
+}
+
+# TSK's mactime itself: every row of the mactime format survives
+# `mactime -b` (one output row for each distinct time of each name), and
+# each name comes out escaped as e4time wrote it (mactime decodes only
+# %XX: | and % come back raw), which parses back to the exact bytes.
+# mactime_problems: what is wrong, "" when nothing.
+mactime_problems() {
+	run_ro "$IMG" timeline -f mactime "$IMG"
+	assertEquals "status: $(head -3 "$ERR")" 0 "$RC"
+	mactime -b "$OUT" -d -y -z UTC >"$TMP/mac.csv" 2>"$TMP/mac.err"
+	assertEquals "mactime status: $(head -3 "$TMP/mac.err")" 0 "$?"
+	python3 - "$OUT" "$TMP/mac.csv" "$TMP/expected" <<'PYEOF'
+import csv, io, re, sys
+body, macout, expected = sys.argv[1:4]
+
+def unescape(b):
+    # the bodyfile's escapes, which mactime leaves as they are
+    o, i = bytearray(), 0
+    while i < len(b):
+        if b[i:i + 1] == b"\\":
+            n = b[i + 1:i + 2]
+            if n == b"x":
+                o += chr(int(b[i + 2:i + 4], 16)).encode("utf-8")
+                i += 4
+            elif n == b"X":
+                o += bytes.fromhex(b[i + 2:i + 4].decode())
+                i += 4
+            else:
+                o += n
+                i += 2
+        else:
+            o += b[i:i + 1]
+            i += 1
+    return bytes(o)
+
+want = set()
+for l in open(body, "rb").read().split(b"\n")[:-1]:
+    f = l.split(b"|")
+    name = re.sub(rb"%([0-9A-Fa-f]{2})",
+                  lambda m: bytes.fromhex(m.group(1).decode()), f[1])
+    for t in f[7:11]:
+        want.add((int(t), int(f[2]), name))
+rows = list(csv.reader(io.StringIO(open(macout, "rb").read()
+                                   .decode("utf-8", "surrogateescape"),
+                                   newline="")))
+assert rows[0][0] == "Date", rows[0]
+got = [(int(r[6]), r[7].encode("utf-8", "surrogateescape"))
+       for r in rows[1:]]
+bad = []
+if len(got) != len(want):
+    bad.append("%d rows out of mactime, %d distinct times in" %
+               (len(got), len(want)))
+names = {}
+for ino, n in got:
+    if re.search(rb"[\x00-\x1f\x7f]", n):
+        bad.append("raw control from mactime: %r" % n)
+    names.setdefault(ino, set()).add(unescape(n))
+for l in open(expected):
+    ino, h = l.split()
+    if names.get(int(ino)) != {bytes.fromhex(h)}:
+        bad.append("<%s>: %r" % (ino, names.get(int(ino))))
+print("\n".join(bad))
+PYEOF
+}
+
+test_mactime_tool_keeps_every_row() {
+	command -v mactime >/dev/null || { skip_test "mactime (sleuthkit) not installed"; return; }
+	mactime_problems >"$TMP/mac.bad"
+	assertEquals "mactime -b: rows and names" "" "$(cat "$TMP/mac.bad")"
+}
+
+# plaso's bodyfile parser (tests/plaso_bodyfile.py, an oracle that
+# follows plaso/parsers/bodyfile.py line by line): every row read, no
+# warning, every UTF-8 name exact; a name that is not UTF-8 arrives with
+# \XHH for each byte that is not (plaso holds names as text).
+test_plaso_reads_every_name() {
+	local f
+	for f in "" --deleted; do
+		run_ro "$IMG" timeline -f bodyfile $f "$IMG"
+		python3 "$TOP_SRCDIR/tests/plaso_bodyfile.py" "$OUT" >"$TMP/plaso"
+		assertEquals "plaso: no refusal, warning or stop ($f)" "" \
+			"$(grep -v '^ROW ' "$TMP/plaso" | head -n 3)"
+		assertEquals "plaso: every row ($f)" "$(($(wc -l <"$OUT") - 1))" \
+			"$(grep -c '^ROW ' "$TMP/plaso")"
+	done
+	python3 - "$TMP/plaso" "$TMP/expected" <<'PYEOF' >"$TMP/plaso.bad"
+import sys
+got = {}
+for l in open(sys.argv[1]):
+    f = l.split()
+    got.setdefault(f[1], []).append(bytes.fromhex(f[3]))
+
+def shown(b):
+    # what plaso holds: the UTF-8 text, each byte that is not UTF-8 as \XHH
+    o, i = "", 0
+    while i < len(b):
+        for n in (4, 3, 2, 1):
+            try:
+                o += b[i:i + n].decode("utf-8")
+                i += n
+                break
+            except UnicodeDecodeError:
+                pass
+        else:
+            o += "\\X%02X" % b[i]
+            i += 1
+    return o.encode("utf-8")
+
+for l in open(sys.argv[2]):
+    ino, h = l.split()
+    want = shown(bytes.fromhex(h))
+    if got.get(ino) != [want]:
+        print("<%s> %r: plaso reads %r" % (ino, want, got.get(ino)))
+PYEOF
+	assertEquals "plaso's names" "" "$(cat "$TMP/plaso.bad")"
+}
+
+# Timesketch's importer (tests/timesketch_import.py, an oracle of its
+# CSV and JSON lines readers): every row of both formats imported, and
+# every name there, exact in path (or path_hex), in the message too
+# (U+FFFD for bytes that are not UTF-8, as in path).
+test_timesketch_imports_every_name() {
+	local f
+	for f in timesketch timesketch-csv; do
+		run_ro "$IMG" timeline -f "$f" "$IMG"
+		python3 "$TOP_SRCDIR/tests/timesketch_import.py" \
+			"$([ $f = timesketch ] && echo jsonl || echo csv)" "$OUT" >"$TMP/ts"
+		assertEquals "$f: every row imported" "" "$(grep -v '^EVENT ' "$TMP/ts" | head -3)"
+		python3 - "$TMP/ts" "$TMP/expected" <<'PYEOF' >"$TMP/ts.bad"
+import json, sys
+names = {}
+bad = []
+for l in open(sys.argv[1]):
+    e = json.loads(l[6:])
+    p = e["path"]
+    b = bytes.fromhex(e["path_hex"]) if "path_hex" in e else p.encode()
+    if e["message"] != "%s (%s)" % (p, e["field"]):
+        bad.append("message %r, path %r" % (e["message"], p))
+    if p.startswith("/d/"):
+        names.setdefault(str(e["inode"]), set()).add(b)
+for l in open(sys.argv[2]):
+    ino, h = l.split()
+    if names.get(ino) != {bytes.fromhex(h)}:
+        bad.append("<%s>: %r" % (ino, names.get(ino)))
+print("\n".join(bad[:5]))
+PYEOF
+		assertEquals "$f: names" "" "$(cat "$TMP/ts.bad")"
+	done
 }
 
 test_export_parses_back() {
@@ -381,7 +549,7 @@ test_terminal_gets_no_raw_escapes() {
 		args+=("/d/$(hex2bytes "$h")")
 	done
 	on_tty "timeline (default format)" 0 20 timeline "$IMG"
-	for f in bodyfile jsonl timesketch text; do
+	for f in bodyfile jsonl timesketch text timesketch-csv; do
 		on_tty "timeline -f $f" 0 20 timeline -f "$f" "$IMG"
 	done
 	on_tty "export" 0 20 export "$IMG"

@@ -23,7 +23,7 @@ static void export_help(FILE *fp)
 		"one object per name with path, ino and\nthe times, exactly "
 		"as `timeline --format jsonl` writes them.\n\n"
 		"Options: those of timeline (--deleted, --since, --until, "
-		"--field, --sort,\n--threads, --offset, -o, -q) except "
+		"--field, --sort,\n--hash, --threads, --offset, -o, -q) except "
 		"--format.\n\n"
 		"      --from-dir DIR     the manifest of a mounted tree of "
 		"any "
@@ -42,7 +42,7 @@ static void export_help(FILE *fp)
 		progname, progname);
 }
 
-enum { OPT_FROM_DIR = OPT_SORT + 1, OPT_CRTIME_FROM, OPT_CROSS_MOUNTS };
+enum { OPT_FROM_DIR = OPT_TIMELINE_LAST, OPT_CRTIME_FROM, OPT_CROSS_MOUNTS };
 
 static const struct option export_longopts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -53,7 +53,7 @@ static const struct option export_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 static struct timeline_args ea = {
-	.filter_field = E4T_CRTIME,
+	.filter_fields = 1U << E4T_CRTIME,
 	.fmt = &fmt_jsonl, /* a manifest is always JSON lines */
 	.manifest = 1,
 };

@@ -27,7 +27,7 @@ static void timeline_help(FILE *fp)
 		"(default\n"
 		"                       otherwise: extended bodyfile 3), "
 		"mactime, jsonl,\n"
-		"                       timesketch, csv\n"
+		"                       timesketch, csv, timesketch-csv\n"
 		"  -d, --deleted        add inodes no name reaches (orphan) "
 		"and "
 		"deleted ones,\n"
@@ -48,9 +48,18 @@ static void timeline_help(FILE *fp)
 		"TIME\n"
 		"      --field FIELD    time for --since/--until: crtime "
 		"(default), atime,\n"
-		"                       mtime, ctime, dtime\n"
+		"                       mtime, ctime, dtime, several "
+		"(mtime,ctime: any of\n"
+		"                       them in range), or any (as mactime "
+		"selects)\n"
 		"      --sort FIELD     sort rows by that time (absent times "
 		"last)\n"
+		"      --hash ALG       hash each regular file's content: md5 "
+		"(bodyfile and\n"
+		"                       mactime: their MD5 column), sha1, "
+		"sha256 (jsonl,\n"
+		"                       csv, timesketch, timesketch-csv: a "
+		"column)\n"
 		"      --flags          the anomaly rules that fire on each "
 		"row "
 		"(e4time\n"
@@ -80,6 +89,44 @@ static enum e4t_field parse_field_opt(const struct cmdinfo *cmd,
 	return (enum e4t_field)f;
 }
 
+/* --field: a field, several separated by commas, or any (all five). */
+static unsigned parse_fields_opt(const struct cmdinfo *cmd, const char *arg)
+{
+	unsigned mask = 0;
+	const char *p = arg;
+
+	if (strcmp(arg, "any") == 0)
+		return (1U << E4T_NFIELDS) - 1;
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char name[16];
+		int f = -1;
+
+		if (n < sizeof(name)) {
+			memcpy(name, p, n);
+			name[n] = '\0';
+			f = e4t_field_parse(name);
+		}
+		if (f < 0)
+			usage_error(
+				cmd,
+				"--field '%s': use atime, mtime, ctime, "
+				"crtime, dtime, several with commas, or any",
+				arg);
+		mask |= 1U << f;
+		p += n;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p == ',')
+			usage_error(cmd, "--field '%s': a field after ','",
+				    arg);
+	}
+	if (!mask)
+		usage_error(cmd, "--field: name a field");
+	return mask;
+}
+
 void timeline_opt(const struct cmdinfo *cmd, int opt, const char *arg,
 		  struct timeline_args *a)
 {
@@ -93,13 +140,20 @@ void timeline_opt(const struct cmdinfo *cmd, int opt, const char *arg,
 		parse_time_option(cmd, "--until", arg, &a->until);
 		a->has_until = a->filter = 1;
 		break;
-	case OPT_FIELD:
-		a->filter_field = parse_field_opt(cmd, arg, "--field");
-		break;
+	case OPT_FIELD: a->filter_fields = parse_fields_opt(cmd, arg); break;
 	case OPT_SORT:
 		a->sort_field = parse_field_opt(cmd, arg, "--sort");
 		a->sort = 1;
 		break;
+	case OPT_HASH: {
+		int h = e4t_hash_parse(arg);
+
+		if (h < 0)
+			usage_error(cmd, "--hash '%s': use md5, sha1 or sha256",
+				    arg);
+		a->hash = (enum e4t_hash_alg)h;
+		break;
+	}
 	default: usage_error(cmd, "unknown option");
 	}
 }
@@ -118,14 +172,14 @@ int timeline_cmd_run(struct cmd_ctx *ctx, struct timeline_args *a, int argc,
 	return timeline_run(a);
 }
 
-enum { OPT_FLAGS = OPT_SORT + 1, OPT_JOURNAL = 0x300 }; /* timeline only */
+enum { OPT_FLAGS = OPT_TIMELINE_LAST, OPT_JOURNAL }; /* timeline only */
 static const struct option timeline_longopts[] = {
 	TIMELINE_LONGOPTS,
 	{ "flags", no_argument, NULL, OPT_FLAGS },
 	{ "journal", no_argument, NULL, OPT_JOURNAL },
 	{ NULL, 0, NULL, 0 },
 };
-static struct timeline_args ta = { .filter_field = E4T_CRTIME };
+static struct timeline_args ta = { .filter_fields = 1U << E4T_CRTIME };
 
 static void tl_opt(struct cmd_ctx *ctx, int opt, const char *arg)
 {
@@ -150,13 +204,23 @@ static int tl_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 	if (!ta.fmt)
 		usage_error(&timeline_cmd,
 			    "unknown format '%s' (text, bodyfile, mactime, "
-			    "jsonl, timesketch, csv)",
+			    "jsonl, timesketch, csv, timesketch-csv)",
 			    name);
 	if (ta.rule_flags && ta.fmt != &fmt_jsonl &&
 	    ta.fmt != &fmt_timesketch && ta.fmt != &fmt_csv)
 		usage_error(&timeline_cmd,
 			    "--flags: only the jsonl, timesketch and csv "
 			    "formats carry them");
+	if (ta.hash == E4T_HASH_NONE)
+		return EXIT_OK;
+	if (strcmp(name, "text") == 0)
+		usage_error(&timeline_cmd, "--hash: the text format has no "
+					   "column for it (use jsonl or csv)");
+	if ((ta.fmt == &fmt_bodyfile || ta.fmt == &fmt_mactime) &&
+	    ta.hash != E4T_HASH_MD5)
+		usage_error(&timeline_cmd,
+			    "--hash %s: the %s format holds MD5 only",
+			    e4t_hash_name(ta.hash), name);
 	return EXIT_OK;
 }
 

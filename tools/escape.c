@@ -175,32 +175,58 @@ char *escape_text(const char *s, size_t len)
 	return b.p;
 }
 
-static size_t bodyfile_special(struct lbuf *b, const unsigned char *p,
-			       size_t left)
+/* A byte that is not part of valid UTF-8, as \XHH (upper case): plaso,
+ * which holds names as text, leaves it as it is. */
+static void put_bad_byte(struct lbuf *b, unsigned char c)
+{
+	char x[4] = { '\\', 'X', "0123456789ABCDEF"[c >> 4],
+		      "0123456789ABCDEF"[c & 15] };
+
+	lb_write(b, x, 4);
+}
+
+/*
+ * What both bodyfile dialects escape, as plaso's bodyfile parser undoes
+ * it: a control (U+0000-001F, U+007F-009F) as \xhh of its code point
+ * (U+0085 is \x85, not its UTF-8 bytes), a backslash as \\, and a byte
+ * that is not UTF-8 as \XHH.  Everything else, ':' included, as it is.
+ */
+static size_t body_common(struct lbuf *b, const unsigned char *p, size_t left)
 {
 	size_t n = utf8_seq_len(p, left);
 
-	if (n == 1 && (p[0] == '\\' || p[0] == '|' || p[0] == ':')) {
-		lb_putc(b, '\\');
-		lb_putc(b, (char)p[0]);
+	if (n == 1 && p[0] == '\\') {
+		lb_write(b, "\\\\", 2);
 		return 1;
 	}
 	if (n == 1 && p[0] >= 0x20 && p[0] != 0x7f) {
 		lb_putc(b, (char)p[0]);
 		return 1;
 	}
-	if (n > 1 && !is_c1(p, n)) {
+	if (n == 1) {
+		put_xhh(b, p[0]);
+		return 1;
+	}
+	if (n > 1 && is_c1(p, n)) {
+		put_xhh(b, p[1]); /* U+0080..U+009F: c2 80..c2 9f */
+		return 2;
+	}
+	if (n > 1) {
 		lb_write(b, p, n);
 		return n;
 	}
-	/* \xHH is always one raw byte: a control, an invalid UTF-8 byte,
-	 * or one of the two bytes of a C1 control (U+0085 is \xc2\x85). */
-	put_xhh(b, p[0]);
-	if (n == 2) {
-		put_xhh(b, p[1]);
-		return 2;
-	}
+	put_bad_byte(b, p[0]);
 	return 1;
+}
+
+static size_t bodyfile_special(struct lbuf *b, const unsigned char *p,
+			       size_t left)
+{
+	if (p[0] == '|') {
+		lb_write(b, "\\|", 2);
+		return 1;
+	}
+	return body_common(b, p, left);
 }
 
 void esc_bodyfile(struct lbuf *b, const char *s, size_t len)
@@ -208,25 +234,26 @@ void esc_bodyfile(struct lbuf *b, const char *s, size_t len)
 	escape_with(b, s, len, bodyfile_special);
 }
 
-static size_t percent_special(struct lbuf *b, const unsigned char *p,
+/* mactime decodes %XX in every field after splitting at '|': '|' and '%'
+ * are %7C and %25, which it gives back; the rest as in the bodyfile,
+ * which it leaves as it is. */
+static size_t mactime_special(struct lbuf *b, const unsigned char *p,
 			      size_t left)
 {
-	unsigned char c = p[0];
-
-	if (c == '%' || c == '|' || c < 0x20 || c == 0x7f) {
-		char x[3] = { '%', "0123456789ABCDEF"[c >> 4],
-			      "0123456789ABCDEF"[c & 15] };
-
-		lb_write(b, x, 3);
-	} else {
-		lb_putc(b, (char)c);
+	if (p[0] == '|') {
+		lb_write(b, "%7C", 3);
+		return 1;
 	}
-	return 1;
+	if (p[0] == '%') {
+		lb_write(b, "%25", 3);
+		return 1;
+	}
+	return body_common(b, p, left);
 }
 
-void esc_percent(struct lbuf *b, const char *s, size_t len)
+void esc_mactime(struct lbuf *b, const char *s, size_t len)
 {
-	escape_with(b, s, len, percent_special);
+	escape_with(b, s, len, mactime_special);
 }
 
 static size_t json_special(struct lbuf *b, const unsigned char *p, size_t left)
@@ -262,6 +289,24 @@ static size_t json_special(struct lbuf *b, const unsigned char *p, size_t left)
 void esc_json(struct lbuf *b, const char *s, size_t len)
 {
 	escape_with(b, s, len, json_special);
+}
+
+void utf8_lossy(struct lbuf *b, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t n = utf8_seq_len(p + i, len - i);
+
+		if (n) {
+			lb_write(b, p + i, n);
+			i += n;
+		} else {
+			lb_write(b, "\xef\xbf\xbd", 3); /* U+FFFD */
+			i++;
+		}
+	}
 }
 
 void esc_hex(struct lbuf *b, const char *s, size_t len)

@@ -17,14 +17,20 @@ int utf8_valid(const char *s, size_t len);
  * controls and invalid bytes.  Never lets a terminal escape through. */
 void esc_text(struct lbuf *b, const char *s, size_t len);
 char *escape_text(const char *s, size_t len); /* malloc'd, or NULL */
-/* Extended bodyfile 3: \\, \|, \: and \xHH (always one raw byte) for
- * controls, C1 controls and invalid UTF-8 (names never hold '/'). */
+/* Extended bodyfile 3, as plaso's bodyfile parser decodes it: \\, \|,
+ * \xhh for a control by code point (U+0000-001F, U+007F-009F: U+0085 is
+ * \x85) and \XHH for a byte that is not UTF-8 (names never hold '/').
+ * ':' is not escaped: plaso would keep the backslash. */
 void esc_bodyfile(struct lbuf *b, const char *s, size_t len);
-/* TSK mactime: %XX for %, |, controls and DEL. */
-void esc_percent(struct lbuf *b, const char *s, size_t len);
+/* TSK mactime: as the bodyfile, but '|' and '%' as %7C and %25, which
+ * mactime decodes (it leaves the backslash escapes as they are). */
+void esc_mactime(struct lbuf *b, const char *s, size_t len);
 /* JSON string body (no quotes); invalid UTF-8 becomes U+FFFD. */
 void esc_json(struct lbuf *b, const char *s, size_t len);
 void esc_hex(struct lbuf *b, const char *s, size_t len);
+/* The bytes as they are, but each byte that is not part of valid UTF-8
+ * as U+FFFD (as esc_json writes it). */
+void utf8_lossy(struct lbuf *b, const char *s, size_t len);
 /* The JSON members "path":"..." of a name, and, when it is not valid
  * UTF-8, "path_hex":"..." (its bytes) and "path_utf8":false. */
 void esc_json_path(struct lbuf *b, const char *s, size_t len);

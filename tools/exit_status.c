@@ -141,6 +141,7 @@ enum cond cond_of_refusal(errcode_t err, const char *image)
 	case E4T_ERR_MMP:
 	case E4T_ERR_LOCKED: return COND_IN_USE;
 	case E4T_ERR_NEEDS_RECOVERY:
+	case E4T_ERR_WRITE_NEEDS_RECOVERY:
 	case E4T_ERR_FS_ERRORS:
 	case E4T_ERR_SB_CSUM:
 	case E4T_ERR_GD_CSUM:

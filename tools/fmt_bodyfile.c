@@ -4,7 +4,9 @@
  *   # extended bodyfile 3 format
  *   0|/path|ino|-rw-r--r--|uid|gid|size|atime|mtime|ctime|crtime
  * Times are exact signed decimal seconds with 9 fraction digits; a time
- * not stored is an empty field.  Names: \xHH, \\, \|, \: escapes.
+ * not stored is an empty field, or 0 for crtime, the last (see below).
+ * Names as plaso decodes them (esc_bodyfile()); a symlink's name is
+ * followed by " -> TARGET".
  */
 #include "config.h"
 
@@ -26,13 +28,13 @@ static void body_row(struct out *o, const struct e4t_row *row)
 	int i;
 
 	mode_string(in->mode, mode);
-	lb_write(b, "0|", 2);
+	lb_body_md5(o);
 	if (o->volume) {
 		esc_bodyfile(b, o->volume, strlen(o->volume));
 		lb_putc(b, ':');
 	}
 	esc_bodyfile(b, row->path, row->path_len);
-	lb_body_middle(b, row, mode);
+	lb_body_middle(o, row, mode, esc_bodyfile);
 	/* The four times are often equal: format each distinct one once. */
 	const struct e4t_ts *prev = NULL;
 	size_t prev_at = 0, prev_len = 0;
@@ -41,8 +43,15 @@ static void body_row(struct out *o, const struct e4t_row *row)
 		const struct e4t_ts *ts = &in->ts[body_fields[i]];
 
 		lb_putc(b, '|');
-		if (!ts_shown(ts, body_fields[i]))
+		if (!ts_shown(ts, body_fields[i])) {
+			/* The last field, crtime, as 0 (the bodyfile's "no
+			 * time"): plaso reads it with its line end, and an
+			 * empty one on the first row makes it refuse the
+			 * file. */
+			if (i == 3)
+				lb_putc(b, '0');
 			continue;
+		}
 		if (prev && e4t_ts_cmp(ts, prev) == 0) {
 			char copy[32];
 

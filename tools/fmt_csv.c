@@ -18,6 +18,10 @@ static void csv_begin(struct out *o)
 		lb_puts(&o->lb, "volume,");
 	lb_puts(&o->lb, "path,ino,type,mode,uid,gid,size,links,atime,mtime,"
 			"ctime,crtime,dtime,status");
+	if (o->hash) {
+		lb_putc(&o->lb, ',');
+		lb_puts(&o->lb, e4t_hash_name(o->hash));
+	}
 	if (o->name_sources)
 		lb_puts(&o->lb, ",name_source");
 	if (o->journal_rows)
@@ -48,6 +52,7 @@ static void csv_row(struct out *o, const struct e4t_row *row)
 	}
 	lb_putc(b, ',');
 	lb_puts(b, status_name(row->status));
+	lb_hash_csv(o);
 	if (o->name_sources) {
 		lb_putc(b, ',');
 		if (row->name_source)

@@ -44,6 +44,7 @@ static void json_row(struct out *o, const struct e4t_row *row)
 		else
 			lb_puts(b, "null");
 	}
+	lb_hash_json(o);
 	if (in->flags & E4T_INO_CSUM_BAD)
 		lb_puts(b, ",\"inode_csum_bad\":true");
 	if (row->name_source)

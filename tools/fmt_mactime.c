@@ -53,13 +53,13 @@ static void mac_row(struct out *o, const struct e4t_row *row)
 	int i;
 
 	tsk_mode(in->mode, mode);
-	lb_write(b, "0|", 2);
+	lb_body_md5(o);
 	if (o->volume) {
-		esc_percent(b, o->volume, strlen(o->volume));
+		esc_mactime(b, o->volume, strlen(o->volume));
 		lb_putc(b, ':');
 	}
-	esc_percent(b, row->path, row->path_len);
-	lb_body_middle(b, row, mode);
+	esc_mactime(b, row->path, row->path_len);
+	lb_body_middle(o, row, mode, esc_mactime);
 	/* The four times are often equal: format each distinct one once. */
 	int64_t prev = -1;
 	size_t prev_at = 0, prev_len = 0;

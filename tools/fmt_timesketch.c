@@ -9,7 +9,7 @@
 
 #include "output.h"
 
-static const char *const descs[E4T_NFIELDS] = {
+const char *const timesketch_desc[E4T_NFIELDS] = {
 	[E4T_ATIME] = "Last Access Time",
 	[E4T_MTIME] = "Content Modification Time",
 	[E4T_CTIME] = "Metadata Modification Time",
@@ -46,7 +46,7 @@ static void ts_row(struct out *o, const struct e4t_row *row)
 		lb_printf(b,
 			  ",\"timestamp_desc\":\"%s\",\"timestamp\":%lld"
 			  ",\"nanoseconds\":%u,\"field\":\"%s\",\"path\":\"",
-			  descs[f],
+			  timesketch_desc[f],
 			  (long long)(ts->sec * 1000000LL + ts->nsec / 1000),
 			  ts->nsec, e4t_field_name(f));
 		esc_json(b, row->path, row->path_len);
@@ -67,9 +67,11 @@ static void ts_row(struct out *o, const struct e4t_row *row)
 		lb_journal_json(b, row);
 		lb_printf(b,
 			  ",\"inode\":%u,\"file_type\":\"%s\",\"status\":"
-			  "\"%s\",\"data_type\":\"fs:ext4:inode\"",
+			  "\"%s\"",
 			  in->ino, e4t_mode_type_name(in->mode),
 			  status_name(row->status));
+		lb_hash_json(o);
+		lb_puts(b, ",\"data_type\":\"fs:ext4:inode\"");
 		lb_flags_json(b, o, "tag");
 		lb_puts(b, "}\n");
 	}

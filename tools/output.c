@@ -4,13 +4,14 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
 
 static const struct formatter *const formatters[] = {
-	&fmt_text,  &fmt_bodyfile,   &fmt_mactime,
-	&fmt_jsonl, &fmt_timesketch, &fmt_csv,
+	&fmt_text,	 &fmt_bodyfile, &fmt_mactime,	     &fmt_jsonl,
+	&fmt_timesketch, &fmt_csv,	&fmt_timesketch_csv,
 };
 
 const struct formatter *formatter_find(const char *name)
@@ -97,12 +98,84 @@ void mode_string(uint16_t mode, char out[11])
 	out[10] = '\0';
 }
 
-void lb_body_middle(struct lbuf *b, const struct e4t_row *row, const char *mode)
+void lb_body_md5(struct out *o)
+{
+	if (o->hash == E4T_HASH_MD5 && o->hash_hex)
+		lb_puts(&o->lb, o->hash_hex);
+	else
+		lb_putc(&o->lb, '0');
+	lb_putc(&o->lb, '|');
+}
+
+void lb_hash_json(struct out *o)
+{
+	if (!o->hash)
+		return;
+	lb_puts(&o->lb, ",\"");
+	lb_puts(&o->lb, e4t_hash_name(o->hash));
+	lb_puts(&o->lb, "\":");
+	if (o->hash_hex) {
+		lb_putc(&o->lb, '"');
+		lb_puts(&o->lb, o->hash_hex);
+		lb_putc(&o->lb, '"');
+	} else {
+		lb_puts(&o->lb, "null");
+	}
+}
+
+void lb_hash_csv(struct out *o)
+{
+	if (!o->hash)
+		return;
+	lb_putc(&o->lb, ',');
+	if (o->hash_hex)
+		lb_puts(&o->lb, o->hash_hex);
+}
+
+void note_read_error(struct out *o, const struct e4t_row *row, const char *what,
+		     errcode_t err)
+{
+	char *name, label[64];
+
+	o->read_errors++;
+	if (o->quiet)
+		return;
+	name = escape_text(row->path, row->path_len);
+	snprintf(label, sizeof(label), "<%u> ", row->inode->ino);
+	progress_done();
+	fprintf(stderr, "%s: %s: %s%s: %s: %s\n", progname, o->image, label,
+		name ? name : "?", what, error_message(err));
+	free(name);
+}
+
+static void lb_link_target(struct out *o, const struct e4t_row *row, esc_fn esc)
+{
+	char *target;
+	size_t len;
+	errcode_t err;
+
+	if (!o->img || !LINUX_S_ISLNK(row->inode->mode) ||
+	    row->status == E4T_DELETED)
+		return;
+	err = e4t_read_link(o->img, row->inode->ino, &target, &len);
+	if (err) {
+		note_read_error(o, row, "symlink target", err);
+		return;
+	}
+	lb_write(&o->lb, " -> ", 4);
+	esc(&o->lb, target, len);
+	free(target);
+}
+
+void lb_body_middle(struct out *o, const struct e4t_row *row, const char *mode,
+		    esc_fn esc)
 {
 	const struct e4t_inode *in = row->inode;
+	struct lbuf *b = &o->lb;
 
 	journal_suffix(b, row);
 	lb_puts(b, status_suffix(row->status));
+	lb_link_target(o, row, esc);
 	lb_putc(b, '|');
 	lb_u64(b, in->ino);
 	lb_putc(b, '|');

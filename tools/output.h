@@ -16,6 +16,16 @@ struct out {
 	struct lbuf lb; /* rows are built here, written in large chunks */
 	int local;	/* --local: local time in text formats */
 	const char *image;
+	/* the image the rows come from: symlink targets (bodyfiles), file
+	 * content (--hash); NULL: neither is read */
+	struct e4t_image *img;
+	/* symlinks and files whose target or content could not be read:
+	 * each named on stderr, exit status 1 */
+	unsigned long read_errors;
+	/* --hash: the algorithm (every row has its column), and this row's
+	 * hash in hex, or NULL (not a regular file, deleted, unreadable) */
+	enum e4t_hash_alg hash;
+	const char *hash_hex;
 	/* --volume all: the volume of the rows ("p1", "vg0/root"): a
 	 * "VOLUME:" prefix of the path in text, bodyfile and mactime, a
 	 * "volume" key or column in jsonl, timesketch and csv; or NULL */
@@ -48,7 +58,9 @@ struct formatter {
 };
 
 extern const struct formatter fmt_text, fmt_bodyfile, fmt_mactime, fmt_jsonl,
-	fmt_timesketch, fmt_csv;
+	fmt_timesketch, fmt_csv, fmt_timesketch_csv;
+/* Timesketch's timestamp_desc of each field (timesketch, timesketch-csv) */
+extern const char *const timesketch_desc[E4T_NFIELDS];
 const struct formatter *formatter_find(const char *name);
 
 /* Field order of bodyfiles: atime, mtime, ctime, crtime. */
@@ -70,10 +82,24 @@ void journal_suffix(struct lbuf *b, const struct e4t_row *row);
 /* timeline --journal: ,"source":"journal","tid":N,"commit_time":"...Z"
  * (null when unknown) for a journal row, nothing for the others */
 void lb_journal_json(struct lbuf *b, const struct e4t_row *row);
+/* The MD5 column of both bodyfiles and its '|': the hash with --hash
+ * md5, else 0 (no hash: plaso and mactime read it so). */
+void lb_body_md5(struct out *o);
+/* The hash as a JSON member ,"ALG":"HEX" (or null), when --hash. */
+void lb_hash_json(struct out *o);
+/* The hash as a CSV column ,HEX (or empty), when --hash. */
+void lb_hash_csv(struct out *o);
+typedef void (*esc_fn)(struct lbuf *b, const char *s, size_t len);
 /* The fields both bodyfiles share after the name:
- * "(deleted)|ino|mode|uid|gid|size" */
-void lb_body_middle(struct lbuf *b, const struct e4t_row *row,
-		    const char *mode);
+ * "(deleted) -> TARGET|ino|mode|uid|gid|size", the link's target
+ * (symlinks not deleted, as fls writes it and plaso splits it off)
+ * escaped by esc. */
+void lb_body_middle(struct out *o, const struct e4t_row *row, const char *mode,
+		    esc_fn esc);
+/* Name on stderr (once, unless quiet) a row whose symlink target or
+ * content could not be read, and count it in o->read_errors. */
+void note_read_error(struct out *o, const struct e4t_row *row, const char *what,
+		     errcode_t err);
 const char *status_name(enum e4t_status st);
 /* timeline --flags: ,"KEY":["id",...] when flags_on (jsonl, timesketch) */
 void lb_flags_json(struct lbuf *b, const struct out *o, const char *key);

@@ -14,6 +14,7 @@
 
 #include "deleted.h"
 #include "jrows.h"
+#include "container/digest.h"
 #include "timeline.h"
 
 struct saved_row {
@@ -33,12 +34,37 @@ struct saved_row {
 	int has_jsrc;
 };
 
+/* --hash: rows wait here until their files are hashed, a batch at a
+ * time on two threads, and are then written in order. */
+struct pending {
+	char *path;
+	size_t path_len;
+	struct e4t_inode inode;
+	enum e4t_status status;
+	ext2_ino_t parent;
+	const char *name_source;
+	struct e4t_row_journal jsrc;
+	int has_jsrc;
+};
+
+#define PEND_ROWS  4096
+#define PEND_BYTES (256ULL << 20)
+
+struct pend_batch {
+	struct pending rows[PEND_ROWS];
+	ext2_ino_t ino[PEND_ROWS]; /* 0: not hashed */
+	uint8_t hash[PEND_ROWS][E4T_HASH_MAX];
+	errcode_t err[PEND_ROWS];
+	size_t n;
+	uint64_t bytes;
+};
+
 struct tl_ctx {
 	const struct timeline_args *a;
 	const struct formatter *fmt;
 	struct out out;
 	int filter;
-	enum e4t_field filter_field;
+	unsigned filter_fields;
 	int sort;
 	enum e4t_field sort_field;
 	struct saved_row *rows;
@@ -52,6 +78,8 @@ struct tl_ctx {
 	size_t njf, jfcap;
 	struct dnames *dn; /* --deleted from /: names of deleted inodes */
 	struct jrows *jr;  /* --journal: journaled states */
+	struct e4t_hash_pool *pool; /* --hash */
+	struct pend_batch *pend;
 };
 
 static int add_flag(const struct e4t_finding *f, void *priv)
@@ -160,6 +188,88 @@ static void row_flags(struct tl_ctx *c, const struct e4t_row *row)
 	}
 }
 
+/* Hash the waiting rows' files, then write the rows in order. */
+static int flush_pending(struct tl_ctx *c)
+{
+	struct pend_batch *b = c->pend;
+	size_t i, hlen = e4t_hash_len(c->a->hash);
+	char hex[2 * E4T_HASH_MAX + 1];
+	int err = 0;
+
+	e4t_hash_pool_run(c->pool, b->ino, b->n, &b->hash[0][0], b->err,
+			  b->bytes >= (8U << 20));
+	for (i = 0; i < b->n; i++) {
+		struct pending *p = &b->rows[i];
+		struct e4t_row row = {
+			.path = p->path,
+			.path_len = p->path_len,
+			.inode = &p->inode,
+			.status = p->status,
+			.parent = p->parent,
+			.name_source = p->name_source,
+			.journal = p->has_jsrc ? &p->jsrc : NULL,
+		};
+
+		c->out.hash_hex = NULL;
+		if (!b->err[i]) {
+			e4t_hex(b->hash[i], hlen, hex);
+			c->out.hash_hex = hex;
+		} else if (b->err[i] != E4T_ERR_NOT_REGULAR) {
+			note_read_error(&c->out, &row, "content", b->err[i]);
+		}
+		if (!err) {
+			row_flags(c, &row);
+			c->fmt->row(&c->out, &row);
+			if (lb_maybe_flush(&c->out.lb, c->out.fp))
+				err = errno ? errno : EIO;
+		}
+		free(p->path);
+	}
+	c->out.hash_hex = NULL;
+	b->n = 0;
+	b->bytes = 0;
+	return err;
+}
+
+/* Write one row, or with --hash let it wait for its file's hash. */
+static int emit_row(struct tl_ctx *c, const struct e4t_row *row)
+{
+	struct pend_batch *b = c->pend;
+	struct pending *p;
+
+	if (!c->pool) {
+		row_flags(c, row);
+		c->fmt->row(&c->out, row);
+		if (lb_maybe_flush(&c->out.lb, c->out.fp))
+			return errno ? errno : EIO;
+		return 0;
+	}
+	p = &b->rows[b->n];
+	p->path = dup_bytes(row->path, row->path_len);
+	if (!p->path)
+		return ENOMEM;
+	p->path_len = row->path_len;
+	p->inode = *row->inode;
+	p->status = row->status;
+	p->parent = row->parent;
+	p->name_source = row->name_source;
+	p->has_jsrc = row->journal != NULL;
+	if (row->journal)
+		p->jsrc = *row->journal;
+	b->ino[b->n] = 0;
+	/* a deleted inode's blocks, an inode another file holds now, a
+	 * journaled state: none is this row's content */
+	if (LINUX_S_ISREG(p->inode.mode) && row->status != E4T_DELETED &&
+	    row->status != E4T_DELETED_REALLOC && !row->journal) {
+		b->ino[b->n] = p->inode.ino;
+		b->bytes += p->inode.size;
+	}
+	b->n++;
+	if (b->n == PEND_ROWS || b->bytes >= PEND_BYTES)
+		return flush_pending(c);
+	return 0;
+}
+
 /* The first line of a manifest: what it is and where it came from. */
 static void manifest_header(struct out *o, struct e4t_image *img)
 {
@@ -175,20 +285,25 @@ static void manifest_header(struct out *o, struct e4t_image *img)
 		  now);
 }
 
+/* Kept when one of the --field times is shown and in range. */
 static int keep_row(struct tl_ctx *c, const struct e4t_row *row)
 {
-	const struct e4t_ts *ts;
+	int f;
 
 	if (!c->filter)
 		return 1;
-	ts = &row->inode->ts[c->filter_field];
-	if (!ts_shown(ts, c->filter_field))
-		return 0;
-	if (c->a->has_since && e4t_ts_cmp(ts, &c->a->since) < 0)
-		return 0;
-	if (c->a->has_until && e4t_ts_cmp(ts, &c->a->until) > 0)
-		return 0;
-	return 1;
+	for (f = 0; f < E4T_NFIELDS; f++) {
+		const struct e4t_ts *ts = &row->inode->ts[f];
+
+		if (!(c->filter_fields & (1U << f)) || !ts_shown(ts, f))
+			continue;
+		if (c->a->has_since && e4t_ts_cmp(ts, &c->a->since) < 0)
+			continue;
+		if (c->a->has_until && e4t_ts_cmp(ts, &c->a->until) > 0)
+			continue;
+		return 1;
+	}
+	return 0;
 }
 
 static int save_row(struct tl_ctx *c, const struct e4t_row *row)
@@ -232,11 +347,7 @@ static int put_row(const struct e4t_row *row, void *priv)
 		return 0;
 	if (c->sort)
 		return save_row(c, row);
-	row_flags(c, row);
-	c->fmt->row(&c->out, row);
-	if (lb_maybe_flush(&c->out.lb, c->out.fp))
-		return errno ? errno : EIO;
-	return 0;
+	return emit_row(c, row);
 }
 
 static int on_row(const struct e4t_row *row, void *priv)
@@ -295,12 +406,9 @@ static errcode_t flush_sorted(struct tl_ctx *c, struct e4t_tree *tree)
 			row.inode = &info;
 			row.status = s->status;
 			row.parent = s->parent;
-			row_flags(c, &row);
 			row.name_source = s->name_source;
 			row.journal = s->has_jsrc ? &s->jsrc : NULL;
-			c->fmt->row(&c->out, &row);
-			if (lb_maybe_flush(&c->out.lb, c->out.fp))
-				err = errno ? errno : EIO;
+			err = emit_row(c, &row);
 		}
 		free(s->path);
 		free(s->info);
@@ -316,7 +424,7 @@ int timeline_run(const struct timeline_args *a)
 		.a = a,
 		.fmt = a->fmt,
 		.filter = a->filter,
-		.filter_field = a->filter_field,
+		.filter_fields = a->filter_fields,
 		.sort = a->sort,
 		.sort_field = a->sort_field,
 	};
@@ -340,6 +448,7 @@ int timeline_run(const struct timeline_args *a)
 	wc.quiet = a->quiet;
 	c.out.fp = stdout;
 	c.out.image = img->name;
+	c.out.img = img;
 	c.out.quiet = a->quiet;
 	c.out.local = a->local;
 	c.out.volume = a->volume;
@@ -396,12 +505,30 @@ int timeline_run(const struct timeline_args *a)
 		}
 		c.out.journal_rows = 1;
 	}
+	c.out.hash = a->hash;
+	if (a->hash) {
+		err = e4t_hash_pool_new(img, a->hash, a->threads, &c.pool);
+		c.pend = err ? NULL : calloc(1, sizeof(*c.pend));
+		if (!err && !c.pend)
+			err = ENOMEM;
+		if (err) {
+			report(img->name, "hashing", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+	}
 	c.fmt->begin(&c.out);
 	err = e4t_tree_walk(tree, start, spec, on_row, &c);
 	if (!err && c.dn)
 		err = dnames_rest(c.dn, tree, put_row, &c);
 	if (!err && c.sort)
 		err = flush_sorted(&c, tree);
+	if (c.pend && c.pend->n) {
+		errcode_t err2 = flush_pending(&c);
+
+		if (!err)
+			err = err2;
+	}
 	if (err == E4T_ERR_NOT_IN_USE) {
 		report(img->name, spec, err);
 		status = EXIT_PARTIAL;
@@ -414,11 +541,20 @@ int timeline_run(const struct timeline_args *a)
 		report(img->name, "standard output", errno ? errno : EIO);
 		status = EXIT_INTERNAL;
 	}
-	if (status == EXIT_OK && (wc.count || image_damage_status(img)))
+	if (status == EXIT_OK &&
+	    (wc.count || c.out.read_errors || image_damage_status(img)))
 		status = EXIT_PARTIAL;
 out:
 	free(c.dirs);
 	free(c.jf);
+	if (c.pend) {
+		size_t i;
+
+		for (i = 0; i < c.pend->n; i++) /* left after an error */
+			free(c.pend->rows[i].path);
+		free(c.pend);
+	}
+	e4t_hash_pool_free(c.pool);
 	lb_free(&c.out.lb);
 	dnames_free(c.dn);
 	jrows_free(c.jr);

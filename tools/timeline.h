@@ -12,13 +12,13 @@ struct timeline_args {
 	struct e4t_image *img; /* open; timeline_run does not close it */
 	const char *spec;      /* FILESPEC: a path or <INODE>; "/" */
 	const struct formatter *fmt;
-	int local;		     /* --local */
-	int quiet;		     /* -q */
-	int manifest;		     /* export: a manifest header line first */
-	unsigned flags;		     /* E4T_TREE_DELETED (--deleted) */
-	int threads;		     /* --threads: 0 chooses, 1 or 2 */
-	int filter;		     /* --since or --until given */
-	enum e4t_field filter_field; /* --field (crtime) */
+	int local;		/* --local */
+	int quiet;		/* -q */
+	int manifest;		/* export: a manifest header line first */
+	unsigned flags;		/* E4T_TREE_DELETED (--deleted) */
+	int threads;		/* --threads: 0 chooses, 1 or 2 */
+	int filter;		/* --since or --until given */
+	unsigned filter_fields; /* --field: 1 << each field (crtime) */
 	struct e4t_ts since, until;
 	int has_since, has_until;
 	int journal; /* timeline --journal: journaled states as rows */
@@ -28,6 +28,7 @@ struct timeline_args {
 	int deleted_names;
 	int sort; /* --sort given */
 	enum e4t_field sort_field;
+	enum e4t_hash_alg hash; /* --hash, or E4T_HASH_NONE */
 	/* --volume all: this run's volume, and whether it is the first
 	 * (the header lines are written once) */
 	const char *volume;
@@ -43,7 +44,7 @@ struct timeline_args {
 int timeline_run(const struct timeline_args *a);
 
 /* The options timeline and export share: --deleted, --since, --until,
- * --field, --sort (getopt: "d"); --local and --threads are the
+ * --field, --sort, --hash (getopt: "d"); --local and --threads are the
  * dispatcher's (CMD_LOCAL, CMD_TREE). */
 #define TIMELINE_SHORTOPTS "d"
 enum {
@@ -51,14 +52,17 @@ enum {
 	OPT_UNTIL,
 	OPT_FIELD,
 	OPT_SORT,
+	OPT_HASH,
+	OPT_TIMELINE_LAST /* a command's own options start here */
 };
 #define TIMELINE_LONGOPTS                                                      \
 	{ "deleted", no_argument, NULL, 'd' },                                 \
 		{ "since", required_argument, NULL, OPT_SINCE },               \
 		{ "until", required_argument, NULL, OPT_UNTIL },               \
 		{ "field", required_argument, NULL, OPT_FIELD },               \
+		{ "sort", required_argument, NULL, OPT_SORT },                 \
 	{                                                                      \
-		"sort", required_argument, NULL, OPT_SORT                      \
+		"hash", required_argument, NULL, OPT_HASH                      \
 	}
 /* Handle one of them into a; a usage error (as cmd) on anything else. */
 void timeline_opt(const struct cmdinfo *cmd, int opt, const char *arg,

@@ -65,7 +65,7 @@ static errcode_t check_unused(struct e4t_image *img,
 static errcode_t check_writable_state(struct e4t_image *img)
 {
 	if (img->state & E4T_IMG_NEEDS_RECOVERY)
-		return E4T_ERR_NEEDS_RECOVERY;
+		return E4T_ERR_WRITE_NEEDS_RECOVERY;
 	if (img->state & E4T_IMG_ERRORS_FLAGGED)
 		return E4T_ERR_FS_ERRORS;
 	if (img->state & E4T_IMG_SB_CSUM_BAD)
