@@ -15,6 +15,51 @@ static uint32_t rol(uint32_t x, unsigned n)
 }
 
 /* MD5: per-round shifts and the constants floor(abs(sin(i + 1)) * 2^32) */
+/*
+ * What MD5, SHA-1 and SHA-256 share: data cut into 64-byte blocks for
+ * their compression function (block), the bytes short of a block kept in
+ * buf, *total counting every byte; and the padding: 0x80, zeros, and the
+ * length in bits in the last 8 bytes of a block (MD5 little-endian, the
+ * SHAs big-endian).
+ */
+typedef void (*block_fn)(void *ctx, const uint8_t *p);
+
+static void md_update(void *ctx, block_fn block, uint8_t buf[64],
+		      uint64_t *total, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	size_t have = (size_t)(*total % 64);
+
+	*total += len;
+	if (have) {
+		size_t take = 64 - have < len ? 64 - have : len;
+
+		memcpy(buf + have, p, take);
+		p += take;
+		len -= take;
+		if (have + take < 64)
+			return;
+		block(ctx, buf);
+	}
+	for (; len >= 64; p += 64, len -= 64)
+		block(ctx, p);
+	memcpy(buf, p, len);
+}
+
+static void md_pad(void *ctx, block_fn block, uint8_t buf[64], uint64_t *total,
+		   int big_endian)
+{
+	static const uint8_t pad[64] = { 0x80 };
+	uint64_t bits = *total * 8;
+	uint8_t lenb[8];
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		lenb[i] = (uint8_t)(bits >> (big_endian ? 56 - 8 * i : 8 * i));
+	md_update(ctx, block, buf, total, pad, 1 + (119 - *total % 64) % 64);
+	md_update(ctx, block, buf, total, lenb, 8);
+}
+
 static const unsigned md5_s[64] = {
 	7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
 	5, 9,  14, 20, 5, 9,  14, 20, 5, 9,  14, 20, 5, 9,  14, 20,
@@ -74,6 +119,11 @@ static void md5_block(struct e4t_md5 *m, const uint8_t *p)
 	m->h[3] += d;
 }
 
+static void md5_block_any(void *ctx, const uint8_t *p)
+{
+	md5_block(ctx, p);
+}
+
 void e4t_md5_init(struct e4t_md5 *m)
 {
 	m->h[0] = 0x67452301;
@@ -85,36 +135,14 @@ void e4t_md5_init(struct e4t_md5 *m)
 
 void e4t_md5_update(struct e4t_md5 *m, const void *data, size_t len)
 {
-	const uint8_t *p = data;
-	size_t have = (size_t)(m->len % 64);
-
-	m->len += len;
-	if (have) {
-		size_t take = 64 - have < len ? 64 - have : len;
-
-		memcpy(m->buf + have, p, take);
-		p += take;
-		len -= take;
-		if (have + take < 64)
-			return;
-		md5_block(m, m->buf);
-	}
-	for (; len >= 64; p += 64, len -= 64)
-		md5_block(m, p);
-	memcpy(m->buf, p, len);
+	md_update(m, md5_block_any, m->buf, &m->len, data, len);
 }
 
 void e4t_md5_final(struct e4t_md5 *m, uint8_t out[16])
 {
-	static const uint8_t pad[64] = { 0x80 };
-	uint64_t bits = m->len * 8;
-	uint8_t lenb[8];
 	unsigned i;
 
-	for (i = 0; i < 8; i++)
-		lenb[i] = (uint8_t)(bits >> (8 * i));
-	e4t_md5_update(m, pad, 1 + (119 - m->len % 64) % 64);
-	e4t_md5_update(m, lenb, 8);
+	md_pad(m, md5_block_any, m->buf, &m->len, 0);
 	for (i = 0; i < 16; i++)
 		out[i] = (uint8_t)(m->h[i / 4] >> (8 * (i % 4)));
 }
@@ -160,6 +188,11 @@ static void sha1_block(struct e4t_sha1 *s, const uint8_t *p)
 	s->h[4] += e;
 }
 
+static void sha1_block_any(void *ctx, const uint8_t *p)
+{
+	sha1_block(ctx, p);
+}
+
 void e4t_sha1_init(struct e4t_sha1 *s)
 {
 	s->h[0] = 0x67452301;
@@ -172,36 +205,14 @@ void e4t_sha1_init(struct e4t_sha1 *s)
 
 void e4t_sha1_update(struct e4t_sha1 *s, const void *data, size_t len)
 {
-	const uint8_t *p = data;
-	size_t have = (size_t)(s->len % 64);
-
-	s->len += len;
-	if (have) {
-		size_t take = 64 - have < len ? 64 - have : len;
-
-		memcpy(s->buf + have, p, take);
-		p += take;
-		len -= take;
-		if (have + take < 64)
-			return;
-		sha1_block(s, s->buf);
-	}
-	for (; len >= 64; p += 64, len -= 64)
-		sha1_block(s, p);
-	memcpy(s->buf, p, len);
+	md_update(s, sha1_block_any, s->buf, &s->len, data, len);
 }
 
 void e4t_sha1_final(struct e4t_sha1 *s, uint8_t out[20])
 {
-	static const uint8_t pad[64] = { 0x80 };
-	uint64_t bits = s->len * 8;
-	uint8_t lenb[8];
 	unsigned i;
 
-	for (i = 0; i < 8; i++)
-		lenb[i] = (uint8_t)(bits >> (56 - 8 * i));
-	e4t_sha1_update(s, pad, 1 + (119 - s->len % 64) % 64);
-	e4t_sha1_update(s, lenb, 8);
+	md_pad(s, sha1_block_any, s->buf, &s->len, 1);
 	for (i = 0; i < 20; i++)
 		out[i] = (uint8_t)(s->h[i / 4] >> (24 - 8 * (i % 4)));
 }
@@ -277,6 +288,11 @@ static void sha256_block(struct e4t_sha256 *s, const uint8_t *p)
 	s->h[7] += h;
 }
 
+static void sha256_block_any(void *ctx, const uint8_t *p)
+{
+	sha256_block(ctx, p);
+}
+
 void e4t_sha256_init(struct e4t_sha256 *s)
 {
 	static const uint32_t h0[8] = {
@@ -290,36 +306,14 @@ void e4t_sha256_init(struct e4t_sha256 *s)
 
 void e4t_sha256_update(struct e4t_sha256 *s, const void *data, size_t len)
 {
-	const uint8_t *p = data;
-	size_t have = (size_t)(s->len % 64);
-
-	s->len += len;
-	if (have) {
-		size_t take = 64 - have < len ? 64 - have : len;
-
-		memcpy(s->buf + have, p, take);
-		p += take;
-		len -= take;
-		if (have + take < 64)
-			return;
-		sha256_block(s, s->buf);
-	}
-	for (; len >= 64; p += 64, len -= 64)
-		sha256_block(s, p);
-	memcpy(s->buf, p, len);
+	md_update(s, sha256_block_any, s->buf, &s->len, data, len);
 }
 
 void e4t_sha256_final(struct e4t_sha256 *s, uint8_t out[32])
 {
-	static const uint8_t pad[64] = { 0x80 };
-	uint64_t bits = s->len * 8;
-	uint8_t lenb[8];
 	unsigned i;
 
-	for (i = 0; i < 8; i++)
-		lenb[i] = (uint8_t)(bits >> (56 - 8 * i));
-	e4t_sha256_update(s, pad, 1 + (119 - s->len % 64) % 64);
-	e4t_sha256_update(s, lenb, 8);
+	md_pad(s, sha256_block_any, s->buf, &s->len, 1);
 	for (i = 0; i < 32; i++)
 		out[i] = (uint8_t)(s->h[i / 4] >> (24 - 8 * (i % 4)));
 }
