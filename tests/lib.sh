@@ -238,3 +238,21 @@ for c in os.fsencode(os.path.realpath(name)) + off.to_bytes(8, "little"):
 print("%s/e4time-%s-%08x.e2undo" % (d, os.path.basename(name), h))
 PYEOF
 }
+
+# wait_stopped PID: the process stopped by the test hook's SIGSTOP
+# (E4TIME_TEST_STOP_AFTER): PID itself, or its child when PID is the
+# wrapper of a sanitizer or valgrind build; printed, or status 1 after
+# 10 s.  Signals go to the process it prints.
+wait_stopped() {
+	local i p
+	for i in $(seq 1 200); do
+		for p in "$1" $(pgrep -P "$1"); do
+			if [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = T ]; then
+				echo "$p"
+				return 0
+			fi
+		done
+		sleep 0.05
+	done
+	return 1
+}

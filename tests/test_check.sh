@@ -530,14 +530,17 @@ test_sigint_stops_between_inodes() {
 	E4TIME_TEST_STOP_AFTER=1 "$E4TIME" check -y --crtime-from ctime \
 		"$IMG" >"$TMP/stdout" 2>"$TMP/stderr" &
 	pid=$!
-	local i=0
-	while [ "$(ps -o stat= -p $pid 2>/dev/null | cut -c1)" != T ] &&
-		[ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	kill -INT $pid
-	kill -CONT $pid
+	# the process the hook stopped: e4time, or the child of the
+	# sanitizer build's wrapper (lib.sh)
+	local stopped
+	stopped=$(wait_stopped "$pid") || {
+		kill -KILL "$pid" $(pgrep -P "$pid")
+		wait "$pid"
+		fail "check -y was not stopped by the test hook"
+		return
+	}
+	kill -INT "$stopped"
+	kill -CONT "$stopped"
 	wait $pid
 	RC=$?
 	# cancelled, some fixed, some left: 32 | 4 | 1

@@ -350,22 +350,6 @@ test_undo_disk_full_at_once() {
 	umount "$TMP/small"
 }
 
-# wait_stopped PID: PID, or its child (the sanitizer build's wrapper
-# runs e4time as one), is stopped; prints that process's pid.
-wait_stopped() {
-	local i p
-	for i in $(seq 1 200); do
-		for p in "$1" $(pgrep -P "$1"); do
-			if [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = T ]; then
-				echo "$p"
-				return 0
-			fi
-		done
-		sleep 0.05
-	done
-	return 1
-}
-
 # The first writer is stopped in the middle of its writes (the hook's
 # SIGSTOP), holding the image: a second one, through another name of the
 # same file, is refused at once, writes nothing and leaves the first's
