@@ -677,11 +677,24 @@ errcode_t e4t_batch_inode(struct e4t_batch *b, ext2_ino_t ino,
 	return 0;
 }
 
+/* An inode of the window changed: its checksum, and its block to write. */
+static void changed(struct e4t_batch *b, ext2_ino_t ino,
+		    struct ext2_inode_large *raw)
+{
+	unsigned blk = (unsigned)(((char *)raw - b->buf) / b->rfs->blocksize);
+
+	e4t_inode_csum_set(b->rfs, ino, raw);
+	if (!(b->dirty[blk / 64] & (1ULL << (blk % 64)))) {
+		b->dirty[blk / 64] |= 1ULL << (blk % 64);
+		b->ndirty++;
+	}
+	b->pending++;
+}
+
 errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
 			const struct e4t_ts *ts)
 {
 	struct ext2_inode_large *raw;
-	unsigned blk;
 	errcode_t err;
 
 	if (!b->img->writable)
@@ -693,13 +706,7 @@ errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
 	err = set_in_raw(b->rfs, ino, raw, fields, ts);
 	if (err)
 		return err;
-	e4t_inode_csum_set(b->rfs, ino, raw);
-	blk = (unsigned)(((char *)raw - b->buf) / b->rfs->blocksize);
-	if (!(b->dirty[blk / 64] & (1ULL << (blk % 64)))) {
-		b->dirty[blk / 64] |= 1ULL << (blk % 64);
-		b->ndirty++;
-	}
-	b->pending++;
+	changed(b, ino, raw);
 	return 0;
 }
 
@@ -707,7 +714,6 @@ errcode_t e4t_batch_grow(struct e4t_batch *b, ext2_ino_t ino,
 			 const struct e4t_ts *crtime)
 {
 	struct ext2_inode_large *raw;
-	unsigned blk;
 	errcode_t err;
 
 	if (!b->img->writable)
@@ -720,13 +726,7 @@ errcode_t e4t_batch_grow(struct e4t_batch *b, ext2_ino_t ino,
 	err = e4t_grow_raw(raw, EXT2_INODE_SIZE(b->rfs->super), crtime);
 	if (err)
 		return err;
-	e4t_inode_csum_set(b->rfs, ino, raw);
-	blk = (unsigned)(((char *)raw - b->buf) / b->rfs->blocksize);
-	if (!(b->dirty[blk / 64] & (1ULL << (blk % 64)))) {
-		b->dirty[blk / 64] |= 1ULL << (blk % 64);
-		b->ndirty++;
-	}
-	b->pending++;
+	changed(b, ino, raw);
 	return 0;
 }
 
