@@ -466,18 +466,14 @@ static int journal_rules(struct cmd_ctx *ctx, struct actx *a)
 	    !(after >= 0 && ((a->rc.mask >> after) & 1) &&
 	      (img->state & E4T_IMG_NEEDS_RECOVERY)))
 		return EXIT_OK;
-	err = e4t_journal_open(img, ctx->jpath, &ctx->j);
-	if (!err)
-		err = e4t_journal_load(ctx->j, E4T_J_STALE, lib_warn, &ctx->wc);
+	err = e4t_rules_journal_open(img, ctx->jpath, lib_warn, &ctx->wc,
+				     &a->rc, &ctx->j);
 	if (err) {
 		report(img->name, ctx->jpath ? ctx->jpath : "journal", err);
-		e4t_journal_close(ctx->j);
-		ctx->j = NULL;
 		a->rc.mask &= ~jmask;
 		return err == ENOMEM ? cond_status(COND_NOMEM)
 				     : cond_status(COND_JOURNAL_DAMAGE);
 	}
-	e4t_rules_note_journal(&a->rc, ctx->j);
 	if (!(a->rc.mask & jmask))
 		return EXIT_OK;
 	err = e4t_rules_journal(img, ctx->j, &a->rc, keep, a);

@@ -135,13 +135,9 @@ static errcode_t journal_flags(struct tl_ctx *c, struct e4t_image *img,
 	if (!ext2fs_has_feature_journal(img->fs->super) ||
 	    !img->fs->super->s_journal_inum)
 		return 0;
-	err = e4t_journal_open(img, NULL, &j);
+	err = e4t_rules_journal_open(img, NULL, lib_warn, wc, &c->rc, &j);
 	if (!err)
-		err = e4t_journal_load(j, E4T_J_STALE, lib_warn, wc);
-	if (!err) {
-		e4t_rules_note_journal(&c->rc, j);
 		err = e4t_rules_journal(img, j, &c->rc, keep_jflag, c);
-	}
 	e4t_journal_close(j);
 	if (err == ENOMEM)
 		return err;

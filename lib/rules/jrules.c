@@ -32,6 +32,27 @@ void e4t_rules_note_journal(struct e4t_rules_ctx *rc,
 	}
 }
 
+errcode_t e4t_rules_journal_open(struct e4t_image *img, const char *path,
+				 e4t_warn_fn warn, void *priv,
+				 struct e4t_rules_ctx *rc,
+				 struct e4t_journal **ret)
+{
+	struct e4t_journal *j = NULL;
+	errcode_t err;
+
+	*ret = NULL;
+	err = e4t_journal_open(img, path, &j);
+	if (!err)
+		err = e4t_journal_load(j, E4T_J_STALE, warn, priv);
+	if (err) {
+		e4t_journal_close(j);
+		return err;
+	}
+	e4t_rules_note_journal(rc, j);
+	*ret = j;
+	return 0;
+}
+
 struct jctx {
 	unsigned inode_size;
 	int r_crtime, r_back, r_noctime;

@@ -115,6 +115,15 @@ const struct e4t_dir_nsec *e4t_dir_nsec_find(const struct e4t_dir_nsec *a,
 void e4t_rules_note_journal(struct e4t_rules_ctx *rc,
 			    const struct e4t_journal *j);
 /*
+ * The journal the journal rules read (path: an external one, or NULL),
+ * loaded with its stale transactions, its commits noted in rc; closed
+ * again on an error.
+ */
+errcode_t e4t_rules_journal_open(struct e4t_image *img, const char *path,
+				 e4t_warn_fn warn, void *priv,
+				 struct e4t_rules_ctx *rc,
+				 struct e4t_journal **ret);
+/*
  * The journal rules on every pair of successive copies of every inode in
  * the loaded journal (as e4t_audit_run compares them), in transaction
  * order.
