@@ -53,26 +53,9 @@ static void anomalies_help(FILE *fp)
 			e4t_severity_name(e4t_rule(i)->severity));
 }
 
-/* A finding kept for the report: the library's, its path, its order. */
-struct kept {
-	struct e4t_finding f;
-	char *path; /* first name, raw bytes; NULL: none known */
-	size_t path_len;
-	size_t seq;
-};
-
 struct actx {
 	struct e4t_rules_ctx rc;
-	struct kept *k;
-	size_t n, cap;
-	int err; /* ENOMEM */
-	/* the walk */
-	const struct e4t_row *row;
-	uint64_t *seen; /* inodes whose rules ran (hard links: once) */
-	size_t nseen_words;
-	struct e4t_dir_nsec *dirs;
-	size_t ndirs;
-	size_t njournal; /* journal findings, first in k */
+	struct e4t_findings fs;
 	int local;
 };
 
@@ -81,82 +64,6 @@ static struct {
 	int min_sev;
 	int no_journal;
 } opt;
-
-static int keep(const struct e4t_finding *f, void *priv)
-{
-	struct actx *a = priv;
-	struct kept *k;
-
-	if (grow_array(&a->k, &a->cap, a->n, sizeof(*a->k))) {
-		a->err = ENOMEM;
-		return ENOMEM;
-	}
-	k = &a->k[a->n];
-	memset(k, 0, sizeof(*k));
-	k->f = *f;
-	k->seq = a->n++;
-	if (a->row) {
-		k->path = dup_bytes(a->row->path, a->row->path_len);
-		if (!k->path) {
-			a->err = ENOMEM;
-			return ENOMEM;
-		}
-		k->path_len = a->row->path_len;
-	}
-	return 0;
-}
-
-static int cmp_ino(const void *x, const void *y)
-{
-	const struct kept *a = x, *b = y;
-
-	if (a->f.ino != b->f.ino)
-		return a->f.ino < b->f.ino ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-static int on_row(const struct e4t_row *row, void *priv)
-{
-	struct actx *a = priv;
-	const struct e4t_inode *in = row->inode;
-	ext2_ino_t ino = in->ino;
-	size_t w = ino / 64;
-	uint64_t bit = 1ULL << (ino % 64);
-	int ret;
-
-	if (w >= a->nseen_words || (a->seen[w] & bit))
-		return 0; /* hard links: the first name */
-	a->seen[w] |= bit;
-	/* the journal's findings on this inode get its name */
-	if (a->njournal) {
-		struct kept *j;
-		size_t lo = 0, hi = a->njournal;
-
-		while (lo < hi) { /* the first with this ino */
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (a->k[mid].f.ino < ino)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (j = a->k + lo; j < a->k + a->njournal && j->f.ino == ino;
-		     j++) {
-			j->path = dup_bytes(row->path, row->path_len);
-			if (!j->path)
-				return ENOMEM;
-			j->path_len = row->path_len;
-		}
-	}
-	a->row = row;
-	ret = e4t_rules_inode(
-		&a->rc, in,
-		row->parent ? e4t_dir_nsec_find(a->dirs, a->ndirs, row->parent)
-			    : NULL,
-		keep, a);
-	a->row = NULL;
-	return ret;
-}
 
 /* ------------------------------------------------------------------ */
 /* Output                                                              */
@@ -211,7 +118,7 @@ static void rec_copy(struct report *r, const struct e4t_finding *f, int k)
 	rec_iso(r, key, f->has_commit[k] ? &f->commit[k] : NULL);
 }
 
-static void rec_finding(struct report *r, const struct kept *k)
+static void rec_finding(struct report *r, const struct e4t_kept *k)
 {
 	const struct e4t_finding *f = &k->f;
 	const struct e4t_rule *rule = e4t_rule(f->rule);
@@ -284,7 +191,7 @@ static void print_times(const struct e4t_ts *ts, unsigned fields, int local)
 					sizeof(when)));
 }
 
-static void print_finding(const struct kept *k, int local)
+static void print_finding(const struct e4t_kept *k, int local)
 {
 	const struct e4t_finding *f = &k->f;
 	char *p = k->path ? escape_text(k->path, k->path_len) : NULL;
@@ -314,39 +221,28 @@ static void print_finding(const struct kept *k, int local)
 	putchar('\n');
 }
 
-static int cmp_rule(const void *x, const void *y)
-{
-	const struct kept *a = x, *b = y;
-
-	if (a->f.rule != b->f.rule)
-		return a->f.rule < b->f.rule ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
 static void output(struct actx *a, enum report_format fmt)
 {
-	size_t counts[64] = { 0 }, i, nr = e4t_rule_count();
+	size_t counts[64], i, nr = e4t_rule_count();
+	const struct e4t_kept *k = a->fs.k;
 	struct report rep;
 
-	if (a->n) /* journal first, then the walk's: by rule, kept order */
-		qsort(a->k, a->n, sizeof(*a->k), cmp_rule);
-	for (i = 0; i < a->n; i++)
-		counts[a->k[i].f.rule]++;
+	e4t_findings_by_rule(&a->fs, counts);
 	if (fmt == RF_TEXT) {
 		size_t prev = (size_t)-1, total = 0;
 
-		for (i = 0; i < a->n; i++) {
-			const struct e4t_rule *r = e4t_rule(a->k[i].f.rule);
+		for (i = 0; i < a->fs.n; i++) {
+			const struct e4t_rule *r = e4t_rule(k[i].f.rule);
 
-			if (a->k[i].f.rule != prev) {
-				prev = a->k[i].f.rule;
+			if (k[i].f.rule != prev) {
+				prev = k[i].f.rule;
 				printf("%s[%s] %s: %zu\n  %s\n", i ? "\n" : "",
 				       e4t_severity_name(r->severity), r->id,
 				       counts[prev], r->meaning);
 			}
-			print_finding(&a->k[i], a->local);
+			print_finding(&k[i], a->local);
 		}
-		printf("%sSummary:\n", a->n ? "\n" : "");
+		printf("%sSummary:\n", a->fs.n ? "\n" : "");
 		for (i = 0; i < nr; i++) {
 			const struct e4t_rule *r = e4t_rule(i);
 
@@ -361,8 +257,8 @@ static void output(struct actx *a, enum report_format fmt)
 		return;
 	}
 	report_init(&rep, fmt, stdout, &anom_schema);
-	for (i = 0; i < a->n; i++)
-		rec_finding(&rep, &a->k[i]);
+	for (i = 0; i < a->fs.n; i++)
+		rec_finding(&rep, &k[i]);
 	for (i = 0; i < nr; i++) {
 		const struct e4t_rule *r = e4t_rule(i);
 
@@ -439,7 +335,7 @@ static void anom_opt(struct cmd_ctx *ctx, int c, const char *arg)
 	}
 }
 
-/* The journal rules: findings first in a->k, sorted by inode. */
+/* The journal rules: their findings first, sorted by inode. */
 static int journal_rules(struct cmd_ctx *ctx, struct actx *a)
 {
 	struct e4t_image *img = ctx->img;
@@ -476,15 +372,12 @@ static int journal_rules(struct cmd_ctx *ctx, struct actx *a)
 	}
 	if (!(a->rc.mask & jmask))
 		return EXIT_OK;
-	err = e4t_rules_journal(img, ctx->j, &a->rc, keep, a);
+	err = e4t_findings_journal(&a->fs, img, ctx->j);
 	if (err) {
 		report(img->name, "journal", err);
 		return err == ENOMEM ? cond_status(COND_NOMEM)
 				     : cond_status(COND_JOURNAL_DAMAGE);
 	}
-	a->njournal = a->n;
-	if (a->n)
-		qsort(a->k, a->n, sizeof(*a->k), cmp_ino);
 	return EXIT_OK;
 }
 
@@ -502,6 +395,7 @@ static int anom_run(struct cmd_ctx *ctx, int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	a.local = ctx->local;
 	e4t_rules_init(&a.rc, img->fs->super);
+	e4t_findings_init(&a.fs, &a.rc);
 	if (opt.rules)
 		a.rc.mask &= opt.rules;
 	for (i = 0; i < nr; i++)
@@ -520,41 +414,18 @@ static int anom_run(struct cmd_ctx *ctx, int argc, char **argv)
 		status = st;
 		goto out;
 	}
-	a.nseen_words = img->fs->super->s_inodes_count / 64 + 1;
-	a.seen = calloc(a.nseen_words, sizeof(*a.seen));
-	err = a.seen ? e4t_tree_dir_nsec(tree, &a.dirs, &a.ndirs) : ENOMEM;
-	if (!err)
-		err = e4t_tree_walk(tree, start, spec, on_row, &a);
-	if (!err && a.err)
-		err = a.err;
+	err = e4t_findings_walk(&a.fs, img, tree, start, spec);
 	if (err) {
 		report(img->name, err == ENOMEM ? "anomalies" : spec, err);
 		status = err == ENOMEM ? EXIT_INTERNAL : run_error_status(err);
 		goto out;
 	}
 	/* under FILESPEC: the journal's findings on inodes it reaches */
-	if (argc) {
-		size_t k = 0;
-
-		for (i = 0; i < a.n; i++) {
-			ext2_ino_t ino = a.k[i].f.ino;
-
-			if (i < a.njournal &&
-			    !(a.seen[ino / 64] & (1ULL << (ino % 64)))) {
-				free(a.k[i].path);
-				continue;
-			}
-			a.k[k++] = a.k[i];
-		}
-		a.n = k;
-	}
+	if (argc)
+		e4t_findings_reached_only(&a.fs);
 	output(&a, (enum report_format)ctx->format);
 out:
-	for (i = 0; i < a.n; i++)
-		free(a.k[i].path);
-	free(a.k);
-	free(a.seen);
-	free(a.dirs);
+	e4t_findings_free(&a.fs);
 	return status;
 }
 

@@ -132,4 +132,42 @@ errcode_t e4t_rules_journal(struct e4t_image *img, struct e4t_journal *j,
 			    const struct e4t_rules_ctx *rc, e4t_finding_fn fn,
 			    void *priv);
 
+/*
+ * The findings of one run, kept for a report (findings.c): the journal
+ * rules' first, sorted by inode and named when the walk reaches their
+ * inode; then the inode rules' in walk order, each inode once (hard
+ * links: its first name).
+ */
+struct e4t_kept {
+	struct e4t_finding f;
+	char *path; /* first name, raw bytes; NULL: none known */
+	size_t path_len;
+	size_t seq; /* the order it was found in */
+};
+
+struct e4t_findings {
+	const struct e4t_rules_ctx *rc;
+	struct e4t_kept *k;
+	size_t n, cap;
+	size_t njournal; /* journal findings, first in k */
+	errcode_t err;	 /* ENOMEM in a callback */
+	const struct e4t_row *row;
+	uint64_t *seen; /* inodes whose rules ran */
+	size_t nseen_words;
+	struct e4t_dir_nsec *dirs;
+	size_t ndirs;
+};
+
+void e4t_findings_init(struct e4t_findings *fs, const struct e4t_rules_ctx *rc);
+errcode_t e4t_findings_journal(struct e4t_findings *fs, struct e4t_image *img,
+			       struct e4t_journal *j);
+errcode_t e4t_findings_walk(struct e4t_findings *fs, struct e4t_image *img,
+			    struct e4t_tree *tree, ext2_ino_t start,
+			    const char *spec);
+/* Drop the journal's findings on inodes the walk did not reach. */
+void e4t_findings_reached_only(struct e4t_findings *fs);
+/* Sort by rule (found order within one); counts[e4t_rule_count()]. */
+void e4t_findings_by_rule(struct e4t_findings *fs, size_t *counts);
+void e4t_findings_free(struct e4t_findings *fs);
+
 #endif /* E4T_RULES_H */
