@@ -30,8 +30,6 @@
 #define FSCK_USAGE	 16 /* usage or syntax error */
 #define FSCK_CANCELED	 32 /* cancelled (SIGINT) */
 
-enum mode { MODE_ASK = 0, MODE_NO, MODE_PREEN, MODE_YES };
-
 static void check_help(FILE *fp)
 {
 	fprintf(fp,
@@ -278,43 +276,34 @@ static int ask(int *yes_all)
 }
 
 /* Decide (and in text say) whether each problem is fixed. */
-static void decide(struct e4t_check_result *res, enum mode mode, int text,
-		   int may_fix)
+static void decide(struct e4t_check_result *res, enum e4t_check_mode mode,
+		   int text)
 {
 	struct lbuf out = { 0 };
-	int yes_all = 0;
+	struct e4t_problem p;
+	int yes_all = 0, fix;
 	size_t i;
 
 	for (i = 0; i < res->n; i++) {
-		struct e4t_problem *p = &res->p[i];
-		const struct e4t_problem_def *d = e4t_problem_def(p->code);
-
-		if (!may_fix && !p->nofix)
-			p->nofix = E4T_NOFIX_CSUM;
-		p->fix = 0;
+		if (mode == E4T_CHECK_ASK && interrupted)
+			mode = E4T_CHECK_NO; /* ^C or EOF: asks no more */
+		fix = e4t_check_decide(res, i, mode);
+		if (!text && fix >= 0)
+			continue;
+		e4t_check_get(res, i, &p);
 		if (text)
-			problem_line(&out, p);
-		if (!p->nofix) {
-			switch (mode) {
-			case MODE_NO: break;
-			case MODE_YES: p->fix = 1; break;
-			case MODE_PREEN:
-				p->fix = !!(d->flags & E4T_PF_PREEN);
-				break;
-			case MODE_ASK:
-				if (text)
-					lb_puts(&out, ".  ");
-				lb_flush(&out, stdout);
-				p->fix = !interrupted && ask(&yes_all);
-				continue; /* ask() ended the line */
-			}
+			problem_line(&out, &p);
+		if (fix < 0) {
 			if (text)
-				lb_puts(&out, p->fix ? "? yes" : "? no");
+				lb_puts(&out, ".  ");
+			lb_flush(&out, stdout);
+			e4t_check_answer(res, i, ask(&yes_all));
+			continue; /* ask() ended the line */
 		}
-		if (text) {
-			lb_putc(&out, '\n');
-			lb_maybe_flush(&out, stdout);
-		}
+		if (!p.nofix)
+			lb_puts(&out, fix ? "? yes" : "? no");
+		lb_putc(&out, '\n');
+		lb_maybe_flush(&out, stdout);
 	}
 	lb_flush(&out, stdout);
 	lb_free(&out);
@@ -327,8 +316,11 @@ static void records(struct cmd_ctx *ctx, const struct e4t_check_result *res)
 
 	report_init(&r, (enum report_format)ctx->format, stdout, &check_schema);
 	for (i = 0; i < res->n; i++) {
-		const struct e4t_problem *p = &res->p[i];
-		const struct e4t_problem_def *d = e4t_problem_def(p->code);
+		struct e4t_problem pb, *p = &pb;
+		const struct e4t_problem_def *d;
+
+		e4t_check_get(res, i, p);
+		d = e4t_problem_def(p->code);
 
 		rec_begin(&r, "problem");
 		rec_cstr(&r, "code", d->code);
@@ -370,21 +362,46 @@ static void records(struct cmd_ctx *ctx, const struct e4t_check_result *res)
 	report_finish(&r);
 }
 
+/* The summary line, or record. */
+static void summary(struct cmd_ctx *ctx, const struct e4t_check_summary *s)
+{
+	struct report r;
+
+	if (ctx->format == RF_TEXT) {
+		printf("%s: %lu inodes checked, %lu problems (%lu fixed, %lu "
+		       "left), %lu warnings%s\n",
+		       ctx->img->name, s->inodes, s->errors, s->fixed, s->left,
+		       s->warnings, interrupted ? "; cancelled" : "");
+		if (s->fixed)
+			printf("\n%s: ***** TIMESTAMPS WERE MODIFIED *****\n",
+			       ctx->img->name);
+		return;
+	}
+	report_init(&r, (enum report_format)ctx->format, stdout, &check_schema);
+	rec_begin(&r, "summary");
+	rec_u64(&r, "inodes", s->inodes);
+	rec_u64(&r, "problems", s->errors);
+	rec_u64(&r, "fixed", s->fixed);
+	rec_u64(&r, "left", s->left);
+	rec_u64(&r, "warnings", s->warnings);
+	rec_bool(&r, "cancelled", interrupted);
+	rec_end(&r);
+	report_finish(&r);
+}
+
 static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct e4t_check_result res;
+	struct e4t_check_summary sum;
 	struct e4t_image *img = ctx->img;
-	enum mode mode = ctx->wo.dry_run ? MODE_NO
-			 : preen	 ? MODE_PREEN
-			 : yes		 ? MODE_YES
-					 : MODE_ASK;
-	unsigned long errors = 0, warnings = 0, fixed = 0, left = 0;
-	unsigned long inodes, skipped;
-	int text = ctx->format == RF_TEXT, status = EXIT_OK, may_fix = 1;
+	enum e4t_check_mode mode = ctx->wo.dry_run ? E4T_CHECK_NO
+				   : preen	   ? E4T_CHECK_PREEN
+				   : yes	   ? E4T_CHECK_YES
+						   : E4T_CHECK_ASK;
+	int status = EXIT_OK;
 	struct sigaction sa;
 	struct e4t_tree *tree;
 	errcode_t err;
-	size_t i;
 
 	(void)argc;
 	(void)argv;
@@ -399,7 +416,7 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 			  "errors flagged, metadata checksums failing or a "
 			  "journal to recover: run e2fsck first; nothing "
 			  "will be fixed");
-		may_fix = 0;
+		copts.refuse = 1;
 		result |= FSCK_UNCORRECTED;
 	}
 	tree = ctx_tree(ctx, &status);
@@ -413,67 +430,27 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 		report(img->name, "check", err);
 		return err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE;
 	}
-	decide(&res, mode, text, may_fix);
-	if (mode != MODE_NO && !interrupted) {
-		for (i = 0; i < res.n && !res.p[i].fix; i++)
-			;
-		if (i < res.n)
-			err = e4t_check_fix(img, &res, &interrupted);
-	}
+	decide(&res, mode, ctx->format == RF_TEXT);
+	if (mode != E4T_CHECK_NO && !interrupted && e4t_check_any_fix(&res))
+		err = e4t_check_fix(img, &res, &interrupted);
 	if (interrupted)
 		result |= FSCK_CANCELED;
-	for (i = 0; i < res.n; i++) {
-		const struct e4t_problem_def *d =
-			e4t_problem_def(res.p[i].code);
-
-		if (d->flags & E4T_PF_WARNING)
-			warnings++;
-		else
-			errors++;
-		if (res.p[i].fixed)
-			fixed++;
-		else if (!(d->flags & E4T_PF_WARNING) || strict)
-			left++;
-	}
-	if (!text)
+	e4t_check_summarize(&res, strict, &sum);
+	if (ctx->format != RF_TEXT)
 		records(ctx, &res);
-	inodes = res.inodes;
-	skipped = res.skipped_csum;
 	e4t_check_result_free(&res);
-	if (fixed)
+	if (sum.fixed)
 		result |= FSCK_NONDESTRUCT;
-	if (left || skipped)
+	if (sum.left || sum.skipped)
 		result |= FSCK_UNCORRECTED;
-	if (skipped && !ctx->co.quiet)
+	if (sum.skipped && !ctx->co.quiet)
 		warnx_img(img->name,
 			  "%lu inodes with a failing checksum or impossible "
 			  "i_extra_isize not checked: run e2fsck first",
-			  skipped);
+			  sum.skipped);
 	if (err)
 		return write_error_status(img, "writing", err);
-	if (text) {
-		printf("%s: %lu inodes checked, %lu problems (%lu fixed, %lu "
-		       "left), %lu warnings%s\n",
-		       img->name, inodes, errors, fixed, left, warnings,
-		       interrupted ? "; cancelled" : "");
-		if (fixed)
-			printf("\n%s: ***** TIMESTAMPS WERE MODIFIED *****\n",
-			       img->name);
-	} else {
-		struct report r;
-
-		report_init(&r, (enum report_format)ctx->format, stdout,
-			    &check_schema);
-		rec_begin(&r, "summary");
-		rec_u64(&r, "inodes", inodes);
-		rec_u64(&r, "problems", errors);
-		rec_u64(&r, "fixed", fixed);
-		rec_u64(&r, "left", left);
-		rec_u64(&r, "warnings", warnings);
-		rec_bool(&r, "cancelled", interrupted);
-		rec_end(&r);
-		report_finish(&r);
-	}
+	summary(ctx, &sum);
 	return EXIT_OK;
 }
 
