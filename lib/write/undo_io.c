@@ -389,7 +389,9 @@ static errcode_t write_key_block(struct undo_data *d)
 
 	d->keyb->magic = KEYBLOCK_MAGIC;
 	d->keyb->crc = 0;
-	d->keyb->crc = e4t_crc32c(~0U, d->keyb, d->region);
+	/* over the whole block: its keys, then zeros (not read) */
+	d->keyb->crc = e4t_crc32c_zeros(e4t_crc32c(~0U, d->keyb, end),
+					d->region - end);
 	if (at / UNDO_PAGE == (at + end - 1) / UNDO_PAGE)
 		return pwrite_all(d->undo_fd, d->keyb, end, at);
 	err = pwrite_all(d->undo_fd, (char *)d->keyb + key_at,
