@@ -37,7 +37,7 @@ struct scan {
 };
 
 static struct e4t_prec *add(struct scan *s, const struct e4t_row *row,
-			     enum e4t_pcode code, enum e4t_field f)
+			    enum e4t_pcode code, enum e4t_field f)
 {
 	const struct e4t_inode *in = row->inode;
 	struct e4t_prec *p;
@@ -58,8 +58,8 @@ static struct e4t_prec *add(struct scan *s, const struct e4t_row *row,
 }
 
 /* The time field f would have once T0001 and T0002 are fixed. */
-static void corrected(const struct e4t_inode *in, enum e4t_field f,
-		      int pre1970, struct e4t_ts *ts)
+static void corrected(const struct e4t_inode *in, enum e4t_field f, int pre1970,
+		      struct e4t_ts *ts)
 {
 	if (!(in->present & E4T_PRESENT_EXTRA(f))) {
 		*ts = in->ts[f];
@@ -312,3 +312,26 @@ errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
 	return e4t_prec_order(res);
 }
 
+errcode_t e4t_check_crtime_from(const char *spec, enum e4t_crsrc *from,
+				struct e4t_source **src)
+{
+	static const struct {
+		const char *name;
+		enum e4t_crsrc from;
+	} named[] = { { "ctime", E4T_CRSRC_CTIME },
+		      { "mtime", E4T_CRSRC_MTIME },
+		      { "earliest", E4T_CRSRC_EARLIEST } };
+	errcode_t err;
+	size_t i;
+
+	*src = NULL;
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (!strcmp(spec, named[i].name)) {
+			*from = named[i].from;
+			return 0;
+		}
+	err = e4t_source_parse(spec, src);
+	if (!err)
+		*from = E4T_CRSRC_XATTR;
+	return err;
+}

@@ -97,13 +97,21 @@ struct e4t_check_opts {
 	void *priv;
 };
 
+/*
+ * --crtime-from SPEC: "ctime", "mtime", "earliest", or a backfill source
+ * (e4t_source_parse(), EINVAL when it is none of them), into *from; *src
+ * the source, or NULL, the caller's to free (e4t_source_free()).
+ */
+errcode_t e4t_check_crtime_from(const char *spec, enum e4t_crsrc *from,
+				struct e4t_source **src);
+
 struct e4t_prec; /* a problem as the result keeps it (result.c) */
 
 struct e4t_check_result {
 	struct e4t_prec *rec; /* in the walk's order */
 	size_t n, cap;
 	uint32_t *order; /* rec's indexes in inode order, or NULL: the same */
-	char *paths; /* every problem's path, one after the other */
+	char *paths;	 /* every problem's path, one after the other */
 	size_t paths_len, paths_cap;
 	const char *const *src_names; /* the source's xattrs, or NULL */
 	unsigned long inodes;	      /* inodes looked at */
@@ -152,7 +160,7 @@ struct e4t_check_summary {
 	unsigned long errors;	/* problems of severity error */
 	unsigned long warnings; /* of severity warning */
 	unsigned long fixed;
-	unsigned long left; /* not fixed: errors, and warnings when strict */
+	unsigned long left;    /* not fixed: errors, and warnings when strict */
 	unsigned long skipped; /* not looked at: checksum, i_extra_isize */
 };
 void e4t_check_summarize(const struct e4t_check_result *res, int strict,

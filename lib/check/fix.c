@@ -65,7 +65,7 @@ static unsigned inode_fixes(const struct e4t_check_result *res, size_t i,
 
 /* The T0003 fix of problems [i, j) to write, or NULL. */
 static struct e4t_prec *grow_of(const struct e4t_check_result *res, size_t i,
-			       size_t j)
+				size_t j)
 {
 	struct e4t_prec *r;
 
@@ -135,7 +135,8 @@ errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 			err = e4t_batch_set(b, ino, fields, ts);
 			for (k = i; k < j && !err; k++) {
 				r = e4t_prec_at(res, k);
-				if (to_fix(r) && r->code != E4T_P_CRTIME_NO_ROOM)
+				if (to_fix(r) &&
+				    r->code != E4T_P_CRTIME_NO_ROOM)
 					r->bits |= PREC_FIXED;
 			}
 		}

@@ -156,9 +156,7 @@ void e4t_check_get(const struct e4t_check_result *res, size_t i,
 	if (r->src && res->src_names)
 		p->src_xattr = res->src_names[r->src - 1];
 	switch (p->code) {
-	case E4T_P_SB_EXTRA_ISIZE:
-		p->min_isize = (uint16_t)r->lim_base;
-		return;
+	case E4T_P_SB_EXTRA_ISIZE: p->min_isize = (uint16_t)r->lim_base; return;
 	case E4T_P_CRTIME_NO_ROOM: break; /* no value: not stored */
 	case E4T_P_FUTURE:
 		e4t_prec_corrected(r->raw_base, r->raw_extra, extra,
@@ -247,8 +245,8 @@ void e4t_check_summarize(const struct e4t_check_result *res, int strict,
 	s->skipped = res->skipped_csum;
 	for (i = 0; i < res->n; i++) {
 		const struct e4t_prec *r = e4t_prec_at(res, i);
-		int warning = (e4t_problem_def(r->code)->flags &
-			       E4T_PF_WARNING) != 0;
+		int warning =
+			(e4t_problem_def(r->code)->flags & E4T_PF_WARNING) != 0;
 
 		if (warning)
 			s->warnings++;
