@@ -37,6 +37,10 @@ static void describe(struct lbuf *b, const struct e4t_problem *p)
 		lb_u64(b, p->extra_isize);
 		break;
 	case E4T_P_CRTIME_UNSET: lb_putc(b, '0'); break;
+	case E4T_P_EXTRA_ISIZE_SMALL:
+		lb_printf(b, "i_extra_isize %u, the kernel's %u",
+			  p->extra_isize, p->min_isize);
+		break;
 	case E4T_P_SB_EXTRA_ISIZE:
 		lb_printf(b, "s_min_extra_isize %u, s_want_extra_isize %u",
 			  p->min_isize, p->extra_isize);
@@ -65,15 +69,17 @@ void check_problem_line(struct lbuf *b, const struct e4t_problem *p)
 		lb_u64(b, p->ino);
 		lb_puts(b, ">: ");
 		lb_puts(b, d->code);
-		lb_putc(b, ' ');
-		lb_puts(b, e4t_field_name(p->field));
+		if (p->code != E4T_P_EXTRA_ISIZE_SMALL) { /* no time */
+			lb_putc(b, ' ');
+			lb_puts(b, e4t_field_name(p->field));
+		}
 	}
 	lb_puts(b, ": ");
 	lb_puts(b, d->text);
 	lb_puts(b, ": ");
 	describe(b, p);
 	if (!p->nofix) {
-		if (p->ino) {
+		if (p->ino && p->code != E4T_P_EXTRA_ISIZE_SMALL) {
 			lb_puts(b, " -> ");
 			lb_iso(b, &p->fix_to, 9);
 		}
@@ -106,12 +112,20 @@ void check_records(enum report_format fmt, const struct e4t_check_result *res)
 			 (d->flags & E4T_PF_WARNING) ? "warning" : "error");
 		rec_u64(&r, "ino", p->ino);
 		rec_path(&r, "path", p->path, p->path_len);
-		if (p->code == E4T_P_SB_EXTRA_ISIZE) {
+		if (p->code == E4T_P_SB_EXTRA_ISIZE ||
+		    p->code == E4T_P_EXTRA_ISIZE_SMALL) {
 			rec_null(&r, "field");
-			rec_u64(&r, "min_extra_isize", p->min_isize);
-			rec_u64(&r, "want_extra_isize", p->extra_isize);
+			if (p->code == E4T_P_SB_EXTRA_ISIZE) {
+				rec_u64(&r, "min_extra_isize", p->min_isize);
+				rec_u64(&r, "want_extra_isize", p->extra_isize);
+			} else {
+				rec_u64(&r, "extra_isize", p->extra_isize);
+				rec_u64(&r, "want_extra_isize", p->min_isize);
+			}
 			rec_bool(&r, "fixable", !p->nofix);
 			rec_bool(&r, "fixed", p->fixed);
+			if (p->nofix && p->code == E4T_P_EXTRA_ISIZE_SMALL)
+				rec_cstr(&r, "why", e4t_nofix_text(p->nofix));
 			rec_end(&r);
 			continue;
 		}

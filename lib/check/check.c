@@ -33,6 +33,7 @@ struct scan {
 	struct e4t_check_result *res;
 	uint8_t *seen; /* one bit an inode */
 	ext2_ino_t ninodes;
+	unsigned want; /* what the kernel grows i_extra_isize to */
 	errcode_t err;
 };
 
@@ -199,9 +200,9 @@ static int on_row(const struct e4t_row *row, void *priv)
 			if (!p)
 				return -1;
 			crtime_fix(s, in, &eff[E4T_CTIME], &eff[E4T_MTIME], p);
-			/* inline data would lose room: not grown */
+			/* inline data: not grown (problem.c) */
 			if (!p->nofix && (in->flags & E4T_INO_INLINE))
-				p->nofix = E4T_NOFIX_NO_GROW;
+				p->nofix = E4T_NOFIX_INLINE;
 		}
 	} else if (in->ts[E4T_CRTIME].flags & E4T_TS_ZERO) {
 		p = add(s, row, E4T_P_CRTIME_UNSET, E4T_CRTIME);
@@ -237,6 +238,17 @@ static int on_row(const struct e4t_row *row, void *priv)
 		/* the value shown is eff[f], decoded again (result.c) */
 		if (!add(s, row, E4T_P_FUTURE, f))
 			return -1;
+	}
+	/* crtime stored, but not all the kernel would grow the inode to */
+	if ((in->present & E4T_PRESENT_EXTRA(E4T_CRTIME)) &&
+	    in->extra_isize < s->want &&
+	    in->inode_size >= EXT2_GOOD_OLD_INODE_SIZE + s->want) {
+		p = add(s, row, E4T_P_EXTRA_ISIZE_SMALL, E4T_CRTIME);
+		if (!p)
+			return -1;
+		p->lim_base = s->want;
+		if (in->flags & E4T_INO_INLINE)
+			p->nofix = E4T_NOFIX_INLINE;
 	}
 	stop = o->inode_done ? o->inode_done(o->priv) : 0;
 	return stop;
@@ -286,6 +298,7 @@ errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
 	s.o = opts;
 	s.res = res;
 	s.ninodes = img->fs->super->s_inodes_count;
+	s.want = e4t_want_extra_isize(img->fs->super);
 	s.seen = calloc((size_t)s.ninodes / 8 + 1, 1);
 	if (!s.seen)
 		return ENOMEM;

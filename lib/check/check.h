@@ -21,6 +21,8 @@ enum e4t_pcode {
 	E4T_P_CRTIME_AFTER_MTIME, /* T0006 crtime later than mtime + tol */
 	E4T_P_FUTURE,		  /* T0007 later than last write or now */
 	E4T_P_SB_EXTRA_ISIZE,	  /* T0008 s_min/want_extra_isize < 32 */
+	E4T_P_EXTRA_ISIZE_SMALL,  /* T0009 crtime stored, i_extra_isize
+				   * smaller than the kernel wants */
 	E4T_P_COUNT
 };
 
@@ -60,6 +62,7 @@ enum e4t_nofix {
 				 * mtime (would still be wrong) */
 	E4T_NOFIX_CSUM,		/* the inode's checksum does not verify */
 	E4T_NOFIX_NO_GROW,	/* growing i_extra_isize is not possible */
+	E4T_NOFIX_INLINE,	/* inline data: not grown (problem.c) */
 };
 const char *e4t_nofix_text(enum e4t_nofix n);
 
@@ -73,7 +76,8 @@ struct e4t_problem {
 	uint32_t raw_base;    /* the field's words on disk */
 	uint32_t raw_extra;   /* (0 when it has none) */
 	uint16_t extra_isize; /* the inode's (T0008: s_want_extra_isize) */
-	uint16_t min_isize;   /* T0008: s_min_extra_isize */
+	uint16_t min_isize;   /* T0008: s_min_extra_isize; T0009: what
+			       * the kernel grows i_extra_isize to */
 	const char *path;     /* a name of the inode, raw bytes */
 	size_t path_len;
 	enum e4t_nofix nofix;  /* why there is no fix, or NONE */

@@ -17,6 +17,13 @@ static int to_fix(const struct e4t_prec *r)
 	return (r->bits & PREC_FIX) && !r->nofix;
 }
 
+/* T0003 and T0009: fixed by growing the inode. */
+static int grows(const struct e4t_prec *r)
+{
+	return r->code == E4T_P_CRTIME_NO_ROOM ||
+	       r->code == E4T_P_EXTRA_ISIZE_SMALL;
+}
+
 /*
  * The fixes of one inode (problems [i, j)) into ts; the fields they
  * write.  T0001 and T0002 keep bits of a field's _extra word; a crtime
@@ -35,8 +42,7 @@ static unsigned inode_fixes(const struct e4t_check_result *res, size_t i,
 		keep[f] = ~0U;
 	for (k = i; k < j; k++) {
 		r = e4t_prec_at(res, k);
-		if (!to_fix(r) ||
-		    r->code == E4T_P_CRTIME_NO_ROOM) /* grown already */
+		if (!to_fix(r) || grows(r)) /* grown already */
 			continue;
 		f = r->field;
 		if (r->code == E4T_P_BAD_NSEC) {
@@ -63,7 +69,7 @@ static unsigned inode_fixes(const struct e4t_check_result *res, size_t i,
 	return words | src;
 }
 
-/* The T0003 fix of problems [i, j) to write, or NULL. */
+/* The T0003 or T0009 fix of problems [i, j) to write, or NULL. */
 static struct e4t_prec *grow_of(const struct e4t_check_result *res, size_t i,
 				size_t j)
 {
@@ -71,7 +77,7 @@ static struct e4t_prec *grow_of(const struct e4t_check_result *res, size_t i,
 
 	for (; i < j; i++) {
 		r = e4t_prec_at(res, i);
-		if (r->code == E4T_P_CRTIME_NO_ROOM && to_fix(r))
+		if (grows(r) && to_fix(r))
 			return r;
 	}
 	return NULL;
@@ -117,11 +123,14 @@ errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 		for (j = i + 1; j < res->n && e4t_prec_at(res, j)->ino == ino;
 		     j++)
 			;
-		/* T0003 first: the crtime set with the growth */
+		/* T0003 first: the crtime set with the growth (T0009: kept) */
 		r = grow_of(res, i, j);
 		if (r) {
 			fix_time(r, &crtime);
-			err = e4t_batch_grow(b, ino, &crtime);
+			err = e4t_batch_grow(b, ino,
+					     r->code == E4T_P_CRTIME_NO_ROOM
+						     ? &crtime
+						     : NULL);
 			if (err == E4T_ERR_GROW_XATTRS) {
 				moved = 1;
 				err = 0;
@@ -154,11 +163,12 @@ errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 		if (stop && *stop)
 			break;
 		r = e4t_prec_at(res, k);
-		if (r->code != E4T_P_CRTIME_NO_ROOM || !to_fix(r) ||
-		    (r->bits & PREC_FIXED))
+		if (!grows(r) || !to_fix(r) || (r->bits & PREC_FIXED))
 			continue;
 		fix_time(r, &crtime);
-		err = e4t_inode_grow_extra(img, r->ino, &crtime);
+		err = e4t_inode_grow_extra(
+			img, r->ino,
+			r->code == E4T_P_CRTIME_NO_ROOM ? &crtime : NULL);
 		if (!err)
 			r->bits |= PREC_FIXED;
 	}

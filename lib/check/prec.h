@@ -26,7 +26,8 @@ struct e4t_prec {
 	uint8_t bits;  /* PREC_* */
 	uint32_t raw_base, raw_extra;
 	/* T0005, T0006: the words of the field compared with (ctime,
-	 * mtime); T0008: s_min_extra_isize in lim_base. */
+	 * mtime); T0008: s_min_extra_isize in lim_base; T0009: what the
+	 * kernel grows i_extra_isize to, in lim_base. */
 	uint32_t lim_base, lim_extra;
 	uint64_t path_off; /* in the result's paths */
 	uint32_t path_len;

@@ -156,7 +156,10 @@ void e4t_check_get(const struct e4t_check_result *res, size_t i,
 	if (r->src && res->src_names)
 		p->src_xattr = res->src_names[r->src - 1];
 	switch (p->code) {
-	case E4T_P_SB_EXTRA_ISIZE: p->min_isize = (uint16_t)r->lim_base; return;
+	case E4T_P_SB_EXTRA_ISIZE:
+	case E4T_P_EXTRA_ISIZE_SMALL:
+		p->min_isize = (uint16_t)r->lim_base;
+		return;
 	case E4T_P_CRTIME_NO_ROOM: break; /* no value: not stored */
 	case E4T_P_FUTURE:
 		e4t_prec_corrected(r->raw_base, r->raw_extra, extra,
