@@ -223,6 +223,14 @@ static void decide(struct e4t_check_result *res, enum e4t_check_mode mode,
 	lb_free(&out);
 }
 
+/* Progress as the other commands show theirs: checking, then writing. */
+static void check_progress(const char *phase, uint64_t done, uint64_t total,
+			   void *priv)
+{
+	progress_show(strcmp(phase, "fixes") ? "checking" : "writing", phase,
+		      done, total, priv);
+}
+
 static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct e4t_check_result res;
@@ -257,8 +265,11 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 	if (!tree)
 		return status;
 	copts.now = (int64_t)time(NULL);
+	copts.progress = check_progress;
+	copts.priv = &ctx->wc;
 	memset(&res, 0, sizeof(res));
 	err = e4t_check_scan(img, tree, &copts, &res);
+	progress_done();
 	if (err) {
 		e4t_check_result_free(&res);
 		report(img->name, "check", err);
@@ -266,7 +277,8 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	decide(&res, mode, ctx->format == RF_TEXT);
 	if (mode != E4T_CHECK_NO && !interrupted && e4t_check_any_fix(&res))
-		err = e4t_check_fix(img, &res, &interrupted);
+		err = e4t_check_fix(img, &res, &copts, &interrupted);
+	progress_done();
 	if (interrupted)
 		result |= FSCK_CANCELED;
 	e4t_check_summarize(&res, strict, &sum);

@@ -33,7 +33,8 @@ struct scan {
 	struct e4t_check_result *res;
 	uint8_t *seen; /* one bit an inode */
 	ext2_ino_t ninodes;
-	unsigned want; /* what the kernel grows i_extra_isize to */
+	unsigned want;	 /* what the kernel grows i_extra_isize to */
+	uint64_t in_use; /* inodes, for the progress */
 	errcode_t err;
 };
 
@@ -175,7 +176,7 @@ static int on_row(const struct e4t_row *row, void *priv)
 	s->seen[(ino - 1) / 8] |= (uint8_t)(1U << ((ino - 1) % 8));
 	s->res->inodes++;
 	if (o->progress && !(s->res->inodes & 0xffff))
-		o->progress("checking", s->res->inodes, 0, o->priv);
+		o->progress("inodes", s->res->inodes, s->in_use, o->priv);
 	if (in->flags & (E4T_INO_CSUM_BAD | E4T_INO_EXTRA_BAD)) {
 		/* e2fsck's to repair first */
 		s->res->skipped_csum++;
@@ -299,6 +300,8 @@ errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
 	s.res = res;
 	s.ninodes = img->fs->super->s_inodes_count;
 	s.want = e4t_want_extra_isize(img->fs->super);
+	s.in_use = (uint64_t)img->fs->super->s_inodes_count -
+		   img->fs->super->s_free_inodes_count;
 	s.seen = calloc((size_t)s.ninodes / 8 + 1, 1);
 	if (!s.seen)
 		return ENOMEM;

@@ -97,6 +97,8 @@ struct e4t_check_opts {
 	int refuse;
 	/* Called for each inode looked at; non-zero stops the scan. */
 	int (*inode_done)(void *priv);
+	/* Now and then: "inodes" looked at (e4t_check_scan()), "fixes"
+	 * written (e4t_check_fix()), out of about how many. */
 	e4t_progress_fn progress;
 	void *priv;
 };
@@ -174,9 +176,11 @@ void e4t_check_summarize(const struct e4t_check_result *res, int strict,
  * Write the fixes of the problems whose fix is set, inode by inode in
  * ascending order through a batch; *stop (when not NULL) set stops the
  * run between two inodes (what was written stays, and is flushed).
- * Marks each written problem fixed.  0 or the write's error.
+ * Marks each written problem fixed; o's progress is called.  0 or the
+ * write's error.
  */
 errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
+			const struct e4t_check_opts *o,
 			const volatile sig_atomic_t *stop);
 void e4t_check_result_free(struct e4t_check_result *res);
 

@@ -91,6 +91,7 @@ static void fix_time(const struct e4t_prec *r, struct e4t_ts *ts)
 }
 
 errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
+			const struct e4t_check_opts *o,
 			const volatile sig_atomic_t *stop)
 {
 	struct e4t_batch *b = NULL;
@@ -119,6 +120,8 @@ errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 
 		if (stop && *stop)
 			break;
+		if (o->progress && !(i & 0x3fff))
+			o->progress("fixes", i, res->n, o->priv);
 		ino = e4t_prec_at(res, i)->ino;
 		for (j = i + 1; j < res->n && e4t_prec_at(res, j)->ino == ino;
 		     j++)
