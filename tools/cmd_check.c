@@ -195,10 +195,12 @@ static void decide(struct e4t_check_result *res, enum e4t_check_mode mode,
 {
 	struct lbuf out = { 0 };
 	struct e4t_problem p;
-	int yes_all = 0, fix;
+	int yes_all = 0;
 	size_t i;
 
 	for (i = 0; i < res->n; i++) {
+		int fix;
+
 		if (mode == E4T_CHECK_ASK && interrupted)
 			mode = E4T_CHECK_NO; /* ^C or EOF: asks no more */
 		fix = e4t_check_decide(res, i, mode);

@@ -73,10 +73,9 @@ static unsigned inode_fixes(const struct e4t_check_result *res, size_t i,
 static struct e4t_prec *grow_of(const struct e4t_check_result *res, size_t i,
 				size_t j)
 {
-	struct e4t_prec *r;
-
 	for (; i < j; i++) {
-		r = e4t_prec_at(res, i);
+		struct e4t_prec *r = e4t_prec_at(res, i);
+
 		if (grows(r) && to_fix(r))
 			return r;
 	}

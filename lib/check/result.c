@@ -67,13 +67,14 @@ void e4t_prec_corrected(uint32_t base, uint32_t extra, int has_extra,
 static void radix_pass(const uint64_t *in, uint64_t *out, size_t n,
 		       unsigned shift, size_t *count)
 {
-	size_t i, sum = 0, c;
+	size_t i, sum = 0;
 
 	memset(count, 0, RADIX * sizeof(*count));
 	for (i = 0; i < n; i++)
 		count[(in[i] >> shift) & (RADIX - 1)]++;
 	for (i = 0; i < RADIX; i++) {
-		c = count[i];
+		size_t c = count[i];
+
 		count[i] = sum;
 		sum += c;
 	}

@@ -263,11 +263,11 @@ static errcode_t write_data(struct undo_data *d, const void *buf, size_t len,
 			    uint64_t off)
 {
 	errcode_t err;
-	int fl;
 
 	if (d->direct && !((uintptr_t)buf % UNDO_PAGE) && !(off % UNDO_PAGE) &&
 	    !(len % UNDO_DIRECT_ALIGN)) {
-		fl = fcntl(d->undo_fd, F_GETFL);
+		int fl = fcntl(d->undo_fd, F_GETFL);
+
 		if (fl >= 0 && !fcntl(d->undo_fd, F_SETFL, fl | O_DIRECT)) {
 			err = pwrite_all(d->undo_fd, buf, len, off);
 			fcntl(d->undo_fd, F_SETFL, fl);
