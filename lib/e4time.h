@@ -405,20 +405,27 @@ errcode_t e4t_inode_set_times(struct e4t_image *img, ext2_ino_t ino,
 			      unsigned fields, const struct e4t_ts *ts);
 
 /*
- * Grow the i_extra_isize of inode ino to 32, as the kernel does
- * (extra_isize.c): the xattrs in the inode are laid out again after it,
- * or moved to the xattr block when they no longer fit; crtime is set to
- * *crtime in the same write.  Nothing done when it is 32 or more already;
- * E4T_ERR_GROW_INLINE for an inode with inline data, E4T_ERR_GROW_SIZE
- * when the inodes are smaller than 160 bytes.
+ * What the kernel grows an inode's i_extra_isize to (ext4_fill_super()):
+ * 32, or s_want_extra_isize or s_min_extra_isize when larger (with the
+ * extra_isize feature) and the inodes hold it.
+ */
+unsigned e4t_want_extra_isize(const struct ext2_super_block *sb);
+/*
+ * Grow the i_extra_isize of inode ino to e4t_want_extra_isize(), as the
+ * kernel does (extra_isize.c): the xattrs in the inode are laid out again
+ * after it, or moved to the xattr block when they no longer fit; crtime
+ * is set to *crtime in the same write (crtime NULL: kept as it is stored,
+ * E4T_ERR_NO_CRTIME_ROOM when it is not).  Nothing done when it is that
+ * large already; E4T_ERR_GROW_INLINE for an inode with inline data,
+ * E4T_ERR_GROW_SIZE when the inodes are too small.
  */
 errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
 			       const struct e4t_ts *crtime);
-/* The same on a raw inode (of isz bytes) that holds no xattr in it:
- * E4T_ERR_GROW_XATTRS when it does (e4t_inode_grow_extra() moves them).
- * The checksum is the caller's. */
+/* The same on a raw inode (of isz bytes) that holds no xattr in it, to
+ * want: E4T_ERR_GROW_XATTRS when it does (e4t_inode_grow_extra() moves
+ * them).  The checksum is the caller's. */
 errcode_t e4t_grow_raw(struct ext2_inode_large *raw, unsigned isz,
-		       const struct e4t_ts *crtime);
+		       unsigned want, const struct e4t_ts *crtime);
 
 /*
  * Batches: many inodes read and written through their inode-table blocks
@@ -468,10 +475,10 @@ errcode_t e4t_batch_inode(struct e4t_batch *b, ext2_ino_t ino,
 errcode_t e4t_batch_set(struct e4t_batch *b, ext2_ino_t ino, unsigned fields,
 			const struct e4t_ts *ts);
 /*
- * Grow inode ino's i_extra_isize to 32 in the window, with crtime, as
- * e4t_grow_raw() does (E4T_ERR_GROW_XATTRS: it holds xattrs, grow it
- * with e4t_inode_grow_extra() once the batch has ended); refused when
- * its checksum does not verify.
+ * Grow inode ino's i_extra_isize in the window to e4t_want_extra_isize(),
+ * with crtime (NULL: kept), as e4t_grow_raw() does (E4T_ERR_GROW_XATTRS:
+ * it holds xattrs, grow it with e4t_inode_grow_extra() once the batch has
+ * ended); refused when its checksum does not verify.
  */
 errcode_t e4t_batch_grow(struct e4t_batch *b, ext2_ino_t ino,
 			 const struct e4t_ts *crtime);

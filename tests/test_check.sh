@@ -317,6 +317,74 @@ test_ext3_grow_moves_xattrs_to_a_block() {
 	after_fix "T0003, xattr moved" "$TMP/orig.img"
 }
 
+test_extra_isize_below_the_kernels() {
+	need_mount || return 0
+	mkimg mkfs.ext3 -I 256 || fail "image"
+	# as kernels before 4.5 wrote them (no i_projid yet): 28, b's xattr
+	# right after it; and 24
+	shrink /b 28 && shrink /a 24 || fail "shrink"
+	cp "$IMG" "$TMP/orig.img"
+	e2fsck -fn "$IMG" >/dev/null 2>&1
+	assertEquals "e2fsck: the shrunk image is valid" 0 $?
+	local before
+	before=$(kstat '%W.%w %Y %Z %X' a b d/c) || fail "mount"
+	run_ro "$IMG" check -n "$IMG"
+	assertEquals "-n, warnings only: $(cat "$OUT")" 0 "$RC"
+	assertTrue "/a: T0009" "has '/a' 'T0009: '"
+	assertTrue "/b: T0009" "has '/b' 'T0009: '"
+	assertContains "$(cat "$OUT")" "i_extra_isize 28, the kernel's 32"
+	assertContains "$(cat "$OUT")" "0 problems (0 fixed, 0 left), 2 warnings"
+	run_ro "$IMG" check -n --strict "$IMG"
+	assertEquals "-n --strict" 4 "$RC"
+	run_ro "$IMG" check -n -f jsonl "$IMG"
+	assertEquals "jsonl record" '"T0009" null 28 32 true' \
+		"$(jq -c -r 'select(.code == "T0009" and .path == "/b") | "\(.code|tojson) \(.field) \(.extra_isize) \(.want_extra_isize) \(.fixable)"' "$OUT")"
+	run_ro "$IMG" check -p "$IMG"
+	assertEquals "-p: not preen's" 0 "$RC"
+	# no --crtime-from: crtime is stored and kept
+	run check -y "$IMG"
+	assertEquals "-y: $(cat "$OUT" "$ERR")" 1 "$RC"
+	assertContains "$(cat "$OUT")" "0 problems (2 fixed, 0 left), 2 warnings"
+	assertContains "$(debugfs -R 'stat /b' "$IMG" 2>/dev/null)" \
+		"Size of extra inode fields: 32"
+	assertContains "$(debugfs -R 'stat /a' "$IMG" 2>/dev/null)" \
+		"Size of extra inode fields: 32"
+	assertEquals "times kept (kernel)" "$before" \
+		"$(kstat '%W.%w %Y %Z %X' a b d/c)"
+	mount -o loop,ro "$IMG" "$MNT" || fail "mount"
+	assertEquals "xattr intact (kernel)" "b'hello'" \
+		"$(python3 -c "import os,sys; print(os.getxattr(sys.argv[1], 'user.test'))" "$MNT/b")"
+	umount "$MNT"
+	after_fix "T0009" "$TMP/orig.img"
+}
+
+test_inline_data_not_grown() {
+	need_mount || return 0
+	truncate -s 16M "$IMG" &&
+		mkfs.ext4 -q -F -I 256 -O inline_data "$IMG" >/dev/null 2>&1 &&
+		mount -o loop "$IMG" "$MNT" || fail "image"
+	# 100 bytes: 60 in i_block, the rest in system.data
+	python3 -c "import sys; open(sys.argv[1], 'w').write('s' * 99 + '\\n')" "$MNT/s"
+	python3 -c "import sys; open(sys.argv[1], 'w').write('t' * 99 + '\\n')" "$MNT/t"
+	umount "$MNT"
+	shrink /s 28 && shrink /t 4 || fail "shrink"
+	e2fsck -fy "$IMG" >/dev/null 2>&1
+	e2fsck -fn "$IMG" >/dev/null 2>&1
+	assertEquals "the shrunk image is valid" 0 $?
+	assertContains "inline" "$(debugfs -R 'stat /s' "$IMG" 2>/dev/null)" \
+		"Size of inline data: 100"
+	run_ro "$IMG" check -y --crtime-from ctime "$IMG"
+	assertEquals "-y: T0003 left: $(cat "$OUT" "$ERR")" 4 "$RC"
+	assertTrue "/s: T0009" "has '/s' 'T0009: '"
+	assertTrue "/t: T0003" "has '/t' 'T0003 crtime'"
+	assertEquals "both left to the kernel" 2 \
+		"$(grep -c '(inline data: left to the kernel)$' "$OUT")"
+	mount -o loop,ro "$IMG" "$MNT" || fail "mount"
+	assertEquals "data intact (kernel)" "$(printf 's%.0s' $(seq 99))" \
+		"$(cat "$MNT/s")"
+	umount "$MNT"
+}
+
 # mkconverted: an ext3 of 128-byte inodes the kernel wrote 60 files
 # into, converted with tune2fs -I 256 and -O extents, then written by
 # the kernel again (one new file).

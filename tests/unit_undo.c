@@ -65,6 +65,15 @@ static void test_crc32c(void)
 	CHECK(!bad, "crc32c: %u of %u differ from libext2fs", bad, n);
 	CHECK(e4t_crc32c(~0U, buf, 4096) == ext2fs_crc32c_le(~0U, buf, 4096),
 	      "crc32c: 4 KiB");
+	/* over zeros without reading them, as undo_io's key blocks */
+	memset(buf, 0, sizeof(buf));
+	bad = n = 0;
+	for (s = 0; s < 3; s++)
+		for (len = 0; len <= 4096; len += len < 300 ? 1 : 97, n++)
+			bad += e4t_crc32c_zeros(seeds[s], len) !=
+			       ext2fs_crc32c_le(seeds[s], buf, len);
+	CHECK(!bad, "crc32c over zeros: %u of %u differ from libext2fs", bad,
+	      n);
 }
 
 static int write_file(const char *path, const void *buf, size_t len)

@@ -288,6 +288,9 @@ void lib_warn(errcode_t err, ext2_ino_t ino, const char *detail, void *priv);
 
 /* Progress on stderr when it is a terminal and the work takes a while. */
 void progress_cb(const char *phase, uint64_t done, uint64_t total, void *priv);
+/* The same, "VERB PHASE: NN%" (progress_cb's verb is "reading"). */
+void progress_show(const char *verb, const char *phase, uint64_t done,
+		   uint64_t total, void *priv);
 void progress_done(void);
 
 /* journal_open.c: open and load the journal of img (path: external journal or

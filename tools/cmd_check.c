@@ -15,11 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check_report.h"
 #include "cmd.h"
-#include "escape.h"
 #include "lib/sources/xsource.h"
 #include "linebuf.h"
-#include "output.h"
 #include "report.h"
 
 /* e2fsck's exit statuses (e2fsck(8)), as check gives them */
@@ -29,8 +28,6 @@
 #define FSCK_ERROR	 8  /* operational error */
 #define FSCK_USAGE	 16 /* usage or syntax error */
 #define FSCK_CANCELED	 32 /* cancelled (SIGINT) */
-
-enum mode { MODE_ASK = 0, MODE_NO, MODE_PREEN, MODE_YES };
 
 static void check_help(FILE *fp)
 {
@@ -136,26 +133,17 @@ static int check_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 			    "only one of the options -n, -p or -y may be "
 			    "given");
 	if (crtime_from) {
-		if (!strcmp(crtime_from, "ctime")) {
-			copts.crtime_from = E4T_CRSRC_CTIME;
-		} else if (!strcmp(crtime_from, "mtime")) {
-			copts.crtime_from = E4T_CRSRC_MTIME;
-		} else if (!strcmp(crtime_from, "earliest")) {
-			copts.crtime_from = E4T_CRSRC_EARLIEST;
-		} else {
-			err = e4t_source_parse(crtime_from, &src);
-			if (err == EINVAL)
-				usage_error(&check_cmd,
-					    "--crtime-from '%s': ctime, mtime, "
-					    "earliest, or %s",
-					    crtime_from,
-					    e4t_source_spec_help());
-			if (err) {
-				report(argv[0], crtime_from, err);
-				return EXIT_INTERNAL;
-			}
-			copts.crtime_from = E4T_CRSRC_XATTR;
-			copts.src = src;
+		err = e4t_check_crtime_from(crtime_from, &copts.crtime_from,
+					    &src);
+		copts.src = src;
+		if (err == EINVAL)
+			usage_error(&check_cmd,
+				    "--crtime-from '%s': ctime, mtime, "
+				    "earliest, or %s",
+				    crtime_from, e4t_source_spec_help());
+		if (err) {
+			report(argv[0], crtime_from, err);
+			return EXIT_INTERNAL;
 		}
 	}
 	/* as e2fsck: questions need a terminal */
@@ -169,82 +157,6 @@ static int check_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 		return EXIT_INTERNAL;
 	}
 	return EXIT_OK;
-}
-
-static const char *const check_cols[] = {
-	"code",	 "problem", "severity", "ino",	 "path", "field", "value",
-	"limit", "fix_to",  "fixable",	"fixed", "why",	 NULL,
-};
-static const struct rec_schema check_schema = {
-	.row = "problem",
-	.cols = check_cols,
-};
-
-/* What a problem's line says of its time(s). */
-static void describe(struct lbuf *b, const struct e4t_problem *p)
-{
-	switch (p->code) {
-	case E4T_P_BAD_NSEC:
-		lb_printf(b, "%u ns in _extra 0x%08x", p->raw_extra >> 2,
-			  p->raw_extra);
-		break;
-	case E4T_P_OLD_PRE1970:
-		lb_iso(b, &p->value, 9);
-		lb_printf(b, " (_extra 0x%08x)", p->raw_extra);
-		break;
-	case E4T_P_CRTIME_NO_ROOM:
-		lb_puts(b, "i_extra_isize ");
-		lb_u64(b, p->extra_isize);
-		break;
-	case E4T_P_CRTIME_UNSET: lb_putc(b, '0'); break;
-	case E4T_P_SB_EXTRA_ISIZE:
-		lb_printf(b, "s_min_extra_isize %u, s_want_extra_isize %u",
-			  p->min_isize, p->extra_isize);
-		break;
-	case E4T_P_CRTIME_AFTER_CTIME:
-	case E4T_P_CRTIME_AFTER_MTIME:
-	case E4T_P_FUTURE:
-		lb_iso(b, &p->value, 9);
-		lb_puts(b, " > ");
-		lb_iso(b, &p->limit, 9);
-		break;
-	default: break;
-	}
-}
-
-/* A problem's line, up to its question (without the answer). */
-static void problem_line(struct lbuf *b, const struct e4t_problem *p)
-{
-	const struct e4t_problem_def *d = e4t_problem_def(p->code);
-
-	if (!p->ino) {
-		lb_puts(b, "superblock: ");
-		lb_puts(b, d->code);
-	} else {
-		esc_text(b, p->path, p->path_len);
-		lb_puts(b, " <");
-		lb_u64(b, p->ino);
-		lb_puts(b, ">: ");
-		lb_puts(b, d->code);
-		lb_putc(b, ' ');
-		lb_puts(b, e4t_field_name(p->field));
-	}
-	lb_puts(b, ": ");
-	lb_puts(b, d->text);
-	lb_puts(b, ": ");
-	describe(b, p);
-	if (!p->nofix) {
-		if (p->ino) {
-			lb_puts(b, " -> ");
-			lb_iso(b, &p->fix_to, 9);
-		}
-		lb_puts(b, ".  ");
-		lb_puts(b, d->quest);
-	} else if (p->nofix != E4T_NOFIX_NEVER) {
-		lb_puts(b, " (");
-		lb_puts(b, e4t_nofix_text(p->nofix));
-		lb_putc(b, ')');
-	}
 }
 
 /* Ask on the terminal; 1 yes, 0 no. */
@@ -278,113 +190,62 @@ static int ask(int *yes_all)
 }
 
 /* Decide (and in text say) whether each problem is fixed. */
-static void decide(struct e4t_check_result *res, enum mode mode, int text,
-		   int may_fix)
+static void decide(struct e4t_check_result *res, enum e4t_check_mode mode,
+		   int text)
 {
 	struct lbuf out = { 0 };
+	struct e4t_problem p;
 	int yes_all = 0;
 	size_t i;
 
 	for (i = 0; i < res->n; i++) {
-		struct e4t_problem *p = &res->p[i];
-		const struct e4t_problem_def *d = e4t_problem_def(p->code);
+		int fix;
 
-		if (!may_fix && !p->nofix)
-			p->nofix = E4T_NOFIX_CSUM;
-		p->fix = 0;
+		if (mode == E4T_CHECK_ASK && interrupted)
+			mode = E4T_CHECK_NO; /* ^C or EOF: asks no more */
+		fix = e4t_check_decide(res, i, mode);
+		if (!text && fix >= 0)
+			continue;
+		e4t_check_get(res, i, &p);
 		if (text)
-			problem_line(&out, p);
-		if (!p->nofix) {
-			switch (mode) {
-			case MODE_NO: break;
-			case MODE_YES: p->fix = 1; break;
-			case MODE_PREEN:
-				p->fix = !!(d->flags & E4T_PF_PREEN);
-				break;
-			case MODE_ASK:
-				if (text)
-					lb_puts(&out, ".  ");
-				lb_flush(&out, stdout);
-				p->fix = !interrupted && ask(&yes_all);
-				continue; /* ask() ended the line */
-			}
+			check_problem_line(&out, &p);
+		if (fix < 0) {
 			if (text)
-				lb_puts(&out, p->fix ? "? yes" : "? no");
+				lb_puts(&out, ".  ");
+			lb_flush(&out, stdout);
+			e4t_check_answer(res, i, ask(&yes_all));
+			continue; /* ask() ended the line */
 		}
-		if (text) {
-			lb_putc(&out, '\n');
-			lb_maybe_flush(&out, stdout);
-		}
+		if (!p.nofix)
+			lb_puts(&out, fix ? "? yes" : "? no");
+		lb_putc(&out, '\n');
+		lb_maybe_flush(&out, stdout);
 	}
 	lb_flush(&out, stdout);
 	lb_free(&out);
 }
 
-static void records(struct cmd_ctx *ctx, const struct e4t_check_result *res)
+/* Progress as the other commands show theirs: checking, then writing. */
+static void check_progress(const char *phase, uint64_t done, uint64_t total,
+			   void *priv)
 {
-	struct report r;
-	size_t i;
-
-	report_init(&r, (enum report_format)ctx->format, stdout, &check_schema);
-	for (i = 0; i < res->n; i++) {
-		const struct e4t_problem *p = &res->p[i];
-		const struct e4t_problem_def *d = e4t_problem_def(p->code);
-
-		rec_begin(&r, "problem");
-		rec_cstr(&r, "code", d->code);
-		rec_cstr(&r, "problem", d->name);
-		rec_cstr(&r, "severity",
-			 (d->flags & E4T_PF_WARNING) ? "warning" : "error");
-		rec_u64(&r, "ino", p->ino);
-		rec_path(&r, "path", p->path, p->path_len);
-		if (p->code == E4T_P_SB_EXTRA_ISIZE) {
-			rec_null(&r, "field");
-			rec_u64(&r, "min_extra_isize", p->min_isize);
-			rec_u64(&r, "want_extra_isize", p->extra_isize);
-			rec_bool(&r, "fixable", !p->nofix);
-			rec_bool(&r, "fixed", p->fixed);
-			rec_end(&r);
-			continue;
-		}
-		rec_cstr(&r, "field", e4t_field_name(p->field));
-		if (p->code == E4T_P_CRTIME_NO_ROOM) {
-			rec_null(&r, "value");
-			rec_u64(&r, "extra_isize", p->extra_isize);
-		} else {
-			rec_time(&r, "value", &p->value);
-			rec_u64(&r, "raw_base", p->raw_base);
-			rec_u64(&r, "raw_extra", p->raw_extra);
-		}
-		if (p->limit.flags)
-			rec_time(&r, "limit", &p->limit);
-		if (!p->nofix)
-			rec_time(&r, "fix_to", &p->fix_to);
-		if (p->src_xattr)
-			rec_cstr(&r, "source_xattr", p->src_xattr);
-		rec_bool(&r, "fixable", !p->nofix);
-		rec_bool(&r, "fixed", p->fixed);
-		if (p->nofix)
-			rec_cstr(&r, "why", e4t_nofix_text(p->nofix));
-		rec_end(&r);
-	}
-	report_finish(&r);
+	progress_show(strcmp(phase, "fixes") ? "checking" : "writing", phase,
+		      done, total, priv);
 }
 
 static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct e4t_check_result res;
+	struct e4t_check_summary sum;
 	struct e4t_image *img = ctx->img;
-	enum mode mode = ctx->wo.dry_run ? MODE_NO
-			 : preen	 ? MODE_PREEN
-			 : yes		 ? MODE_YES
-					 : MODE_ASK;
-	unsigned long errors = 0, warnings = 0, fixed = 0, left = 0;
-	unsigned long inodes, skipped;
-	int text = ctx->format == RF_TEXT, status = EXIT_OK, may_fix = 1;
+	enum e4t_check_mode mode = ctx->wo.dry_run ? E4T_CHECK_NO
+				   : preen	   ? E4T_CHECK_PREEN
+				   : yes	   ? E4T_CHECK_YES
+						   : E4T_CHECK_ASK;
+	int status = EXIT_OK;
 	struct sigaction sa;
 	struct e4t_tree *tree;
 	errcode_t err;
-	size_t i;
 
 	(void)argc;
 	(void)argv;
@@ -399,81 +260,46 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 			  "errors flagged, metadata checksums failing or a "
 			  "journal to recover: run e2fsck first; nothing "
 			  "will be fixed");
-		may_fix = 0;
+		copts.refuse = 1;
 		result |= FSCK_UNCORRECTED;
 	}
 	tree = ctx_tree(ctx, &status);
 	if (!tree)
 		return status;
 	copts.now = (int64_t)time(NULL);
+	copts.progress = check_progress;
+	copts.priv = &ctx->wc;
 	memset(&res, 0, sizeof(res));
 	err = e4t_check_scan(img, tree, &copts, &res);
+	progress_done();
 	if (err) {
 		e4t_check_result_free(&res);
 		report(img->name, "check", err);
 		return err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE;
 	}
-	decide(&res, mode, text, may_fix);
-	if (mode != MODE_NO && !interrupted) {
-		for (i = 0; i < res.n && !res.p[i].fix; i++)
-			;
-		if (i < res.n)
-			err = e4t_check_fix(img, &res, &interrupted);
-	}
+	decide(&res, mode, ctx->format == RF_TEXT);
+	if (mode != E4T_CHECK_NO && !interrupted && e4t_check_any_fix(&res))
+		err = e4t_check_fix(img, &res, &copts, &interrupted);
+	progress_done();
 	if (interrupted)
 		result |= FSCK_CANCELED;
-	for (i = 0; i < res.n; i++) {
-		const struct e4t_problem_def *d =
-			e4t_problem_def(res.p[i].code);
-
-		if (d->flags & E4T_PF_WARNING)
-			warnings++;
-		else
-			errors++;
-		if (res.p[i].fixed)
-			fixed++;
-		else if (!(d->flags & E4T_PF_WARNING) || strict)
-			left++;
-	}
-	if (!text)
-		records(ctx, &res);
-	inodes = res.inodes;
-	skipped = res.skipped_csum;
+	e4t_check_summarize(&res, strict, &sum);
+	if (ctx->format != RF_TEXT)
+		check_records((enum report_format)ctx->format, &res);
 	e4t_check_result_free(&res);
-	if (fixed)
+	if (sum.fixed)
 		result |= FSCK_NONDESTRUCT;
-	if (left || skipped)
+	if (sum.left || sum.skipped)
 		result |= FSCK_UNCORRECTED;
-	if (skipped && !ctx->co.quiet)
+	if (sum.skipped && !ctx->co.quiet)
 		warnx_img(img->name,
 			  "%lu inodes with a failing checksum or impossible "
 			  "i_extra_isize not checked: run e2fsck first",
-			  skipped);
+			  sum.skipped);
 	if (err)
 		return write_error_status(img, "writing", err);
-	if (text) {
-		printf("%s: %lu inodes checked, %lu problems (%lu fixed, %lu "
-		       "left), %lu warnings%s\n",
-		       img->name, inodes, errors, fixed, left, warnings,
-		       interrupted ? "; cancelled" : "");
-		if (fixed)
-			printf("\n%s: ***** TIMESTAMPS WERE MODIFIED *****\n",
-			       img->name);
-	} else {
-		struct report r;
-
-		report_init(&r, (enum report_format)ctx->format, stdout,
-			    &check_schema);
-		rec_begin(&r, "summary");
-		rec_u64(&r, "inodes", inodes);
-		rec_u64(&r, "problems", errors);
-		rec_u64(&r, "fixed", fixed);
-		rec_u64(&r, "left", left);
-		rec_u64(&r, "warnings", warnings);
-		rec_bool(&r, "cancelled", interrupted);
-		rec_end(&r);
-		report_finish(&r);
-	}
+	check_summary((enum report_format)ctx->format, img->name, &sum,
+		      interrupted);
 	return EXIT_OK;
 }
 

@@ -373,6 +373,12 @@ static double since(const struct timespec *a, const struct timespec *b)
 
 void progress_cb(const char *phase, uint64_t done, uint64_t total, void *priv)
 {
+	progress_show("reading", phase, done, total, priv);
+}
+
+void progress_show(const char *verb, const char *phase, uint64_t done,
+		   uint64_t total, void *priv)
+{
 	struct warn_ctx *w = priv;
 	struct timespec now;
 
@@ -389,7 +395,9 @@ void progress_cb(const char *phase, uint64_t done, uint64_t total, void *priv)
 		return;
 	progress_last = now;
 	progress_shown = 1;
-	fprintf(stderr, "\r%s: reading %s: %3u%%", progname, phase,
+	if (done > total)
+		done = total;
+	fprintf(stderr, "\r%s: %s %s: %3u%%", progname, verb, phase,
 		total ? (unsigned)(done * 100 / total) : 0);
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check.c --- the scan of e4time check: every inode reachable from /
- * once, its times looked at for the problems of problem.c, and the
- * fixes written through a batch (lib/write).
+ * once, its times looked at for the problems of problem.c; what is found
+ * is kept as result.c keeps it, and fixed by fix.c.
  */
 #include "config.h"
 
@@ -10,9 +10,8 @@
 #include <string.h>
 
 #include "e4time.h"
+#include "check/prec.h"
 #include "sources/xsource.h"
-
-#define EPOCH_MASK 3U
 
 /*
  * e2fsck 1.47, e2fsck/pass1.c, check_inode_extra_space(): an _extra
@@ -34,82 +33,52 @@ struct scan {
 	struct e4t_check_result *res;
 	uint8_t *seen; /* one bit an inode */
 	ext2_ino_t ninodes;
+	unsigned want;	 /* what the kernel grows i_extra_isize to */
+	uint64_t in_use; /* inodes, for the progress */
 	errcode_t err;
 };
 
-/* p's path into the result's paths (pointers set once they stop
- * moving, at the end of the scan). */
-static errcode_t add_path(struct e4t_check_result *res, struct e4t_problem *p,
-			  const char *path, size_t len)
+static struct e4t_prec *add(struct scan *s, const struct e4t_row *row,
+			    enum e4t_pcode code, enum e4t_field f)
 {
-	if (e4t_grow(&res->paths, &res->paths_cap, res->paths_len + len + 1, 1,
-		     4096))
-		return ENOMEM;
-	memcpy(res->paths + res->paths_len, path, len);
-	res->paths[res->paths_len + len] = 0;
-	p->path_off = res->paths_len;
-	p->path_len = len;
-	res->paths_len += len + 1;
-	return 0;
-}
-
-static struct e4t_problem *add(struct scan *s, const struct e4t_row *row,
-			       enum e4t_pcode code, enum e4t_field f)
-{
-	struct e4t_check_result *res = s->res;
 	const struct e4t_inode *in = row->inode;
-	struct e4t_problem *p;
+	struct e4t_prec *p;
 
-	if (e4t_grow(&res->p, &res->cap, res->n + 1, sizeof(*res->p), 16)) {
+	p = e4t_prec_add(s->res, in->ino, code, row->path, row->path_len);
+	if (!p) {
 		s->err = ENOMEM;
 		return NULL;
 	}
-	p = &res->p[res->n];
-	memset(p, 0, sizeof(*p));
-	if (add_path(res, p, row->path, row->path_len)) {
-		s->err = ENOMEM;
-		return NULL;
-	}
-	res->n++;
-	p->code = code;
-	p->ino = in->ino;
-	p->field = f;
-	p->value = in->ts[f];
+	p->field = (uint8_t)f;
 	p->raw_base = in->raw_base[f];
-	p->raw_extra =
-		(in->present & E4T_PRESENT_EXTRA(f)) ? in->raw_extra[f] : 0;
+	if (in->present & E4T_PRESENT_EXTRA(f)) {
+		p->raw_extra = in->raw_extra[f];
+		p->bits |= PREC_EXTRA;
+	}
 	p->extra_isize = in->extra_isize;
-	if (e4t_problem_def(code)->flags & E4T_PF_NOFIX)
-		p->nofix = E4T_NOFIX_NEVER;
 	return p;
 }
 
 /* The time field f would have once T0001 and T0002 are fixed. */
-static void corrected(const struct e4t_inode *in, enum e4t_field f,
-		      int old_pre1970, struct e4t_ts *ts)
+static void corrected(const struct e4t_inode *in, enum e4t_field f, int pre1970,
+		      struct e4t_ts *ts)
 {
-	uint32_t x;
-
-	*ts = in->ts[f];
-	if (!(in->present & E4T_PRESENT_EXTRA(f)))
+	if (!(in->present & E4T_PRESENT_EXTRA(f))) {
+		*ts = in->ts[f];
 		return;
-	x = in->raw_extra[f];
-	if (ts->flags & E4T_TS_BAD_NSEC)
-		x &= EPOCH_MASK;
-	if (old_pre1970 && (ts->flags & E4T_TS_OLD_PRE1970))
-		x &= ~EPOCH_MASK;
-	e4t_ts_decode(in->raw_base[f], &x, ts);
+	}
+	e4t_prec_corrected(in->raw_base[f], in->raw_extra[f], 1, pre1970, ts);
 }
 
 /* The crtime a source gives this inode (flags 0: none). */
 static void source_time(struct scan *s, const struct e4t_inode *in,
 			const struct e4t_ts *ct, const struct e4t_ts *mt,
-			struct e4t_ts *out, const char **xattr)
+			struct e4t_ts *out, uint8_t *xattr)
 {
 	const struct e4t_check_opts *o = s->o;
 
 	memset(out, 0, sizeof(*out));
-	*xattr = NULL;
+	*xattr = 0;
 	switch (o->crtime_from) {
 	case E4T_CRSRC_NONE: return;
 	case E4T_CRSRC_CTIME:
@@ -138,7 +107,7 @@ static void source_time(struct scan *s, const struct e4t_inode *in,
 			out->sec = st.sec;
 			out->nsec = st.nsec;
 			out->flags = E4T_TS_STORED | E4T_TS_EXTRA;
-			*xattr = names[which];
+			*xattr = (uint8_t)(which + 1);
 		}
 		free(val);
 		return;
@@ -149,11 +118,11 @@ static void source_time(struct scan *s, const struct e4t_inode *in,
 /* The crtime problems of one inode: their fix from the source. */
 static void crtime_fix(struct scan *s, const struct e4t_inode *in,
 		       const struct e4t_ts *ct, const struct e4t_ts *mt,
-		       struct e4t_problem *p)
+		       struct e4t_prec *p)
 {
 	const struct e4t_check_opts *o = s->o;
 	struct e4t_ts to, mlim;
-	const char *xattr;
+	uint8_t xattr;
 
 	if (o->crtime_from == E4T_CRSRC_NONE) {
 		p->nofix = E4T_NOFIX_NO_SOURCE;
@@ -171,24 +140,21 @@ static void crtime_fix(struct scan *s, const struct e4t_inode *in,
 		p->nofix = E4T_NOFIX_SOURCE_LATE;
 		return;
 	}
-	p->fix_to = to;
-	p->src_xattr = xattr;
+	p->fix_sec = to.sec;
+	p->fix_nsec = to.nsec;
+	p->fix_flags = (uint8_t)to.flags;
+	p->src = xattr;
 }
 
-/* T0001 and T0002: a fix that keeps those bits of the _extra word;
- * non-zero when out of memory. */
-static int word_problem(struct scan *s, const struct e4t_row *row,
-			enum e4t_pcode code, enum e4t_field f, uint32_t keep)
+/* T0005, T0006: the field crtime is compared with. */
+static void limit_of(struct e4t_prec *p, const struct e4t_inode *in,
+		     enum e4t_field f)
 {
-	struct e4t_problem *p = add(s, row, code, f);
-	uint32_t x;
-
-	if (!p)
-		return -1;
-	p->keep_extra = keep;
-	x = p->raw_extra & keep;
-	e4t_ts_decode(p->raw_base, &x, &p->fix_to);
-	return 0;
+	p->lim_base = in->raw_base[f];
+	if (in->present & E4T_PRESENT_EXTRA(f)) {
+		p->lim_extra = in->raw_extra[f];
+		p->bits |= PREC_LIM_EXTRA;
+	}
 }
 
 static int on_row(const struct e4t_row *row, void *priv)
@@ -198,7 +164,7 @@ static int on_row(const struct e4t_row *row, void *priv)
 	const struct e4t_check_opts *o = s->o;
 	int pre1970 = o->now < NEGATIVE_DATE_CUTOFF;
 	struct e4t_ts eff[E4T_NFIELDS];
-	struct e4t_problem *p;
+	struct e4t_prec *p;
 	unsigned f;
 	ext2_ino_t ino = in->ino;
 	int stop;
@@ -210,7 +176,7 @@ static int on_row(const struct e4t_row *row, void *priv)
 	s->seen[(ino - 1) / 8] |= (uint8_t)(1U << ((ino - 1) % 8));
 	s->res->inodes++;
 	if (o->progress && !(s->res->inodes & 0xffff))
-		o->progress("checking", s->res->inodes, 0, o->priv);
+		o->progress("inodes", s->res->inodes, s->in_use, o->priv);
 	if (in->flags & (E4T_INO_CSUM_BAD | E4T_INO_EXTRA_BAD)) {
 		/* e2fsck's to repair first */
 		s->res->skipped_csum++;
@@ -220,11 +186,12 @@ static int on_row(const struct e4t_row *row, void *priv)
 		corrected(in, f, pre1970, &eff[f]);
 		if (!(in->present & E4T_PRESENT_EXTRA(f)))
 			continue;
+		/* their fixes: the _extra word decoded again (result.c) */
 		if ((in->ts[f].flags & E4T_TS_BAD_NSEC) &&
-		    word_problem(s, row, E4T_P_BAD_NSEC, f, EPOCH_MASK))
+		    !add(s, row, E4T_P_BAD_NSEC, f))
 			return -1;
 		if (pre1970 && (in->ts[f].flags & E4T_TS_OLD_PRE1970) &&
-		    word_problem(s, row, E4T_P_OLD_PRE1970, f, ~EPOCH_MASK))
+		    !add(s, row, E4T_P_OLD_PRE1970, f))
 			return -1;
 	}
 	if (!(in->present & E4T_PRESENT_EXTRA(E4T_CRTIME))) {
@@ -234,9 +201,9 @@ static int on_row(const struct e4t_row *row, void *priv)
 			if (!p)
 				return -1;
 			crtime_fix(s, in, &eff[E4T_CTIME], &eff[E4T_MTIME], p);
-			/* inline data would lose room: not grown */
+			/* inline data: not grown (problem.c) */
 			if (!p->nofix && (in->flags & E4T_INO_INLINE))
-				p->nofix = E4T_NOFIX_NO_GROW;
+				p->nofix = E4T_NOFIX_INLINE;
 		}
 	} else if (in->ts[E4T_CRTIME].flags & E4T_TS_ZERO) {
 		p = add(s, row, E4T_P_CRTIME_UNSET, E4T_CRTIME);
@@ -251,14 +218,14 @@ static int on_row(const struct e4t_row *row, void *priv)
 			p = add(s, row, E4T_P_CRTIME_AFTER_CTIME, E4T_CRTIME);
 			if (!p)
 				return -1;
-			p->limit = eff[E4T_CTIME];
+			limit_of(p, in, E4T_CTIME);
 			crtime_fix(s, in, &eff[E4T_CTIME], &eff[E4T_MTIME], p);
 		}
 		if (e4t_ts_cmp(&eff[E4T_CRTIME], &mlim) > 0) {
 			p = add(s, row, E4T_P_CRTIME_AFTER_MTIME, E4T_CRTIME);
 			if (!p)
 				return -1;
-			p->limit = eff[E4T_MTIME];
+			limit_of(p, in, E4T_MTIME);
 			crtime_fix(s, in, &eff[E4T_CTIME], &eff[E4T_MTIME], p);
 		}
 	}
@@ -269,70 +236,23 @@ static int on_row(const struct e4t_row *row, void *priv)
 			continue;
 		if (eff[f].sec <= s->res->limit)
 			continue;
-		p = add(s, row, E4T_P_FUTURE, f);
+		/* the value shown is eff[f], decoded again (result.c) */
+		if (!add(s, row, E4T_P_FUTURE, f))
+			return -1;
+	}
+	/* crtime stored, but not all the kernel would grow the inode to */
+	if ((in->present & E4T_PRESENT_EXTRA(E4T_CRTIME)) &&
+	    in->extra_isize < s->want &&
+	    in->inode_size >= EXT2_GOOD_OLD_INODE_SIZE + s->want) {
+		p = add(s, row, E4T_P_EXTRA_ISIZE_SMALL, E4T_CRTIME);
 		if (!p)
 			return -1;
-		p->value = eff[f];
-		p->limit.sec = s->res->limit;
-		p->limit.flags = E4T_TS_STORED;
+		p->lim_base = s->want;
+		if (in->flags & E4T_INO_INLINE)
+			p->nofix = E4T_NOFIX_INLINE;
 	}
 	stop = o->inode_done ? o->inode_done(o->priv) : 0;
 	return stop;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Put the problems in inode order.  One inode's problems are added
- * together, in table order; the walk goes in directory order, often
- * inode order already.  Sorted as keys (inode, position) rather than as
- * the large records, which are then moved in place, cycle by cycle.
- */
-#define KEY_POS	 0xffffffffULL
-#define KEY_DONE (1ULL << 63)
-
-static errcode_t inode_order(struct e4t_check_result *res)
-{
-	struct e4t_problem tmp;
-	uint64_t *key;
-	size_t i, j, k;
-
-	for (i = 1; i < res->n; i++)
-		if (res->p[i - 1].ino > res->p[i].ino)
-			break;
-	if (i >= res->n)
-		return 0;
-	key = malloc(res->n * sizeof(*key));
-	if (!key)
-		return ENOMEM;
-	for (i = 0; i < res->n; i++)
-		key[i] = (uint64_t)res->p[i].ino << 32 | i;
-	qsort(key, res->n, sizeof(*key), cmp_u64);
-	/* position i takes the record at key[i] & KEY_POS */
-	for (i = 0; i < res->n; i++)
-		key[i] &= KEY_POS;
-	for (i = 0; i < res->n; i++) {
-		if (key[i] & KEY_DONE)
-			continue;
-		tmp = res->p[i];
-		for (j = i;;) {
-			k = (size_t)(key[j] & KEY_POS);
-			key[j] |= KEY_DONE;
-			if (k == i) {
-				res->p[j] = tmp;
-				break;
-			}
-			res->p[j] = res->p[k];
-			j = k;
-		}
-	}
-	free(key);
-	return 0;
 }
 
 /* The superblock's last write time, with its high byte. */
@@ -351,21 +271,19 @@ static int64_t sb_wtime(const struct ext2_super_block *sb)
 static errcode_t sb_check(struct scan *s)
 {
 	const struct ext2_super_block *sb = s->img->fs->super;
-	struct e4t_check_result *res = s->res;
-	struct e4t_problem *p;
+	struct e4t_prec *p;
 
 	if (EXT2_INODE_SIZE(sb) < EXT2_GOOD_OLD_INODE_SIZE + 32 ||
 	    (sb->s_min_extra_isize >= 32 && sb->s_want_extra_isize >= 32))
 		return 0;
-	if (e4t_grow(&res->p, &res->cap, res->n + 1, sizeof(*res->p), 16))
+	p = e4t_prec_add(s->res, 0, E4T_P_SB_EXTRA_ISIZE, "superblock",
+			 strlen("superblock"));
+	if (!p)
 		return ENOMEM;
-	p = &res->p[res->n++];
-	memset(p, 0, sizeof(*p));
-	p->code = E4T_P_SB_EXTRA_ISIZE;
 	p->field = E4T_CRTIME;
 	p->extra_isize = sb->s_want_extra_isize;
-	p->min_isize = sb->s_min_extra_isize;
-	return add_path(res, p, "superblock", strlen("superblock"));
+	p->lim_base = sb->s_min_extra_isize;
+	return 0;
 }
 
 errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
@@ -375,13 +293,15 @@ errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
 	struct scan s;
 	int64_t wt = sb_wtime(img->fs->super);
 	errcode_t err;
-	size_t i;
 
 	memset(&s, 0, sizeof(s));
 	s.img = img;
 	s.o = opts;
 	s.res = res;
 	s.ninodes = img->fs->super->s_inodes_count;
+	s.want = e4t_want_extra_isize(img->fs->super);
+	s.in_use = (uint64_t)img->fs->super->s_inodes_count -
+		   img->fs->super->s_free_inodes_count;
 	s.seen = calloc((size_t)s.ninodes / 8 + 1, 1);
 	if (!s.seen)
 		return ENOMEM;
@@ -392,6 +312,11 @@ errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
 		res->limit = wt;
 		res->limit_is_wtime = 1;
 	}
+	res->pre1970 = opts->now < NEGATIVE_DATE_CUTOFF;
+	res->refuse = opts->refuse;
+	res->src_names = opts->crtime_from == E4T_CRSRC_XATTR
+				 ? e4t_source_xattrs(opts->src)
+				 : NULL;
 	err = sb_check(&s);
 	if (!err)
 		err = e4t_tree_walk(tree, EXT2_ROOT_INO, "/", on_row, &s);
@@ -400,142 +325,29 @@ errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
 		return s.err;
 	if (err)
 		return err;
-	for (i = 0; i < res->n; i++)
-		res->p[i].path = res->paths + res->p[i].path_off;
-	return inode_order(res);
+	return e4t_prec_order(res);
 }
 
-/*
- * The fixes of one inode (problems [i, j)) into ts; the fields they
- * write.  T0001 and T0002 keep bits of a field's _extra word; a crtime
- * from the source replaces the crtime words' fixes.
- */
-static unsigned inode_fixes(const struct e4t_problem *p, size_t i, size_t j,
-			    struct e4t_ts *ts)
+errcode_t e4t_check_crtime_from(const char *spec, enum e4t_crsrc *from,
+				struct e4t_source **src)
 {
-	uint32_t keep[E4T_NFIELDS], base[E4T_NFIELDS] = { 0 },
-				    extra[E4T_NFIELDS] = { 0 };
-	unsigned words = 0, src = 0, f;
-	size_t k;
+	static const struct {
+		const char *name;
+		enum e4t_crsrc from;
+	} named[] = { { "ctime", E4T_CRSRC_CTIME },
+		      { "mtime", E4T_CRSRC_MTIME },
+		      { "earliest", E4T_CRSRC_EARLIEST } };
+	errcode_t err;
+	size_t i;
 
-	for (f = 0; f < E4T_NFIELDS; f++)
-		keep[f] = ~0U;
-	for (k = i; k < j; k++) {
-		if (!p[k].fix || p[k].nofix ||
-		    p[k].code == E4T_P_CRTIME_NO_ROOM) /* grown already */
-			continue;
-		f = p[k].field;
-		if (p[k].code == E4T_P_BAD_NSEC ||
-		    p[k].code == E4T_P_OLD_PRE1970) {
-			keep[f] &= p[k].keep_extra;
-			base[f] = p[k].raw_base;
-			extra[f] = p[k].raw_extra;
-			words |= 1U << f;
-		} else {
-			ts[f] = p[k].fix_to;
-			src |= 1U << f;
+	*src = NULL;
+	for (i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (!strcmp(spec, named[i].name)) {
+			*from = named[i].from;
+			return 0;
 		}
-	}
-	for (f = 0; f < E4T_NFIELDS; f++) {
-		uint32_t x = extra[f] & keep[f];
-
-		if ((words & ~src) & (1U << f))
-			e4t_ts_decode(base[f], &x, &ts[f]);
-	}
-	return words | src;
-}
-
-/* The T0003 fix of problems [i, j) to write, or NULL. */
-static struct e4t_problem *grow_of(struct e4t_problem *p, size_t i, size_t j)
-{
-	for (; i < j; i++)
-		if (p[i].code == E4T_P_CRTIME_NO_ROOM && p[i].fix &&
-		    !p[i].nofix)
-			return &p[i];
-	return NULL;
-}
-
-errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
-			const volatile sig_atomic_t *stop)
-{
-	struct e4t_batch *b = NULL;
-	errcode_t err = 0, end_err;
-	size_t i = 0, j, k;
-	int moved = 0; /* inodes whose xattrs must move: after the batch */
-
-	/* the superblock: written out when the image is closed */
-	for (k = 0; k < res->n && res->p[k].ino == 0; k++) {
-		struct e4t_problem *p = &res->p[k];
-
-		if (p->code == E4T_P_SB_EXTRA_ISIZE && p->fix && !p->nofix) {
-			img->fs->super->s_min_extra_isize = 32;
-			img->fs->super->s_want_extra_isize = 32;
-			ext2fs_mark_super_dirty(img->fs);
-			p->fixed = 1;
-		}
-	}
-	err = e4t_batch_begin(img, NULL, &b);
-	if (err)
-		return err;
-	while (i < res->n && !err) {
-		struct e4t_ts ts[E4T_NFIELDS];
-		struct e4t_problem *g;
-		unsigned fields;
-
-		if (stop && *stop)
-			break;
-		for (j = i; j < res->n && res->p[j].ino == res->p[i].ino; j++)
-			;
-		if (!res->p[i].ino) {
-			i = j;
-			continue;
-		}
-		/* T0003 first: the crtime set with the growth */
-		g = grow_of(res->p, i, j);
-		if (g) {
-			err = e4t_batch_grow(b, g->ino, &g->fix_to);
-			if (err == E4T_ERR_GROW_XATTRS) {
-				moved = 1;
-				err = 0;
-			} else if (!err) {
-				g->fixed = 1;
-			}
-		}
-		memset(ts, 0, sizeof(ts));
-		fields = inode_fixes(res->p, i, j, ts);
-		if (fields && !err) {
-			err = e4t_batch_set(b, res->p[i].ino, fields, ts);
-			for (k = i; k < j && !err; k++)
-				if (res->p[k].fix && !res->p[k].nofix &&
-				    res->p[k].code != E4T_P_CRTIME_NO_ROOM)
-					res->p[k].fixed = 1;
-		}
-		i = j;
-	}
-	end_err = e4t_batch_end(b);
+	err = e4t_source_parse(spec, src);
 	if (!err)
-		err = end_err;
-	ext2fs_flush_icache(img->fs);
-	/* Then, through libext2fs, the inodes whose xattrs move (the batch
-	 * has written its windows out: libext2fs reads what it wrote). */
-	for (k = 0; k < res->n && moved && !err; k++) {
-		struct e4t_problem *p = &res->p[k];
-
-		if (stop && *stop)
-			break;
-		if (p->code != E4T_P_CRTIME_NO_ROOM || !p->fix || p->nofix ||
-		    p->fixed)
-			continue;
-		err = e4t_inode_grow_extra(img, p->ino, &p->fix_to);
-		if (!err)
-			p->fixed = 1;
-	}
+		*from = E4T_CRSRC_XATTR;
 	return err;
-}
-
-void e4t_check_result_free(struct e4t_check_result *res)
-{
-	free(res->paths);
-	free(res->p);
-	memset(res, 0, sizeof(*res));
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * check.h --- e4time check: the problem table (problem.c) and the scan
- * that finds timestamp problems and the fixes that repair them
- * (check.c), in the style of e2fsck's problem.c and pass1.c.
+ * check.h --- e4time check: the problem table (problem.c), the scan that
+ * finds timestamp problems (check.c), the problems found, in inode order,
+ * and what is decided of them (result.c), and the fixes that repair them
+ * (fix.c), in the style of e2fsck's problem.c and pass1.c.
  * Included by e4time.h.
  */
 #ifndef E4T_CHECK_H
@@ -20,6 +21,8 @@ enum e4t_pcode {
 	E4T_P_CRTIME_AFTER_MTIME, /* T0006 crtime later than mtime + tol */
 	E4T_P_FUTURE,		  /* T0007 later than last write or now */
 	E4T_P_SB_EXTRA_ISIZE,	  /* T0008 s_min/want_extra_isize < 32 */
+	E4T_P_EXTRA_ISIZE_SMALL,  /* T0009 crtime stored, i_extra_isize
+				   * smaller than the kernel wants */
 	E4T_P_COUNT
 };
 
@@ -59,10 +62,11 @@ enum e4t_nofix {
 				 * mtime (would still be wrong) */
 	E4T_NOFIX_CSUM,		/* the inode's checksum does not verify */
 	E4T_NOFIX_NO_GROW,	/* growing i_extra_isize is not possible */
+	E4T_NOFIX_INLINE,	/* inline data: not grown (problem.c) */
 };
 const char *e4t_nofix_text(enum e4t_nofix n);
 
-/* One problem found. */
+/* One problem found, as e4t_check_get() gives it. */
 struct e4t_problem {
 	enum e4t_pcode code;
 	ext2_ino_t ino;
@@ -72,15 +76,14 @@ struct e4t_problem {
 	uint32_t raw_base;    /* the field's words on disk */
 	uint32_t raw_extra;   /* (0 when it has none) */
 	uint16_t extra_isize; /* the inode's (T0008: s_want_extra_isize) */
-	uint16_t min_isize;   /* T0008: s_min_extra_isize */
-	char *path;	      /* a name of the inode, raw bytes, malloc'd */
+	uint16_t min_isize;   /* T0008: s_min_extra_isize; T0009: what
+			       * the kernel grows i_extra_isize to */
+	const char *path;     /* a name of the inode, raw bytes */
 	size_t path_len;
-	size_t path_off;       /* in the result's paths */
 	enum e4t_nofix nofix;  /* why there is no fix, or NONE */
 	struct e4t_ts fix_to;  /* the time the fix writes */
-	uint32_t keep_extra;   /* T0001/T0002: the _extra bits kept */
 	const char *src_xattr; /* the xattr the crtime came from, or NULL */
-	int fix;	       /* the caller's decision: write the fix */
+	int fix;	       /* decided: write the fix */
 	int fixed;	       /* written (e4t_check_fix) */
 };
 
@@ -89,38 +92,95 @@ struct e4t_check_opts {
 	uint32_t mtime_tolerance; /* seconds crtime may pass mtime by */
 	enum e4t_crsrc crtime_from;
 	const struct e4t_source *src; /* E4T_CRSRC_XATTR */
+	/* Nothing may be fixed (e2fsck's to run first): every problem
+	 * that has a fix is left with E4T_NOFIX_CSUM. */
+	int refuse;
 	/* Called for each inode looked at; non-zero stops the scan. */
 	int (*inode_done)(void *priv);
+	/* Now and then: "inodes" looked at (e4t_check_scan()), "fixes"
+	 * written (e4t_check_fix()), out of about how many. */
 	e4t_progress_fn progress;
 	void *priv;
 };
 
+/*
+ * --crtime-from SPEC: "ctime", "mtime", "earliest", or a backfill source
+ * (e4t_source_parse(), EINVAL when it is none of them), into *from; *src
+ * the source, or NULL, the caller's to free (e4t_source_free()).
+ */
+errcode_t e4t_check_crtime_from(const char *spec, enum e4t_crsrc *from,
+				struct e4t_source **src);
+
+struct e4t_prec; /* a problem as the result keeps it (result.c) */
+
 struct e4t_check_result {
-	struct e4t_problem *p; /* in inode order */
+	struct e4t_prec *rec; /* in the walk's order */
 	size_t n, cap;
-	char *paths; /* every problem's path, one after the other */
+	uint32_t *order; /* rec's indexes in inode order, or NULL: the same */
+	char *paths;	 /* every problem's path, one after the other */
 	size_t paths_len, paths_cap;
-	unsigned long inodes;	    /* inodes looked at */
-	unsigned long skipped_csum; /* with a checksum that fails */
-	int64_t limit;		    /* the "future" limit used */
-	int limit_is_wtime;	    /* it is the superblock's last write time */
+	const char *const *src_names; /* the source's xattrs, or NULL */
+	unsigned long inodes;	      /* inodes looked at */
+	unsigned long skipped_csum;   /* with a checksum that fails */
+	int64_t limit;		      /* the "future" limit used */
+	int limit_is_wtime; /* it is the superblock's last write time */
+	int pre1970;	    /* T0002 is looked for (before the cut-off) */
+	int refuse;	    /* opts.refuse */
 };
 
 /*
  * Look at every inode reachable from / in tree (loaded from img), once
  * each, and add every problem found to res (paths the first name the
- * walk gives).  0, ENOMEM, or a callback's stop value.
+ * walk gives), then put them in inode order (the superblock's first).
+ * 0, ENOMEM, or a callback's stop value.
  */
 errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
 			 const struct e4t_check_opts *opts,
 			 struct e4t_check_result *res);
+/* Problem i (< res->n) into *p; p->path points into res. */
+void e4t_check_get(const struct e4t_check_result *res, size_t i,
+		   struct e4t_problem *p);
+
+/* How check answers (e2fsck's -n, -p, -y, or asking). */
+enum e4t_check_mode {
+	E4T_CHECK_ASK = 0,
+	E4T_CHECK_NO,
+	E4T_CHECK_PREEN,
+	E4T_CHECK_YES,
+};
+/*
+ * Decide problem i under mode, as e2fsck does: 1 fix it, 0 not (no fix,
+ * -n, or -p and not preen-ok), -1 ask (E4T_CHECK_ASK and it has a fix:
+ * e4t_check_answer() gives the answer).  With opts.refuse its fix is
+ * taken away first.  Decide before e4t_check_get(): the problem's nofix
+ * may change.
+ */
+int e4t_check_decide(struct e4t_check_result *res, size_t i,
+		     enum e4t_check_mode mode);
+void e4t_check_answer(struct e4t_check_result *res, size_t i, int fix);
+/* Is any problem's fix to be written? */
+int e4t_check_any_fix(const struct e4t_check_result *res);
+
+struct e4t_check_summary {
+	unsigned long inodes;	/* looked at */
+	unsigned long errors;	/* problems of severity error */
+	unsigned long warnings; /* of severity warning */
+	unsigned long fixed;
+	unsigned long left;    /* not fixed: errors, and warnings when strict */
+	unsigned long skipped; /* not looked at: checksum, i_extra_isize */
+};
+void e4t_check_summarize(const struct e4t_check_result *res, int strict,
+			 struct e4t_check_summary *s);
+
 /*
  * Write the fixes of the problems whose fix is set, inode by inode in
  * ascending order through a batch; *stop (when not NULL) set stops the
  * run between two inodes (what was written stays, and is flushed).
- * Sets each written problem's fixed.  0 or the write's error.
+ * Marks each written problem fixed; o's progress is called.  0 or the
+ * write's error.
  */
 errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
+			const struct e4t_check_opts *o,
 			const volatile sig_atomic_t *stop);
 void e4t_check_result_free(struct e4t_check_result *res);
 

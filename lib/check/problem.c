@@ -23,7 +23,8 @@ static const struct e4t_problem_def problems[E4T_P_COUNT] = {
 	[E4T_P_CRTIME_NO_ROOM] = { "T0003", "crtime_not_stored",
 				   "crtime not stored: i_extra_isize too "
 				   "small, but the inode has room",
-				   "grow i_extra_isize to 32 (moving in-inode "
+				   "grow i_extra_isize to 32 or "
+				   "s_want_extra_isize (moving in-inode "
 				   "xattrs) and set crtime from "
 				   "--crtime-from",
 				   "Grow inode and set crtime", E4T_PF_SOURCE },
@@ -52,6 +53,13 @@ static const struct e4t_problem_def problems[E4T_P_COUNT] = {
 				   "Raise s_min_extra_isize and "
 				   "s_want_extra_isize",
 				   0 },
+	[E4T_P_EXTRA_ISIZE_SMALL] = { "T0009", "extra_isize_small",
+				      "i_extra_isize smaller than the kernel "
+				      "grows inodes to (32 or "
+				      "s_want_extra_isize), crtime stored",
+				      "grow i_extra_isize (moving in-inode "
+				      "xattrs), times kept",
+				      "Grow inode", E4T_PF_WARNING },
 };
 
 const struct e4t_problem_def *e4t_problem_def(enum e4t_pcode c)
@@ -72,6 +80,11 @@ const char *e4t_nofix_text(enum e4t_nofix n)
 		return "the source time is later than ctime or mtime";
 	case E4T_NOFIX_CSUM: return "run e2fsck first";
 	case E4T_NOFIX_NO_GROW: return "i_extra_isize cannot be grown here";
+	/* The file's data goes on in system.data, which the kernel never
+	 * moves out of the inode (ext4_expand_extra_isize_ea()); check lays
+	 * in-inode xattrs out again through libext2fs rather than shifting
+	 * them, and leaves that to the kernel's next write of the inode. */
+	case E4T_NOFIX_INLINE: return "inline data: left to the kernel";
 	}
 	return "";
 }

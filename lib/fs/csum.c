@@ -48,6 +48,46 @@ uint32_t e4t_crc32c(uint32_t crc, const void *buf, size_t len)
 }
 
 /*
+ * CRC32C over zeros without reading them: with no inversion in or out,
+ * the register after n zero bytes is the register times x^(8n) modulo
+ * the polynomial (zlib's crc32_combine() does the same), in the
+ * reflected bit order of the CRC: bit 31 is x^0.
+ */
+#define CRC32C_POLY 0x82f63b78U /* reflected */
+
+static uint32_t mult_mod(uint32_t a, uint32_t b)
+{
+	uint32_t m = 1U << 31, p = 0;
+
+	for (;;) {
+		if (a & m) {
+			p ^= b;
+			if (!(a & (m - 1)))
+				break;
+		}
+		m >>= 1;
+		b = (b & 1) ? (b >> 1) ^ CRC32C_POLY : b >> 1;
+	}
+	return p;
+}
+
+uint32_t e4t_crc32c_zeros(uint32_t crc, size_t len)
+{
+	uint32_t x = 1U << 23; /* x^8: one byte */
+	size_t n = len;
+
+	if (!crc)
+		return 0;
+	/* x^(8 * 2^k), squared k by k, for each bit of len */
+	for (; n; n >>= 1) {
+		if (n & 1)
+			crc = mult_mod(x, crc);
+		x = mult_mod(x, x);
+	}
+	return crc;
+}
+
+/*
  * libext2fs' ext2fs_inode_csum(): the filesystem's seed, the inode number
  * and generation (little-endian), then the whole inode with its checksum
  * words taken as 0 (the high one only when the inode has it).

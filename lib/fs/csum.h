@@ -13,6 +13,8 @@
 
 /* CRC32C, the same as ext2fs_crc32c_le(crc, buf, len), faster. */
 uint32_t e4t_crc32c(uint32_t crc, const void *buf, size_t len);
+/* The same over len zero bytes, in O(log len) steps. */
+uint32_t e4t_crc32c_zeros(uint32_t crc, size_t len);
 
 /*
  * An inode's checksum, as ext2fs_inode_csum_verify() and

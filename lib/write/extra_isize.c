@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * extra_isize.c --- grow an inode's i_extra_isize to hold crtime (and
- * i_version_hi, i_projid), as the kernel's ext4_expand_extra_isize()
+ * extra_isize.c --- grow an inode's i_extra_isize to what the kernel
+ * wants (32, or the superblock's s_want_extra_isize: room for crtime,
+ * i_version_hi and i_projid), as the kernel's ext4_expand_extra_isize()
  * does when it writes an inode of a filesystem made with a smaller one:
  * the xattrs stored in the inode after i_extra_isize are laid out again
  * after the new one, or moved to the xattr block when they no longer
@@ -16,7 +17,28 @@
 
 #include "e4time.h"
 
-#define GROW_TO 32 /* the kernel's sizeof(struct ext4_inode) - 128 */
+#define GROW_MIN 32 /* the kernel's sizeof(struct ext4_inode) - 128 */
+
+/*
+ * What the kernel grows inodes to (ext4_fill_super()): 32, or the
+ * superblock's s_want_extra_isize or s_min_extra_isize when larger and the
+ * filesystem has the extra_isize feature, or 32 again when the inodes
+ * cannot hold that.
+ */
+unsigned e4t_want_extra_isize(const struct ext2_super_block *sb)
+{
+	unsigned want = GROW_MIN;
+
+	if (sb->s_feature_ro_compat & EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE) {
+		if (sb->s_want_extra_isize > want)
+			want = sb->s_want_extra_isize;
+		if (sb->s_min_extra_isize > want)
+			want = sb->s_min_extra_isize;
+	}
+	if (EXT2_GOOD_OLD_INODE_SIZE + want > EXT2_INODE_SIZE(sb))
+		want = GROW_MIN;
+	return want;
+}
 
 struct xa {
 	char *name;
@@ -117,15 +139,16 @@ static errcode_t put_back(ext2_filsys fs, ext2_ino_t ino,
 	return err ? err : cerr;
 }
 
-/* Can raw be grown?  0, or why not; *in_body: xattrs in the inode. */
+/* Can raw be grown to want?  0, or why not; *in_body: xattrs in the
+ * inode. */
 static errcode_t growable(const struct ext2_inode_large *raw, unsigned isz,
-			  int *in_body)
+			  unsigned want, int *in_body)
 {
 	unsigned old = raw->i_extra_isize;
 	uint32_t magic;
 
 	*in_body = 0;
-	if (isz < EXT2_GOOD_OLD_INODE_SIZE + GROW_TO)
+	if (isz < EXT2_GOOD_OLD_INODE_SIZE + want)
 		return E4T_ERR_GROW_SIZE;
 	if (raw->i_flags & EXT4_INLINE_DATA_FL)
 		return E4T_ERR_GROW_INLINE;
@@ -141,34 +164,47 @@ static errcode_t growable(const struct ext2_inode_large *raw, unsigned isz,
 	return 0;
 }
 
-/* The inode grown in place, its xattr space empty, crtime set. */
+/* The inode grown in place to want, its xattr space empty, crtime set
+ * (crtime NULL: kept, it is stored already). */
 static void grow_in_place(struct ext2_inode_large *raw, unsigned isz,
-			  uint32_t base, uint32_t extra)
+			  unsigned want, const uint32_t *crtime)
 {
 	unsigned old = raw->i_extra_isize;
 
 	memset((char *)raw + EXT2_GOOD_OLD_INODE_SIZE + old, 0,
 	       isz - EXT2_GOOD_OLD_INODE_SIZE - old);
-	raw->i_extra_isize = GROW_TO;
-	raw->i_crtime = base;
-	raw->i_crtime_extra = extra;
+	raw->i_extra_isize = (uint16_t)want;
+	if (crtime) {
+		raw->i_crtime = crtime[0];
+		raw->i_crtime_extra = crtime[1];
+	}
+}
+
+/* crtime's words, or none: it must be stored already. */
+static errcode_t crtime_words(const struct ext2_inode_large *raw,
+			      const struct e4t_ts *crtime, uint32_t *w)
+{
+	if (crtime)
+		return e4t_ts_encode(crtime->sec, crtime->nsec, &w[0], &w[1]);
+	/* i_crtime_extra ends at 24 */
+	return raw->i_extra_isize < 24 ? E4T_ERR_NO_CRTIME_ROOM : 0;
 }
 
 errcode_t e4t_grow_raw(struct ext2_inode_large *raw, unsigned isz,
-		       const struct e4t_ts *crtime)
+		       unsigned want, const struct e4t_ts *crtime)
 {
-	uint32_t base, extra;
+	uint32_t w[2];
 	int in_body;
 	errcode_t err;
 
-	err = growable(raw, isz, &in_body);
+	err = growable(raw, isz, want, &in_body);
 	if (!err && in_body)
 		err = E4T_ERR_GROW_XATTRS;
 	if (!err)
-		err = e4t_ts_encode(crtime->sec, crtime->nsec, &base, &extra);
-	if (err || raw->i_extra_isize >= GROW_TO)
+		err = crtime_words(raw, crtime, w);
+	if (err || raw->i_extra_isize >= want)
 		return err;
-	grow_in_place(raw, isz, base, extra);
+	grow_in_place(raw, isz, want, crtime ? w : NULL);
 	return 0;
 }
 
@@ -176,10 +212,10 @@ errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
 			       const struct e4t_ts *crtime)
 {
 	ext2_filsys fs = img->fs;
-	unsigned isz = img->inode_size;
+	unsigned isz = img->inode_size, want = e4t_want_extra_isize(fs->super);
 	struct ext2_inode_large *raw;
 	struct xa_list l = { 0 };
-	uint32_t base, extra;
+	uint32_t w[2];
 	int in_body = 0;
 	errcode_t err;
 
@@ -187,24 +223,23 @@ errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
 		return EXT2_ET_RO_FILSYS;
 	if (ino < 1 || ino > fs->super->s_inodes_count)
 		return E4T_ERR_INO_RANGE;
-	err = e4t_ts_encode(crtime->sec, crtime->nsec, &base, &extra);
-	if (err)
-		return err;
 	raw = calloc(1, isz < sizeof(*raw) ? sizeof(*raw) : isz);
 	if (!raw)
 		return ENOMEM;
 	err = ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)raw,
 				     (int)isz);
 	if (!err)
-		err = growable(raw, isz, &in_body);
-	if (err || raw->i_extra_isize >= GROW_TO)
+		err = growable(raw, isz, want, &in_body);
+	if (!err)
+		err = crtime_words(raw, crtime, w);
+	if (err || raw->i_extra_isize >= want)
 		goto out;
 	if (in_body) {
 		err = read_all(fs, ino, &l);
 		if (err)
 			goto out;
 	}
-	grow_in_place(raw, isz, base, extra);
+	grow_in_place(raw, isz, want, crtime ? w : NULL);
 	err = ext2fs_write_inode_full(fs, ino, (struct ext2_inode *)raw,
 				      (int)isz);
 	ext2fs_flush_icache(fs);

@@ -78,6 +78,7 @@
 #define UNDO_SUPER_BLK			1 /* blocks of the undo file */
 #define UNDO_FIRST_KEY_BLK		2
 #define UNDO_PAGE			4096 /* no page is smaller */
+#define UNDO_DIRECT_ALIGN		512  /* O_DIRECT lengths: sectors */
 /* Blocks of a region, one bit each: 1 MiB of 1 KiB blocks at most. */
 #define HOLE_WORDS (E2UNDO_MAX_BLOCK_SIZE / E2UNDO_MIN_BLOCK_SIZE / 64)
 
@@ -150,7 +151,8 @@ struct undo_data {
 	uint64_t num_keys;
 	uint64_t key_blk;   /* where keyb goes */
 	uint64_t next_blk;  /* the next free block */
-	unsigned char *buf; /* one region */
+	unsigned char *buf; /* one region, page-aligned */
+	int direct;	    /* data written with O_DIRECT (see write_data()) */
 	struct undo_header hdr;
 	struct struct_io_stats stats;
 	/* The undo file could not be written: nothing more is written to
@@ -243,6 +245,41 @@ static errcode_t pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+/*
+ * The old contents saved, len bytes at off of the undo file.  Written past
+ * the page cache (O_DIRECT, set on the file for this write only) when the
+ * file takes it and buf, len and off are aligned: the undo file is read
+ * only by e2undo, and its hundreds of MiB of new page cache cost more
+ * than the writes (the pages are allocated and copied into, then written
+ * out by the fsync at close anyway).  A write the file refuses that way
+ * (EINVAL: no direct I/O there) is made through the page cache, and so
+ * are all that follow.  The indexes (header, superblock copy, key
+ * blocks) are small writes through the page cache, never on the pages
+ * of the data: every data write starts a block of the undo file.
+ */
+static errcode_t write_data(struct undo_data *d, const void *buf, size_t len,
+			    uint64_t off)
+{
+	errcode_t err;
+
+	if (d->direct && !((uintptr_t)buf % UNDO_PAGE) && !(off % UNDO_PAGE) &&
+	    !(len % UNDO_DIRECT_ALIGN)) {
+		int fl = fcntl(d->undo_fd, F_GETFL);
+
+		if (fl >= 0 && !fcntl(d->undo_fd, F_SETFL, fl | O_DIRECT)) {
+			err = pwrite_all(d->undo_fd, buf, len, off);
+			fcntl(d->undo_fd, F_SETFL, fl);
+			if (err != EINVAL)
+				return err;
+		}
+		d->direct = 0;
+	}
+	err = pwrite_all(d->undo_fd, buf, len, off);
+	if (!err)
+		start_writeback(d->undo_fd, off, len);
+	return err;
 }
 
 /*
@@ -352,7 +389,9 @@ static errcode_t write_key_block(struct undo_data *d)
 
 	d->keyb->magic = KEYBLOCK_MAGIC;
 	d->keyb->crc = 0;
-	d->keyb->crc = e4t_crc32c(~0U, d->keyb, d->region);
+	/* over the whole block: its keys, then zeros (not read) */
+	d->keyb->crc = e4t_crc32c_zeros(e4t_crc32c(~0U, d->keyb, end),
+					d->region - end);
 	if (at / UNDO_PAGE == (at + end - 1) / UNDO_PAGE)
 		return pwrite_all(d->undo_fd, d->keyb, end, at);
 	err = pwrite_all(d->undo_fd, (char *)d->keyb + key_at,
@@ -511,10 +550,9 @@ static errcode_t append_key(struct undo_data *d, uint64_t off, const void *buf,
 		key->size = (uint32_t)len;
 		d->num_keys++;
 	}
-	err = pwrite_all(d->undo_fd, buf, len, d->next_blk * d->region);
+	err = write_data(d, buf, len, d->next_blk * d->region);
 	if (err)
 		return undo_err(err);
-	start_writeback(d->undo_fd, d->next_blk * d->region, len);
 	d->next_blk += (len + d->region - 1) / d->region;
 	return write_indexes(d, 0);
 }
@@ -788,6 +826,7 @@ static errcode_t undo_open(const char *name, int flags, io_channel *ret)
 	struct undo_data *d;
 	struct stat st;
 	int oflags = O_CLOEXEC | ((flags & IO_FLAG_RW) ? O_RDWR : O_RDONLY);
+	void *mem;
 
 	*ret = NULL;
 	if (!name)
@@ -837,7 +876,10 @@ static errcode_t undo_open(const char *name, int flags, io_channel *ret)
 		d->key_blk = UNDO_FIRST_KEY_BLK;
 		d->next_blk = UNDO_FIRST_KEY_BLK + 1;
 		d->keyb = calloc(1, d->region);
-		d->buf = malloc(d->region);
+		if (posix_memalign(&mem, UNDO_PAGE, d->region))
+			mem = NULL;
+		d->buf = mem;
+		d->direct = 1;
 		if (next_undo_fd >= 0)
 			d->undo_fd = fcntl(next_undo_fd, F_DUPFD_CLOEXEC, 0);
 		else

@@ -723,7 +723,8 @@ errcode_t e4t_batch_grow(struct e4t_batch *b, ext2_ino_t ino,
 		return err;
 	if (!e4t_inode_csum_verify(b->rfs, ino, raw))
 		return EXT2_ET_INODE_CSUM_INVALID;
-	err = e4t_grow_raw(raw, EXT2_INODE_SIZE(b->rfs->super), crtime);
+	err = e4t_grow_raw(raw, EXT2_INODE_SIZE(b->rfs->super),
+			   e4t_want_extra_isize(b->rfs->super), crtime);
 	if (err)
 		return err;
 	changed(b, ino, raw);

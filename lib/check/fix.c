@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fix.c --- the fixes of e4time check written: the superblock's sizes,
+ * then inode by inode in ascending order through a batch (lib/write),
+ * each inode's fixes in one write; the inodes whose xattrs must move to
+ * grow them, after the batch, through libext2fs.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "e4time.h"
+#include "check/prec.h"
+
+static int to_fix(const struct e4t_prec *r)
+{
+	return (r->bits & PREC_FIX) && !r->nofix;
+}
+
+/* T0003 and T0009: fixed by growing the inode. */
+static int grows(const struct e4t_prec *r)
+{
+	return r->code == E4T_P_CRTIME_NO_ROOM ||
+	       r->code == E4T_P_EXTRA_ISIZE_SMALL;
+}
+
+/*
+ * The fixes of one inode (problems [i, j)) into ts; the fields they
+ * write.  T0001 and T0002 keep bits of a field's _extra word; a crtime
+ * from the source replaces the crtime words' fixes.
+ */
+static unsigned inode_fixes(const struct e4t_check_result *res, size_t i,
+			    size_t j, struct e4t_ts *ts)
+{
+	const struct e4t_prec *r;
+	uint32_t keep[E4T_NFIELDS], base[E4T_NFIELDS] = { 0 },
+				    extra[E4T_NFIELDS] = { 0 };
+	unsigned words = 0, src = 0, f;
+	size_t k;
+
+	for (f = 0; f < E4T_NFIELDS; f++)
+		keep[f] = ~0U;
+	for (k = i; k < j; k++) {
+		r = e4t_prec_at(res, k);
+		if (!to_fix(r) || grows(r)) /* grown already */
+			continue;
+		f = r->field;
+		if (r->code == E4T_P_BAD_NSEC) {
+			keep[f] &= EPOCH_MASK;
+		} else if (r->code == E4T_P_OLD_PRE1970) {
+			keep[f] &= ~EPOCH_MASK;
+		} else {
+			ts[f].sec = r->fix_sec;
+			ts[f].nsec = r->fix_nsec;
+			ts[f].flags = r->fix_flags;
+			src |= 1U << f;
+			continue;
+		}
+		base[f] = r->raw_base;
+		extra[f] = r->raw_extra;
+		words |= 1U << f;
+	}
+	for (f = 0; f < E4T_NFIELDS; f++) {
+		uint32_t x = extra[f] & keep[f];
+
+		if ((words & ~src) & (1U << f))
+			e4t_ts_decode(base[f], &x, &ts[f]);
+	}
+	return words | src;
+}
+
+/* The T0003 or T0009 fix of problems [i, j) to write, or NULL. */
+static struct e4t_prec *grow_of(const struct e4t_check_result *res, size_t i,
+				size_t j)
+{
+	for (; i < j; i++) {
+		struct e4t_prec *r = e4t_prec_at(res, i);
+
+		if (grows(r) && to_fix(r))
+			return r;
+	}
+	return NULL;
+}
+
+static void fix_time(const struct e4t_prec *r, struct e4t_ts *ts)
+{
+	ts->sec = r->fix_sec;
+	ts->nsec = r->fix_nsec;
+	ts->flags = r->fix_flags;
+}
+
+errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
+			const struct e4t_check_opts *o,
+			const volatile sig_atomic_t *stop)
+{
+	struct e4t_batch *b = NULL;
+	struct e4t_prec *r;
+	errcode_t err = 0, end_err;
+	size_t i = 0, j, k;
+	ext2_ino_t ino;
+	int moved = 0; /* inodes whose xattrs must move: after the batch */
+
+	/* the superblock (first): written out when the image is closed */
+	for (k = 0; k < res->n && (r = e4t_prec_at(res, k))->ino == 0; k++) {
+		if (r->code == E4T_P_SB_EXTRA_ISIZE && to_fix(r)) {
+			img->fs->super->s_min_extra_isize = 32;
+			img->fs->super->s_want_extra_isize = 32;
+			ext2fs_mark_super_dirty(img->fs);
+			r->bits |= PREC_FIXED;
+		}
+	}
+	i = k;
+	err = e4t_batch_begin(img, NULL, &b);
+	if (err)
+		return err;
+	while (i < res->n && !err) {
+		struct e4t_ts ts[E4T_NFIELDS], crtime;
+		unsigned fields;
+
+		if (stop && *stop)
+			break;
+		if (o->progress && !(i & 0x3fff))
+			o->progress("fixes", i, res->n, o->priv);
+		ino = e4t_prec_at(res, i)->ino;
+		for (j = i + 1; j < res->n && e4t_prec_at(res, j)->ino == ino;
+		     j++)
+			;
+		/* T0003 first: the crtime set with the growth (T0009: kept) */
+		r = grow_of(res, i, j);
+		if (r) {
+			fix_time(r, &crtime);
+			err = e4t_batch_grow(b, ino,
+					     r->code == E4T_P_CRTIME_NO_ROOM
+						     ? &crtime
+						     : NULL);
+			if (err == E4T_ERR_GROW_XATTRS) {
+				moved = 1;
+				err = 0;
+			} else if (!err) {
+				r->bits |= PREC_FIXED;
+			}
+		}
+		memset(ts, 0, sizeof(ts));
+		fields = inode_fixes(res, i, j, ts);
+		if (fields && !err) {
+			err = e4t_batch_set(b, ino, fields, ts);
+			for (k = i; k < j && !err; k++) {
+				r = e4t_prec_at(res, k);
+				if (to_fix(r) &&
+				    r->code != E4T_P_CRTIME_NO_ROOM)
+					r->bits |= PREC_FIXED;
+			}
+		}
+		i = j;
+	}
+	end_err = e4t_batch_end(b);
+	if (!err)
+		err = end_err;
+	ext2fs_flush_icache(img->fs);
+	/* Then, through libext2fs, the inodes whose xattrs move (the batch
+	 * has written its windows out: libext2fs reads what it wrote). */
+	for (k = 0; k < res->n && moved && !err; k++) {
+		struct e4t_ts crtime;
+
+		if (stop && *stop)
+			break;
+		r = e4t_prec_at(res, k);
+		if (!grows(r) || !to_fix(r) || (r->bits & PREC_FIXED))
+			continue;
+		fix_time(r, &crtime);
+		err = e4t_inode_grow_extra(
+			img, r->ino,
+			r->code == E4T_P_CRTIME_NO_ROOM ? &crtime : NULL);
+		if (!err)
+			r->bits |= PREC_FIXED;
+	}
+	return err;
+}
