@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,6 +209,25 @@ errcode_t e4t_grow_raw(struct ext2_inode_large *raw, unsigned isz,
 	return 0;
 }
 
+/*
+ * Hold back the writes of ino's inode-table block (the undo I/O manager
+ * does; without it, --no-undo, nothing is held: 1).  Its xattrs are
+ * emptied, then put back, perhaps into a new block: the image sees only
+ * the inode's last state, written after that block and the bitmaps.
+ */
+static int hold(ext2_filsys fs, ext2_ino_t ino)
+{
+	dgrp_t g = (ino - 1) / fs->super->s_inodes_per_group;
+	uint64_t idx = (ino - 1) % fs->super->s_inodes_per_group;
+	uint64_t blk = ext2fs_inode_table_loc(fs, g) +
+		       idx * EXT2_INODE_SIZE(fs->super) / fs->blocksize;
+	char opt[64];
+
+	snprintf(opt, sizeof(opt), "e4t_hold=%llu:%u",
+		 (unsigned long long)blk * fs->blocksize, fs->blocksize);
+	return io_channel_set_options(fs->io, opt) ? 1 : 0;
+}
+
 errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
 			       const struct e4t_ts *crtime)
 {
@@ -216,8 +236,9 @@ errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
 	struct ext2_inode_large *raw;
 	struct xa_list l = { 0 };
 	uint32_t w[2];
-	int in_body = 0;
-	errcode_t err;
+	int in_body = 0, held;
+	blk64_t acl;
+	errcode_t err, cerr;
 
 	if (!img->writable)
 		return EXT2_ET_RO_FILSYS;
@@ -239,6 +260,8 @@ errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
 		if (err)
 			goto out;
 	}
+	held = in_body && !hold(fs, ino);
+	acl = ext2fs_file_acl_block(fs, (struct ext2_inode *)raw);
 	grow_in_place(raw, isz, want, crtime ? w : NULL);
 	err = ext2fs_write_inode_full(fs, ino, (struct ext2_inode *)raw,
 				      (int)isz);
@@ -246,6 +269,23 @@ errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
 	if (!err && in_body)
 		err = put_back(fs, ino, &l);
 	ext2fs_flush_icache(fs);
+	if (held) {
+		/* a new xattr block: marked in use before the inode
+		 * that points to it is written */
+		if (!err &&
+		    ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)raw,
+					   (int)isz) == 0 &&
+		    ext2fs_file_acl_block(fs, (struct ext2_inode *)raw) !=
+			    acl) {
+			err = ext2fs_write_bitmaps(fs);
+			if (!err)
+				err = ext2fs_flush(fs);
+		}
+		cerr = io_channel_set_options(fs->io, "e4t_hold=release");
+		if (!err)
+			err = cerr;
+		ext2fs_flush_icache(fs);
+	}
 	if (!err)
 		img->written++;
 out:

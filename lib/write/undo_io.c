@@ -153,6 +153,12 @@ struct undo_data {
 	uint64_t next_blk;  /* the next free block */
 	unsigned char *buf; /* one region, page-aligned */
 	int direct;	    /* data written with O_DIRECT (see write_data()) */
+	/* A range whose writes are held back (see undo_set_option()):
+	 * hold_len bytes at hold_off of the filesystem, their current
+	 * contents in hold_buf, hold_dirty once written to. */
+	uint64_t hold_off, hold_len;
+	unsigned char *hold_buf;
+	int hold_dirty;
 	struct undo_header hdr;
 	struct struct_io_stats stats;
 	/* The undo file could not be written: nothing more is written to
@@ -814,6 +820,7 @@ static void free_channel(io_channel ch)
 		free(d->keyb);
 		free(d->buf);
 		free(d->map);
+		free(d->hold_buf);
 		free(d);
 	}
 	free(ch->name);
@@ -971,6 +978,17 @@ static errcode_t undo_read_blk64(io_channel ch, unsigned long long block,
 		memset((char *)buf + got, 0, size - got);
 		err = EXT2_ET_SHORT_READ;
 	}
+	if (!err && d->hold_dirty) { /* what was written there, held */
+		uint64_t lo = off > d->hold_off ? off : d->hold_off;
+		uint64_t hi = off + size < d->hold_off + d->hold_len
+				      ? off + size
+				      : d->hold_off + d->hold_len;
+
+		if (lo < hi)
+			memcpy((char *)buf + (lo - off),
+			       d->hold_buf + (lo - d->hold_off),
+			       (size_t)(hi - lo));
+	}
 	if (err && ch->read_error)
 		err = ch->read_error(ch, (unsigned long)block, count, buf, size,
 				     (int)got, err);
@@ -1015,6 +1033,34 @@ static errcode_t write_range(struct undo_data *d, io_channel ch, uint64_t off,
 }
 
 /*
+ * write_range(), but the part inside the held range (if any) goes into
+ * hold_buf, to be written when the hold ends.
+ */
+static errcode_t write_held(struct undo_data *d, io_channel ch, uint64_t off,
+			    const void *buf, uint64_t size)
+{
+	const char *b = buf;
+	uint64_t hend = d->hold_off + d->hold_len, end = off + size;
+	uint64_t head, tail; /* bytes before and after the held range */
+	errcode_t err = 0;
+
+	if (!d->hold_len || off >= hend || end <= d->hold_off)
+		return write_range(d, ch, off, buf, size);
+	head = d->hold_off > off ? d->hold_off - off : 0;
+	tail = end > hend ? end - hend : 0;
+	if (head)
+		err = write_range(d, ch, off, b, head);
+	if (!err && tail)
+		err = write_range(d, ch, hend, b + (size - tail), tail);
+	if (!err) {
+		memcpy(d->hold_buf + (off + head - d->hold_off), b + head,
+		       (size_t)(size - head - tail));
+		d->hold_dirty = 1;
+	}
+	return err;
+}
+
+/*
  * A write over the primary superblock: the undo file's copy follows it
  * at once.  e2undo replays only onto a filesystem whose superblock is
  * the copy's, byte for byte; refreshed only at the next saved region or
@@ -1038,7 +1084,7 @@ static errcode_t undo_write_blk64(io_channel ch, unsigned long long block,
 	uint64_t size = byte_count(ch, count);
 	errcode_t err;
 
-	err = write_range(d, ch, block * (uint64_t)ch->block_size, buf, size);
+	err = write_held(d, ch, block * (uint64_t)ch->block_size, buf, size);
 	if (!err)
 		err = follow_super(d, block * (uint64_t)ch->block_size, size);
 	if (!err) {
@@ -1065,7 +1111,7 @@ static errcode_t undo_write_byte(io_channel ch, unsigned long offset, int size,
 
 	if (size < 0)
 		return EXT2_ET_INVALID_ARGUMENT;
-	err = write_range(d, ch, offset, buf, (uint64_t)size);
+	err = write_held(d, ch, offset, buf, (uint64_t)size);
 	if (!err)
 		err = follow_super(d, offset, (uint64_t)size);
 	if (!err) {
@@ -1082,12 +1128,70 @@ static errcode_t undo_flush(io_channel ch)
 	return fsync(d->fd) ? errno : 0;
 }
 
+/*
+ * "e4t_hold" OFF:LEN: from now on, writes to those bytes of the
+ * filesystem are held back (reads see them); "e4t_hold" "release":
+ * what was held is written, and the hold ends.  A change of several
+ * blocks (an inode that moves its xattrs to a new block) then reaches
+ * the image in an order a crash cannot hurt: the new block and the
+ * bitmaps first, the inode that points to them last.
+ */
+static errcode_t hold_option(io_channel ch, const char *arg)
+{
+	struct undo_data *d = ch->private_data;
+	unsigned long long off, len;
+	errcode_t err = 0;
+	char *end;
+
+	if (!strcmp(arg, "release")) {
+		if (d->hold_dirty) {
+			off = d->hold_off;
+			len = d->hold_len;
+			d->hold_len = 0; /* write through now */
+			err = write_range(d, ch, off, d->hold_buf, len);
+			if (!err)
+				err = follow_super(d, off, len);
+			if (!err) {
+				d->stats.bytes_written += len;
+				hook_image_write(d);
+			}
+		}
+		d->hold_len = 0;
+		d->hold_dirty = 0;
+		return err;
+	}
+	if (d->hold_len)
+		return EXT2_ET_INVALID_ARGUMENT;
+	errno = 0;
+	off = strtoull(arg, &end, 10);
+	if (errno || *end != ':')
+		return EXT2_ET_INVALID_ARGUMENT;
+	len = strtoull(end + 1, &end, 10);
+	if (errno || *end || !len || len > E2UNDO_MAX_BLOCK_SIZE ||
+	    len % ch->block_size || off % ch->block_size)
+		return EXT2_ET_INVALID_ARGUMENT;
+	free(d->hold_buf);
+	d->hold_buf = malloc(len);
+	if (!d->hold_buf)
+		return ENOMEM;
+	err = undo_read_blk64(ch, off / ch->block_size,
+			      (int)(len / ch->block_size), d->hold_buf);
+	if (err)
+		return err;
+	d->hold_off = off;
+	d->hold_len = len;
+	d->hold_dirty = 0;
+	return 0;
+}
+
 static errcode_t undo_set_option(io_channel ch, const char *option,
 				 const char *arg)
 {
 	struct undo_data *d = ch->private_data;
 	uint64_t v;
 
+	if (!strcmp(option, "e4t_hold"))
+		return arg ? hold_option(ch, arg) : EXT2_ET_INVALID_ARGUMENT;
 	if (e4t_io_offset_option(option, arg, &v) || d->started)
 		return EXT2_ET_INVALID_ARGUMENT;
 	if (!d->map) {
