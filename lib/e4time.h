@@ -631,11 +631,26 @@ enum e4t_status {
 	E4T_DELETED_REALLOC,
 };
 
-/* Where a journaled state came from (timeline --journal). */
+/* What a row's journal transaction is (struct e4t_row_journal.kind). */
+enum e4t_row_jkind {
+	/* timeline --journal: a journaled state of the inode, the copy's
+	 * transaction */
+	E4T_RJ_STATE = 0,
+	/* timeline --deleted: a deleted inode named from the journal, shown
+	 * as the journal last held it before the deletion; the transaction
+	 * whose copy of the directory block last held the name */
+	E4T_RJ_PREDELETE,
+	/* the same, but the inode is the disk's (an orphan, in use still,
+	 * or no copy from before the deletion in the journal) */
+	E4T_RJ_NAME_ONLY,
+};
+
+/* Where a journaled state came from (timeline --journal), or a name. */
 struct e4t_row_journal {
 	uint32_t tid;
 	int64_t commit_sec; /* 0 when unknown */
 	uint32_t commit_nsec;
+	enum e4t_row_jkind kind;
 };
 
 struct e4t_row {

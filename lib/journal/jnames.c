@@ -9,6 +9,11 @@
  * held it.  With metadata_csum a copy must verify as a block of that
  * directory (the checksum covers the directory's inode number and
  * generation): a block that was once another directory's gives nothing.
+ * An inline-data directory's entries are in its inode (i_block after the
+ * parent's number, then the system.data xattr in the inode's body): every
+ * journaled copy of the inode-table block that holds it is parsed the
+ * same way, when the copy is of that directory (its generation now) and
+ * was inline then.
  */
 #include "config.h"
 
@@ -21,6 +26,14 @@
 struct dblock {
 	blk64_t blk;
 	ext2_ino_t dir;
+};
+
+/* A directory's inode: where it lies, and which one it is. */
+struct dinode {
+	blk64_t home;
+	unsigned off;
+	ext2_ino_t dir;
+	uint32_t gen;
 };
 
 struct jn_rec {
@@ -44,8 +57,21 @@ struct jn_ctx {
 	errcode_t err;
 	struct dblock *blocks;
 	size_t nblocks, blocks_cap;
+	struct dinode *inodes; /* inline_data: every directory's inode */
+	size_t ninodes, inodes_cap;
 	uint32_t inodes_count;
 };
+
+static uint32_t get_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static unsigned get_le16(const unsigned char *p)
+{
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
 
 static int add_rec(struct jn_ctx *c, ext2_ino_t ino, const char *name,
 		   unsigned nl, unsigned ft)
@@ -83,6 +109,18 @@ static int on_copy_entry(ext2_ino_t ino, const char *name, unsigned nl,
 	    memchr(name, '/', nl))
 		return 0;
 	return add_rec(priv, ino, name, nl, ft);
+}
+
+static int no_slack_entry(ext2_ino_t ino, const char *name, unsigned nl,
+			  unsigned ft, unsigned off, void *priv)
+{
+	(void)ino;
+	(void)name;
+	(void)nl;
+	(void)ft;
+	(void)off;
+	(void)priv;
+	return 0;
 }
 
 static int on_live(ext2_ino_t dir, ext2_ino_t ino, const char *name,
@@ -184,22 +222,125 @@ static int ino_in(const ext2_ino_t *v, size_t n, ext2_ino_t dir)
 	return dir && bsearch(&dir, v, n, sizeof(*v), cmp_ino) != NULL;
 }
 
+static int cmp_dinode(const void *x, const void *y)
+{
+	const struct dinode *a = x, *b = y;
+
+	if (a->home != b->home)
+		return a->home < b->home ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+static const struct dinode *find_inode(const struct jn_ctx *c, blk64_t blk)
+{
+	size_t lo = 0, hi = c->ninodes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->inodes[mid].home < blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->ninodes && c->inodes[lo].home == blk ? &c->inodes[lo]
+							    : NULL;
+}
+
+/* Remember where directory dir's inode lies (inline_data only). */
+static errcode_t add_dinode(ext2_filsys fs, struct jn_ctx *c, ext2_ino_t dir,
+			    uint32_t gen)
+{
+	unsigned isize = EXT2_INODE_SIZE(fs->super);
+	unsigned ipb = fs->blocksize / isize,
+		 ipg = fs->super->s_inodes_per_group;
+	unsigned idx;
+	struct dinode *d;
+
+	if (!ipb || !ipg)
+		return 0;
+	if (e4t_grow(&c->inodes, &c->inodes_cap, c->ninodes + 1,
+		     sizeof(*c->inodes), 256))
+		return ENOMEM;
+	idx = (dir - 1) % ipg;
+	d = &c->inodes[c->ninodes++];
+	d->dir = dir;
+	d->gen = gen;
+	d->home = ext2fs_inode_table_loc(fs, (dir - 1) / ipg) + idx / ipb;
+	d->off = (idx % ipb) * isize;
+	return 0;
+}
+
+/*
+ * The value of the system.data xattr in the body of raw inode raw (isize
+ * bytes): *len bytes at the returned offset, or 0 when there is none.
+ */
+static unsigned inline_xattr(const unsigned char *raw, unsigned isize,
+			     unsigned *len)
+{
+	unsigned start, p, end = isize;
+
+	*len = 0;
+	if (isize <= EXT2_GOOD_OLD_INODE_SIZE + 4)
+		return 0;
+	start = EXT2_GOOD_OLD_INODE_SIZE + get_le16(raw + 0x80);
+	if ((start & 3) || start + 4 > end ||
+	    get_le32(raw + start) != 0xEA020000)
+		return 0;
+	start += 4; /* value offsets count from the first entry */
+	for (p = start; p + 16 <= end && get_le32(raw + p);) {
+		unsigned nl = raw[p], index = raw[p + 1];
+		unsigned voff = get_le16(raw + p + 2);
+		uint32_t vino = get_le32(raw + p + 4),
+			 vsize = get_le32(raw + p + 8);
+
+		if (p + 16 + nl > end)
+			return 0;
+		if (index == 7 && nl == 4 && !memcmp(raw + p + 16, "data", 4) &&
+		    !vino) {
+			if (vsize < 8 || voff > end - start ||
+			    vsize > end - start - voff)
+				return 0;
+			*len = vsize;
+			return start + voff;
+		}
+		p += (16 + nl + 3) & ~3U;
+	}
+	return 0;
+}
+
+/* A journaled copy of an inline directory's inode: its entries. */
+static void parse_inline_copy(ext2_filsys fs, const unsigned char *raw,
+			      const struct dinode *d, struct jn_ctx *c)
+{
+	unsigned isize = EXT2_INODE_SIZE(fs->super), xoff, xlen;
+	struct e4t_slack_geom g = {
+		.first_ino = 1,
+		.inodes_count = fs->super->s_inodes_count,
+		.filetype = ext2fs_has_feature_filetype(fs->super),
+	};
+
+	if (!LINUX_S_ISDIR(get_le16(raw)) || !get_le16(raw + 0x1a) ||
+	    !(get_le32(raw + 0x20) & EXT4_INLINE_DATA_FL) ||
+	    get_le32(raw + 0x64) != d->gen)
+		return;
+	c->dir = d->dir;
+	/* i_block (at 0x28): the parent's number, then entries */
+	g.len = EXT4_MIN_INLINE_DATA_SIZE - EXT4_INLINE_DATA_DOTDOT_SIZE;
+	e4t_slack_parse(raw + 0x28 + EXT4_INLINE_DATA_DOTDOT_SIZE, &g,
+			no_slack_entry, on_copy_entry, c);
+	xoff = inline_xattr(raw, isize, &xlen);
+	if (xoff && !c->err) {
+		g.len = xlen;
+		e4t_slack_parse(raw + xoff, &g, no_slack_entry, on_copy_entry,
+				c);
+	}
+}
+
 static int usable(const struct e4t_jtrans *t)
 {
 	return (t->flags & E4T_JT_COMMITTED) && !(t->flags & E4T_JT_CSUM_BAD) &&
 	       !(t->flags & E4T_JT_FAST_COMMIT);
-}
-
-static int no_slack(ext2_ino_t ino, const char *name, unsigned nl, unsigned ft,
-		    unsigned off, void *priv)
-{
-	(void)ino;
-	(void)name;
-	(void)nl;
-	(void)ft;
-	(void)off;
-	(void)priv;
-	return 0;
 }
 
 /* The copies of the directories' blocks, parsed. */
@@ -228,12 +369,25 @@ static errcode_t read_copies(struct e4t_image *img, struct e4t_journal *j,
 		for (bi = 0; bi < t->nblocks && !err && !c->err; bi++) {
 			const struct e4t_jblock *b = &t->blocks[bi];
 			const struct dblock *d = find_block(c, b->fsblock);
+			const struct dinode *di =
+				c->ninodes ? find_inode(c, b->fsblock) : NULL;
 
-			if (!d || (b->flags & E4T_JB_UNUSABLE))
+			if ((!d && !di) || (b->flags & E4T_JB_UNUSABLE))
 				continue;
 			err = e4t_journal_read_copy(j, b, buf);
 			if (err)
 				break;
+			c->trans = ti;
+			c->live = 0;
+			for (; di && di < c->inodes + c->ninodes &&
+			       di->home == b->fsblock && !c->err;
+			     di++)
+				if (di->off + EXT2_INODE_SIZE(fs->super) <=
+				    fs->blocksize)
+					parse_inline_copy(fs, buf + di->off, di,
+							  c);
+			if (!d)
+				continue;
 			/* an htree index block, as the copy holds it */
 			if (e4t_slack_dx_node(buf, fs->blocksize, csum))
 				continue;
@@ -253,7 +407,7 @@ static errcode_t read_copies(struct e4t_image *img, struct e4t_journal *j,
 				c->dir = d->dir;
 				c->trans = ti;
 				c->live = 0;
-				e4t_slack_parse(buf, &g, no_slack,
+				e4t_slack_parse(buf, &g, no_slack_entry,
 						on_copy_entry, c);
 			}
 		}
@@ -274,13 +428,20 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 	size_t i, k;
 
 	/* Which blocks are whose: the directories' block maps (inline
-	 * directories have none: their copies are inode copies). */
+	 * directories have none: their copies are inode copies, and with
+	 * inline_data every directory may have been inline once). */
 	for (i = 0; i < ndirs && !err; i++) {
 		struct ext2_inode inode;
 
 		if (ext2fs_read_inode(fs, dirs[i], &inode) ||
-		    !LINUX_S_ISDIR(inode.i_mode) ||
-		    (inode.i_flags & EXT4_INLINE_DATA_FL))
+		    !LINUX_S_ISDIR(inode.i_mode))
+			continue;
+		if (ext2fs_has_feature_inline_data(fs->super)) {
+			err = add_dinode(fs, &c, dirs[i], inode.i_generation);
+			if (err)
+				break;
+		}
+		if (inode.i_flags & EXT4_INLINE_DATA_FL)
 			continue;
 		c.dir = dirs[i];
 		/* an unreadable block map: no names from it */
@@ -292,6 +453,8 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 	}
 	if (!err && c.nblocks)
 		qsort(c.blocks, c.nblocks, sizeof(*c.blocks), cmp_dblock);
+	if (!err && c.ninodes)
+		qsort(c.inodes, c.ninodes, sizeof(*c.inodes), cmp_dinode);
 	if (!err)
 		err = read_copies(img, j, &c);
 	/* What the directories that had a copy hold now; a directory that
@@ -353,6 +516,7 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 	free(c.v);
 	free(c.names);
 	free(c.blocks);
+	free(c.inodes);
 	free(dirs_had);
 	return err;
 }
