@@ -61,6 +61,7 @@ struct dnames {
 	size_t nbefore, before_cap;
 	struct e4t_inode paired; /* the row dnames_row gave last */
 	struct e4t_row_journal jsrc;
+	struct e4t_journal *shared; /* loaded by the caller, or NULL */
 	int sorted;
 	errcode_t err;
 	const char *dir_path; /* of the directory being read */
@@ -76,6 +77,11 @@ errcode_t dnames_new(struct e4t_image *img, struct dnames **ret)
 		return ENOMEM;
 	d->img = img;
 	return 0;
+}
+
+void dnames_use_journal(struct dnames *d, struct e4t_journal *j)
+{
+	d->shared = j;
 }
 
 void dnames_free(struct dnames *d)
@@ -224,14 +230,14 @@ static struct dbefore *before_of(const struct dnames *d, ext2_ino_t ino)
 /* The journal's names of deleted files under the directories walked. */
 static errcode_t journal_names(struct dnames *d)
 {
-	struct e4t_journal *j;
+	struct e4t_journal *j = d->shared;
 	ext2_ino_t *inos;
 	errcode_t err;
 	size_t i;
 
-	if (e4t_journal_open(d->img, NULL, &j))
+	if (!j && e4t_journal_open(d->img, NULL, &j))
 		return 0; /* no journal, or none that can be read */
-	if (e4t_journal_load(j, E4T_J_STALE, NULL, NULL)) {
+	if (!d->shared && e4t_journal_load(j, E4T_J_STALE, NULL, NULL)) {
 		e4t_journal_close(j);
 		return 0;
 	}
@@ -239,7 +245,8 @@ static errcode_t journal_names(struct dnames *d)
 		qsort(d->dirs, d->ndirs, sizeof(*d->dirs), cmp_ddir);
 	inos = malloc((d->ndirs + 1) * sizeof(*inos));
 	if (!inos) {
-		e4t_journal_close(j);
+		if (!d->shared)
+			e4t_journal_close(j);
 		return ENOMEM;
 	}
 	for (i = 0; i < d->ndirs; i++)
@@ -250,7 +257,8 @@ static errcode_t journal_names(struct dnames *d)
 		err = d->err;
 	if (!err)
 		err = journal_before(d, j);
-	e4t_journal_close(j);
+	if (!d->shared)
+		e4t_journal_close(j);
 	return err == ENOMEM ? err : 0;
 }
 

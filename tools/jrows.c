@@ -40,6 +40,7 @@ struct jrows {
 	uint32_t *head, *tail; /* by inode number */
 	uint32_t ninodes;
 	struct e4t_row_journal *trans; /* tid and commit time by index */
+	struct e4t_journal *j;	       /* kept for timeline --deleted */
 	errcode_t err;
 };
 
@@ -181,13 +182,19 @@ errcode_t jrows_load(struct e4t_image *img, e4t_warn_fn warn, void *priv,
 	if (!err)
 		err = jr->err;
 	e4t_audit_free(a);
-	e4t_journal_close(j);
 	if (err) {
+		e4t_journal_close(j);
 		jrows_free(jr);
 		return err;
 	}
+	jr->j = j;
 	*ret = jr;
 	return 0;
+}
+
+struct e4t_journal *jrows_journal(const struct jrows *jr)
+{
+	return jr ? jr->j : NULL;
 }
 
 int jrows_emit(const struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
@@ -222,5 +229,6 @@ void jrows_free(struct jrows *jr)
 	free(jr->head);
 	free(jr->tail);
 	free(jr->trans);
+	e4t_journal_close(jr->j);
 	free(jr);
 }

@@ -502,6 +502,8 @@ int timeline_run(const struct timeline_args *a)
 			wc.count++;
 		}
 		c.out.journal_rows = 1;
+		if (c.dn) /* one reading of the journal for both */
+			dnames_use_journal(c.dn, jrows_journal(c.jr));
 	}
 	c.out.hash = a->hash;
 	if (a->hash) {
