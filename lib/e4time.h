@@ -617,6 +617,12 @@ int e4t_slack_parse(const unsigned char *buf, const struct e4t_slack_geom *g,
 /* Does the block look like an htree index node (a fake empty entry over
  * the whole block, then a count and limit that fit)? */
 int e4t_slack_dx_node(const unsigned char *buf, unsigned len, int csum);
+/* In a raw on-disk inode (little-endian, isize bytes), the value of the
+ * system.data xattr in the inode's body (an inline directory's entries
+ * after i_block's): its offset, with *len bytes (8 or more, inside the
+ * inode), or 0 when there is none. */
+unsigned e4t_inline_data_xattr(const unsigned char *raw, unsigned isize,
+			       unsigned *len);
 
 /* ------------------------------------------------------------------ */
 /* The tree (tree.c)                                                   */

@@ -44,16 +44,18 @@ struct jn_rec {
 	size_t trans;	  /* the last transaction that held it */
 	int live;	  /* the directory holds it now */
 	size_t seq;
+	uint32_t hash;
 };
 
 struct jn_ctx {
-	struct jn_rec *v;
+	struct jn_rec *v; /* each entry once (directory, inode, name) */
 	size_t n, cap;
+	size_t *tab; /* open hash of v: index + 1, 0 empty */
+	size_t tab_cap;
 	char *names;
 	size_t names_len, names_cap;
 	ext2_ino_t dir;
 	size_t trans;
-	int live;
 	errcode_t err;
 	struct dblock *blocks;
 	size_t nblocks, blocks_cap;
@@ -73,16 +75,83 @@ static unsigned get_le16(const unsigned char *p)
 	return (unsigned)p[0] | (unsigned)p[1] << 8;
 }
 
+static uint32_t rec_hash(ext2_ino_t dir, ext2_ino_t ino, const char *name,
+			 unsigned nl)
+{
+	uint32_t h = 2166136261U ^ dir;
+	unsigned i;
+
+	h = (h * 16777619U) ^ ino;
+	for (i = 0; i < nl; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619U;
+	return h ^ (h >> 15);
+}
+
+/* The slot of (c->dir, ino, name) in the hash: its entry, or empty. */
+static size_t *slot_of(const struct jn_ctx *c, ext2_ino_t ino, const char *name,
+		       unsigned nl, uint32_t h)
+{
+	size_t mask = c->tab_cap - 1, i = h & mask;
+
+	for (; c->tab[i]; i = (i + 1) & mask) {
+		const struct jn_rec *r = &c->v[c->tab[i] - 1];
+
+		if (r->hash == h && r->dir == c->dir && r->ino == ino &&
+		    r->name_len == nl &&
+		    !memcmp(c->names + r->name_off, name, nl))
+			break;
+	}
+	return &c->tab[i];
+}
+
+/* Room in the hash for one entry more (at most half full). */
+static int tab_room(struct jn_ctx *c)
+{
+	size_t cap = c->tab_cap ? c->tab_cap : 1024, i;
+	size_t *tab;
+
+	while ((c->n + 1) * 2 > cap)
+		cap *= 2;
+	if (cap == c->tab_cap)
+		return 0;
+	tab = calloc(cap, sizeof(*tab));
+	if (!tab)
+		return ENOMEM;
+	for (i = 0; i < c->n; i++) {
+		size_t k = c->v[i].hash & (cap - 1);
+
+		while (tab[k])
+			k = (k + 1) & (cap - 1);
+		tab[k] = i + 1;
+	}
+	free(c->tab);
+	c->tab = tab;
+	c->tab_cap = cap;
+	return 0;
+}
+
+/* An entry of a copy: new, or the latest transaction of one seen. */
 static int add_rec(struct jn_ctx *c, ext2_ino_t ino, const char *name,
 		   unsigned nl, unsigned ft)
 {
+	uint32_t h = rec_hash(c->dir, ino, name, nl);
 	struct jn_rec *r;
+	size_t *slot;
 
-	if (e4t_grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v), 256) ||
+	if (tab_room(c) ||
+	    e4t_grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v), 256) ||
 	    e4t_grow(&c->names, &c->names_cap, c->names_len + nl, 1, 4096)) {
 		c->err = ENOMEM;
 		return 1;
 	}
+	slot = slot_of(c, ino, name, nl, h);
+	if (*slot) {
+		r = &c->v[*slot - 1];
+		if (c->trans > r->trans)
+			r->trans = c->trans;
+		return 0;
+	}
+	*slot = c->n + 1;
 	r = &c->v[c->n];
 	r->dir = c->dir;
 	r->ino = ino;
@@ -90,7 +159,8 @@ static int add_rec(struct jn_ctx *c, ext2_ino_t ino, const char *name,
 	r->file_type = ft;
 	r->name_off = c->names_len;
 	r->trans = c->trans;
-	r->live = c->live;
+	r->live = 0;
+	r->hash = h;
 	r->seq = c->n++;
 	memcpy(c->names + c->names_len, name, nl);
 	c->names_len += nl;
@@ -123,13 +193,19 @@ static int no_slack_entry(ext2_ino_t ino, const char *name, unsigned nl,
 	return 0;
 }
 
+/* A live entry: the copies' entry of the same name is not deleted. */
 static int on_live(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 		   unsigned nl, unsigned ft, void *priv)
 {
 	struct jn_ctx *c = priv;
+	size_t *slot;
 
+	(void)ft;
 	c->dir = dir;
-	return add_rec(c, ino, name, nl, ft);
+	slot = slot_of(c, ino, name, nl, rec_hash(dir, ino, name, nl));
+	if (*slot)
+		c->v[*slot - 1].live = 1;
+	return 0;
 }
 
 /* cppcheck-suppress constParameter */
@@ -180,7 +256,7 @@ static const struct dblock *find_block(const struct jn_ctx *c, blk64_t blk)
 							   : NULL;
 }
 
-/* By directory, inode and name; live first, then the latest copy. */
+/* By directory, inode and name (each is there once). */
 static int cmp_rec(const void *x, const void *y)
 {
 	const struct jn_rec *a = x, *b = y;
@@ -195,18 +271,7 @@ static int cmp_rec(const void *x, const void *y)
 	r = memcmp(a->name, b->name, a->name_len);
 	if (r)
 		return r;
-	if (a->live != b->live)
-		return a->live ? -1 : 1;
-	if (a->trans != b->trans)
-		return a->trans > b->trans ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-static int same(const struct jn_rec *a, const struct jn_rec *b)
-{
-	return a->dir == b->dir && a->ino == b->ino &&
-	       a->name_len == b->name_len &&
-	       !memcmp(a->name, b->name, a->name_len);
 }
 
 static int cmp_ino(const void *x, const void *y)
@@ -271,44 +336,6 @@ static errcode_t add_dinode(ext2_filsys fs, struct jn_ctx *c, ext2_ino_t dir,
 	return 0;
 }
 
-/*
- * The value of the system.data xattr in the body of raw inode raw (isize
- * bytes): *len bytes at the returned offset, or 0 when there is none.
- */
-static unsigned inline_xattr(const unsigned char *raw, unsigned isize,
-			     unsigned *len)
-{
-	unsigned start, p, end = isize;
-
-	*len = 0;
-	if (isize <= EXT2_GOOD_OLD_INODE_SIZE + 4)
-		return 0;
-	start = EXT2_GOOD_OLD_INODE_SIZE + get_le16(raw + 0x80);
-	if ((start & 3) || start + 4 > end ||
-	    get_le32(raw + start) != 0xEA020000)
-		return 0;
-	start += 4; /* value offsets count from the first entry */
-	for (p = start; p + 16 <= end && get_le32(raw + p);) {
-		unsigned nl = raw[p], index = raw[p + 1];
-		unsigned voff = get_le16(raw + p + 2);
-		uint32_t vino = get_le32(raw + p + 4),
-			 vsize = get_le32(raw + p + 8);
-
-		if (p + 16 + nl > end)
-			return 0;
-		if (index == 7 && nl == 4 && !memcmp(raw + p + 16, "data", 4) &&
-		    !vino) {
-			if (vsize < 8 || voff > end - start ||
-			    vsize > end - start - voff)
-				return 0;
-			*len = vsize;
-			return start + voff;
-		}
-		p += (16 + nl + 3) & ~3U;
-	}
-	return 0;
-}
-
 /* A journaled copy of an inline directory's inode: its entries. */
 static void parse_inline_copy(ext2_filsys fs, const unsigned char *raw,
 			      const struct dinode *d, struct jn_ctx *c)
@@ -329,7 +356,7 @@ static void parse_inline_copy(ext2_filsys fs, const unsigned char *raw,
 	g.len = EXT4_MIN_INLINE_DATA_SIZE - EXT4_INLINE_DATA_DOTDOT_SIZE;
 	e4t_slack_parse(raw + 0x28 + EXT4_INLINE_DATA_DOTDOT_SIZE, &g,
 			no_slack_entry, on_copy_entry, c);
-	xoff = inline_xattr(raw, isize, &xlen);
+	xoff = e4t_inline_data_xattr(raw, isize, &xlen);
 	if (xoff && !c->err) {
 		g.len = xlen;
 		e4t_slack_parse(raw + xoff, &g, no_slack_entry, on_copy_entry,
@@ -378,7 +405,6 @@ static errcode_t read_copies(struct e4t_image *img, struct e4t_journal *j,
 			if (err)
 				break;
 			c->trans = ti;
-			c->live = 0;
 			for (; di && di < c->inodes + c->ninodes &&
 			       di->home == b->fsblock && !c->err;
 			     di++)
@@ -406,7 +432,6 @@ static errcode_t read_copies(struct e4t_image *img, struct e4t_journal *j,
 					continue;
 				c->dir = d->dir;
 				c->trans = ti;
-				c->live = 0;
 				e4t_slack_parse(buf, &g, no_slack_entry,
 						on_copy_entry, c);
 			}
@@ -461,13 +486,15 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 	 * cannot be read would make every name look deleted: none of its
 	 * names is given. */
 	if (!err && c.n) {
-		size_t ncopy = c.n, nd = 0;
+		size_t ncopy = 0, nd = 0;
 
-		dirs_had = malloc(ncopy * sizeof(*dirs_had));
+		dirs_had = malloc(c.n * sizeof(*dirs_had));
 		if (!dirs_had)
 			err = ENOMEM;
-		for (i = 0; !err && i < ncopy; i++)
-			dirs_had[i] = c.v[i].dir;
+		/* the entries of one copy are together: their runs */
+		for (i = 0; !err && i < c.n; i++)
+			if (!ncopy || dirs_had[ncopy - 1] != c.v[i].dir)
+				dirs_had[ncopy++] = c.v[i].dir;
 		if (!err)
 			qsort(dirs_had, ncopy, sizeof(*dirs_had), cmp_ino);
 		for (i = 0; !err && i < ncopy; i++)
@@ -476,8 +503,6 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 		for (i = 0; !err && i < nd; i++) {
 			struct ext2_inode inode;
 
-			c.live = 1;
-			c.trans = 0;
 			if (ext2fs_read_inode(fs, dirs_had[i], &inode) ||
 			    e4t_dir_scan(
 				    img, dirs_had[i],
@@ -488,18 +513,19 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 		}
 		ndirs_had = nd;
 	}
+	/* the deleted ones, by directory, inode and name */
+	for (i = 0, k = 0; !err && i < c.n; i++)
+		if (!c.v[i].live && ino_in(dirs_had, ndirs_had, c.v[i].dir))
+			c.v[k++] = c.v[i];
+	c.n = err ? 0 : k;
 	for (i = 0; i < c.n; i++)
 		c.v[i].name = c.names + c.v[i].name_off;
-	if (!err && c.n)
+	if (c.n)
 		qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
-	for (i = 0; !err && i < c.n; i = k) {
+	for (i = 0; !err && i < c.n; i++) {
 		struct e4t_jname e;
 		const struct e4t_jtrans *t;
 
-		for (k = i + 1; k < c.n && same(&c.v[i], &c.v[k]); k++)
-			;
-		if (c.v[i].live || !ino_in(dirs_had, ndirs_had, c.v[i].dir))
-			continue;
 		t = e4t_journal_trans(j, c.v[i].trans);
 		e.dir = c.v[i].dir;
 		e.ino = c.v[i].ino;
@@ -514,6 +540,7 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 			break;
 	}
 	free(c.v);
+	free(c.tab);
 	free(c.names);
 	free(c.blocks);
 	free(c.inodes);
