@@ -153,7 +153,7 @@ for img in "$@"; do
 	rm -rf "$res"
 	echo "| $(basename "$img") | $tw ($tc) | $aw ($ac) | $dw ($dc) | $rows |" \
 		"$(awk -v d="$dw" -v t="$tw" -v a="$aw" 'BEGIN { printf "%.2fx", d / (t + a) }') |" \
-		"$(awk -v d="$dc" -v t="$tc" -v a="$ac" 'BEGIN { printf "%.2fx", (t + a) > 0 ? d / (t + a) : 0 }') |"
+		"$(awk -v d="$dc" -v t="$tc" -v a="$ac" 'BEGIN { printf "%.2fx", ((t + a) > 0 ? d / (t + a) : 0) }') |"
 done
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
