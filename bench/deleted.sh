@@ -19,8 +19,8 @@
 # step synced: every file's atime set (touch -a: every inode-table block
 # journaled), one file in 10 renamed (rename(2) from python3: directory
 # blocks and inodes), one in 20 deleted (unlink: names and inodes freed),
-# every atime set again, and one file in 50 of the rest written to.  The
-# image is copied after umount (stale transactions fill the log).
+# every atime set again, and one file in 50 of the rest written to; then
+# unmounted (the log, wrapped, holds stale transactions only).
 #
 # Environment: BENCH_DIR [/var/tmp/e4time-bench], RUNS [3], E4TIME
 # [tools/e4time; a copy is timed], REBUILD [0], BUILD_ONLY [0].
