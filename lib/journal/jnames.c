@@ -147,8 +147,10 @@ static int add_rec(struct jn_ctx *c, ext2_ino_t ino, const char *name,
 	slot = slot_of(c, ino, name, nl, h);
 	if (*slot) {
 		r = &c->v[*slot - 1];
-		if (c->trans > r->trans)
+		if (c->trans >= r->trans) { /* the latest copy's */
 			r->trans = c->trans;
+			r->file_type = ft;
+		}
 		return 0;
 	}
 	*slot = c->n + 1;
