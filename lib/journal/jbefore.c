@@ -126,8 +126,10 @@ static errcode_t wanted(ext2_filsys fs, const ext2_ino_t *inos, size_t n,
 		if (ino == 0 || ino > fs->super->s_inodes_count ||
 		    (i && sorted[i - 1] == ino))
 			continue;
+		/* only an inode deleted now (links 0) has a "before" */
 		if (ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)raw,
-					   (int)isize))
+					   (int)isize) ||
+		    raw->i_links_count)
 			continue;
 		idx = (ino - 1) % ipg;
 		w[k].ino = ino;

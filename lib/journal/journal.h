@@ -327,12 +327,12 @@ struct e4t_jbefore {
 typedef int (*e4t_jbefore_fn)(const struct e4t_jbefore *c, void *priv);
 /*
  * For each inode of inos (any order, repeats ignored) that can be read
- * now, the last copy in the verified transactions of the loaded journal
- * (committed, no checksum failure, the copy usable; fast-commit inode
- * records too) whose mode and links count are not zero and whose
- * i_generation is the inode's on disk now (the same file, not an earlier
- * one of that number): fn once for each inode that has one, by inode
- * number.  fn returning non-zero stops.
+ * now and whose link count is 0 now, the last copy in the verified
+ * transactions of the loaded journal (committed, no checksum failure,
+ * the copy usable; fast-commit inode records too) whose mode and links
+ * count are not zero and whose i_generation is the inode's on disk now
+ * (the same file, not an earlier one of that number): fn once for each
+ * inode that has one, by inode number.  fn returning non-zero stops.
  */
 errcode_t e4t_journal_before_delete(struct e4t_image *img,
 				    struct e4t_journal *j,
