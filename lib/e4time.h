@@ -624,6 +624,12 @@ int e4t_slack_parse(const unsigned char *buf, const struct e4t_slack_geom *g,
 /* Does the block look like an htree index node (a fake empty entry over
  * the whole block, then a count and limit that fit)? */
 int e4t_slack_dx_node(const unsigned char *buf, unsigned len, int csum);
+/* In a raw on-disk inode (little-endian, isize bytes), the value of the
+ * system.data xattr in the inode's body (an inline directory's entries
+ * after i_block's): its offset, with *len bytes (8 or more, inside the
+ * inode), or 0 when there is none. */
+unsigned e4t_inline_data_xattr(const unsigned char *raw, unsigned isize,
+			       unsigned *len);
 
 /* ------------------------------------------------------------------ */
 /* The tree (tree.c)                                                   */
@@ -638,11 +644,26 @@ enum e4t_status {
 	E4T_DELETED_REALLOC,
 };
 
-/* Where a journaled state came from (timeline --journal). */
+/* What a row's journal transaction is (struct e4t_row_journal.kind). */
+enum e4t_row_jkind {
+	/* timeline --journal: a journaled state of the inode, the copy's
+	 * transaction */
+	E4T_RJ_STATE = 0,
+	/* timeline --deleted: a deleted inode named from the journal, shown
+	 * as the journal last held it before the deletion; the transaction
+	 * whose copy of the directory block last held the name */
+	E4T_RJ_PREDELETE,
+	/* the same, but the inode is the disk's (an orphan, in use still,
+	 * or no copy from before the deletion in the journal) */
+	E4T_RJ_NAME_ONLY,
+};
+
+/* Where a journaled state came from (timeline --journal), or a name. */
 struct e4t_row_journal {
 	uint32_t tid;
 	int64_t commit_sec; /* 0 when unknown */
 	uint32_t commit_nsec;
+	enum e4t_row_jkind kind;
 };
 
 struct e4t_row {

@@ -17,7 +17,12 @@
 # holds the directory block, and the journal's name when it does: with
 # --journal, the inode's journaled states give the times stat(1) saw
 # before the deletion (live log and stale transactions).  Random bytes in
-# slack give no name.  Every run goes through run_ro: the image stays byte-identical.
+# slack give no name.  A deleted inode named from the journal is shown as
+# the journal held it before the deletion (mode, size, owner, the four
+# times stat(1) gave), with its name's transaction (source
+# journal-predelete), in linear and inline-data directories (i_block and
+# the system.data xattr of the directory's journaled inode).  Every run
+# goes through run_ro: the image stays byte-identical.
 . "$TOP_SRCDIR/tests/lib.sh"
 
 suite_setup() {
@@ -143,10 +148,10 @@ test_bodyfile_names_as_fls_prints_them() {
 test_csv_and_timesketch_name_source() {
 	run_ro "$TMP/rm.img" timeline -d -f csv "$TMP/rm.img"
 	assertEquals "csv header" \
-		"path,ino,type,mode,uid,gid,size,links,atime,mtime,ctime,crtime,dtime,status,name_source" \
+		"path,ino,type,mode,uid,gid,size,links,atime,mtime,ctime,crtime,dtime,status,name_source,source,tid,commit_time" \
 		"$(head -1 "$OUT" | tr -d '\r')"
 	assertContains "$(cat "$OUT")" "/inl/b2,"
-	assertContains "$(grep '^/inl/b2,' "$OUT")" ",deleted,slack"
+	assertContains "$(grep '^/inl/b2,' "$OUT")" ",deleted,slack,disk,,"
 	run_ro "$TMP/rm.img" timeline -d -f timesketch "$TMP/rm.img"
 	assertEquals "timesketch slack rows" slack \
 		"$(jq -r 'select(.path == "/inl/b2") | .name_source' "$OUT" |
@@ -262,8 +267,11 @@ test_kernel_journal_names_and_states() {
 	mkdir -p "$mnt/docs/sub"
 	for i in 1 2 3 4 5; do echo "data $i" >"$mnt/docs/report_$i.txt"; done
 	echo secret >"$mnt/docs/sub/secret.txt"
+	chmod 600 "$mnt/docs/report_2.txt"
+	chown 1000:1001 "$mnt/docs/report_2.txt"
+	touch -a -d '2003-04-05 06:07:08.5' "$mnt/docs/sub/secret.txt"
 	sync
-	(cd "$mnt" && stat -c '%i /%n %s %.9X %.9Y %.9Z %.9W' \
+	(cd "$mnt" && stat -c '%i /%n %s %.9X %.9Y %.9Z %.9W %a %u %g' \
 		docs/report_2.txt docs/sub/secret.txt) >"$TMP/j.truth"
 	sleep 1
 	rm "$mnt/docs/report_2.txt" "$mnt/docs/sub/secret.txt"
@@ -271,45 +279,105 @@ test_kernel_journal_names_and_states() {
 	cp "$img" "$TMP/j-live.img"
 	umount "$mnt"
 	rmdir "$mnt"
-	local f ino path size at mt ct cr
+	local f ino path size at mt ct cr mode uid gid tid
 	for f in "$TMP/j-live.img" "$img"; do
 		run_ro "$f" timeline -d --journal -f jsonl "$f"
 		assertEquals "$f: $(head -3 "$ERR")" 0 "$RC"
-		while read -r ino path size at mt ct cr; do
+		while read -r ino path size at mt ct cr mode uid gid; do
+			# the deleted row: the inode before the deletion, the
+			# disk's links count and dtime, the name's transaction
 			assertEquals "$f: deleted row of $path" \
-				"$ino deleted journal" \
-				"$(jq -r --arg p "$path" 'select(.path == $p and .source == null) |
-					"\(.ino) \(.status) \(.name_source)"' "$OUT")"
-			assertEquals "$f: $path before deletion" \
-				"$ino 1 $size $at $mt $ct $cr" \
-				"$(jq -rs --arg p "$path" '[.[] | select(.path == $p and .source == "journal" and .links > 0)] | last |
-					"\(.ino) \(.links) \(.size) \(.atime.sec).\(.atime.nsec) \(.mtime.sec).\(.mtime.nsec) \(.ctime.sec).\(.ctime.nsec) \(.crtime.sec).\(.crtime.nsec)"' "$OUT" |
-					awk '{ for (i = 4; i <= 7; i++) { split($i, a, "."); $i = sprintf("%s.%09d", a[1], a[2]) } print }')"
-			assertNotEquals "$f: $path tid" "" \
-				"$(jq -r --arg p "$path" 'select(.path == $p and .source == "journal") | .tid, .commit_time' "$OUT" | grep -v null)"
+				"$ino deleted journal 0 true $size $at $mt $ct $cr $mode $uid $gid" \
+				"$(jq -r --arg p "$path" 'select(.path == $p and .source == "journal-predelete") |
+					"\(.ino) \(.status) \(.name_source) \(.links) \(.dtime != null) \(.size) \(.atime.sec).\(.atime.nsec) \(.mtime.sec).\(.mtime.nsec) \(.ctime.sec).\(.ctime.nsec) \(.crtime.sec).\(.crtime.nsec) \(.mode | ltrimstr("0")) \(.uid) \(.gid)"' "$OUT" |
+					awk '{ for (i = 7; i <= 10; i++) { split($i, a, "."); $i = sprintf("%s.%09d", a[1], a[2]) } print }')"
+			tid=$(jq -r --arg p "$path" 'select(.path == $p and .source == "journal-predelete") | "\(.tid) \(.commit_time != null)"' "$OUT")
+			assertEquals "$f: $path name's tid" true "${tid#* }"
+			# the journal's states: the one before the deletion is
+			# the deleted row's, not a row again; the deletion's
+			# own copy (links 0, size 0) is one
+			assertEquals "$f: $path state before deletion once" 1 \
+				"$(jq -r --arg p "$path" 'select(.path == $p) |
+					"\(.atime.sec).\(.atime.nsec) \(.mtime.sec).\(.mtime.nsec) \(.ctime.sec).\(.ctime.nsec) \(.size)"' "$OUT" |
+					awk '{ split($3, a, "."); $3 = sprintf("%s.%09d", a[1], a[2]) } 1' |
+					grep -c " ${ct} ${size}$")"
+			assertEquals "$f: $path deletion's copy" "0 0" \
+				"$(jq -r --arg p "$path" 'select(.path == $p and .source == "journal") | "\(.links) \(.size)"' "$OUT" | tail -1)"
 		done <"$TMP/j.truth"
 		# fls cannot: the kernel wiped the names
 		assertEquals "$f: fls finds no name" "" "$(fls_rows "$f")"
+		read -r ino path size at mt ct cr mode uid gid <"$TMP/j.truth"
+		tid=$(jq -r 'select(.path == "/docs/report_2.txt" and .source == "journal-predelete") | .tid' "$OUT")
 		run_ro "$f" timeline -d --journal -f bodyfile "$f"
 		assertContains "$(cat "$OUT")" "|/docs/report_2.txt (journal tid "
-		assertContains "$(grep '^0|/docs/report_2.txt (journal tid [0-9]*) (deleted)|' "$OUT")" \
-			"(deleted)|"
+		assertEquals "$f: bodyfile row before the deletion" \
+			"0|/docs/report_2.txt (journal tid $tid) (deleted)|$ino|-rw-------|$uid|$gid|$size|$at|$mt|$ct|$cr" \
+			"$(grep "^0|/docs/report_2.txt (journal tid $tid) (deleted)|" "$OUT")"
 		run_ro "$f" timeline -d --journal -f csv "$f"
 		assertEquals "$f: csv header" \
 			"path,ino,type,mode,uid,gid,size,links,atime,mtime,ctime,crtime,dtime,status,name_source,source,tid,commit_time" \
 			"$(head -1 "$OUT" | tr -d '\r')"
+		assertContains "$f: csv" "$(grep '^/docs/report_2.txt,' "$OUT")" \
+			",deleted,journal,journal-predelete,$tid,"
 	done
-	# without --journal: no journal row, the name still from the journal
+	# without --journal: no journal state row; the name and the inode
+	# before the deletion still from the journal
 	run_ro "$img" timeline -d -f jsonl "$img"
-	assertEquals "no journal rows" 0 "$(grep -c '"source"' "$OUT")"
-	assertEquals "name from the journal" journal \
-		"$(jq -r 'select(.path == "/docs/sub/secret.txt") | .name_source' "$OUT")"
+	assertEquals "no journal rows" 0 "$(grep -c '"source":"journal"' "$OUT")"
+	assertEquals "name from the journal" \
+		"journal journal-predelete 1049522828.500000000" \
+		"$(jq -r 'select(.path == "/docs/sub/secret.txt") | "\(.name_source) \(.source) \(.atime.sec).\(.atime.nsec)"' "$OUT")"
+}
+
+# An inline-data directory's entries are in its inode: the journal's
+# copies of the directory's inode give the names of the files deleted
+# from it, from i_block and from the system.data xattr, and their inodes
+# before the deletion.
+test_kernel_inline_dir_journal_names() {
+	if [ "$CAN_MOUNT" != 1 ]; then
+		skip_test "loop mounts not available (root and loop devices)"
+		return
+	fi
+	local img="$TMP/inl-k.img" mnt i
+	truncate -s 32M "$img"
+	mkfs.ext4 -q -F -O inline_data "$img" >/dev/null 2>&1
+	mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+	mount -o loop "$img" "$mnt" || { fail "mount"; return; }
+	mkdir -p "$mnt/small"
+	# f1..f4 fit in i_block, f5..f7 go to the system.data xattr
+	for i in 1 2 3 4 5 6 7; do echo "d$i" >"$mnt/small/f$i"; done
+	touch -m -d '2011-12-13 14:15:16.25' "$mnt/small/f2"
+	sync
+	(cd "$mnt" && stat -c '%i /%n %s %.9X %.9Y %.9Z %.9W' \
+		small/f2 small/f7) >"$TMP/inl.truth"
+	sleep 1
+	rm "$mnt/small/f2" "$mnt/small/f7"
+	sync
+	cp "$img" "$TMP/inl-k-live.img"
+	umount "$mnt"
+	rmdir "$mnt"
+	assertEquals "/small is inline" 1 \
+		"$(debugfs -R 'stat /small' "$img" 2>/dev/null | grep -c 'Flags: 0x10000000')"
+	local f ino path size at mt ct cr
+	for f in "$TMP/inl-k-live.img" "$img"; do
+		run_ro "$f" timeline -d -f jsonl "$f"
+		assertEquals "$f: $(head -3 "$ERR")" 0 "$RC"
+		while read -r ino path size at mt ct cr; do
+			assertEquals "$f: $path" \
+				"$ino deleted journal journal-predelete $size $at $mt $ct $cr" \
+				"$(jq -r --arg p "$path" 'select(.path == $p) |
+					"\(.ino) \(.status) \(.name_source) \(.source) \(.size) \(.atime.sec).\(.atime.nsec) \(.mtime.sec).\(.mtime.nsec) \(.ctime.sec).\(.ctime.nsec) \(.crtime.sec).\(.crtime.nsec)"' "$OUT" |
+					awk '{ for (i = 6; i <= 9; i++) { split($i, a, "."); $i = sprintf("%s.%09d", a[1], a[2]) } print }')"
+		done <"$TMP/inl.truth"
+		assertEquals "$f: only those" 2 \
+			"$(jq -r 'select(.status != "live") | .path' "$OUT" | grep -c '^/small/')"
+	done
 }
 
 # The committed images: /deleted-file was written, synced, its truth line
 # recorded, then deleted by the kernel: its name, and its times before the
-# deletion (the last journaled state with links above 0), come from the
-# journal.
+# deletion (the last journaled state with links above 0, on the deleted
+# row), come from the journal.
 test_committed_images_deleted_file() {
 	local n img line ino size at mt ct cr
 	for n in ext4-4k ext4-1k-inline; do
@@ -318,13 +386,13 @@ test_committed_images_deleted_file() {
 		read -r _ ino _ _ _ _ size _ at mt ct cr _ <<<"$line"
 		run_ro "$img" timeline -d --journal -f jsonl "$img"
 		assertEquals "$n: $(head -3 "$ERR")" 0 "$RC"
-		assertEquals "$n: the deleted row" "$ino deleted journal" \
-			"$(jq -r 'select(.path == "/deleted-file" and .source == null) |
-				"\(.ino) \(.status) \(.name_source)"' "$OUT")"
-		assertEquals "$n: before the deletion" "$ino $size $at $mt $ct $cr" \
-			"$(jq -rs '[.[] | select(.path == "/deleted-file" and .source == "journal" and .links > 0)] | last |
-				"\(.ino) \(.size) \(.atime.sec).\(.atime.nsec) \(.mtime.sec).\(.mtime.nsec) \(.ctime.sec).\(.ctime.nsec) \(.crtime.sec).\(.crtime.nsec)"' "$OUT" |
-				awk '{ for (i = 3; i <= 6; i++) { split($i, a, "."); $i = sprintf("%s.%09d", a[1], a[2]) } print }')"
+		assertEquals "$n: the deleted row" \
+			"$ino deleted journal $size $at $mt $ct $cr" \
+			"$(jq -r 'select(.path == "/deleted-file" and .source == "journal-predelete") |
+				"\(.ino) \(.status) \(.name_source) \(.size) \(.atime.sec).\(.atime.nsec) \(.mtime.sec).\(.mtime.nsec) \(.ctime.sec).\(.ctime.nsec) \(.crtime.sec).\(.crtime.nsec)"' "$OUT" |
+				awk '{ for (i = 5; i <= 8; i++) { split($i, a, "."); $i = sprintf("%s.%09d", a[1], a[2]) } print }')"
+		assertEquals "$n: that state not a journal row again" 0 \
+			"$(jq -r --arg a "${at%.*}" 'select(.path == "/deleted-file" and .source == "journal" and .links > 0 and (.atime.sec | tostring) == $a and .size == '"$size"')' "$OUT" | grep -c .)"
 	done
 }
 

@@ -202,7 +202,7 @@ test_hash_with_flags_deleted_journal() {
 		# shellcheck disable=SC2086
 		run_ro "$img" timeline -f csv --hash md5 --flags -d $o "$img"
 		assertEquals "csv $o: columns" \
-			"status,md5,name_source,flags" \
+			"status,md5,name_source,source,tid,commit_time,flags" \
 			"$(head -n 1 "$OUT" | tr -d '\r' | cut -d, -f14-)"
 	done
 	run_ro "$img" export --hash sha256 "$img"

@@ -7,7 +7,11 @@
  * each takes the first name found for it in slack, else the name the
  * journal's latest copy of a directory block gave it (e4t_journal_names,
  * on every directory the walk reached, read when the walk reaches its
- * first orphan or deleted inode); the slack names left over (inode in
+ * first orphan or deleted inode).  A deleted inode named from the
+ * journal is shown as the journal last held it before its deletion
+ * (e4t_journal_before_delete: mode, size, owner and the four times; its
+ * links count and dtime stay the disk's), and the row carries the
+ * transaction of its name; the slack names left over (inode in
  * use again, or freed but not kept by the tree) become rows of their own
  * at the end, as fls shows them.  The journal is read quietly: a journal
  * that cannot be read gives no names, and its damage is for the journal
@@ -29,6 +33,13 @@ struct dname {
 	size_t seq;
 	char *path;
 	size_t path_len;
+	struct e4t_row_journal jsrc; /* a journal name's transaction */
+};
+
+/* A deleted inode as the journal held it before its deletion. */
+struct dbefore {
+	ext2_ino_t ino;
+	struct e4t_inode in;
 };
 
 /* A directory the walk reached: the journal's names take its path. */
@@ -46,6 +57,11 @@ struct dnames {
 	size_t jn, jcap;
 	struct ddir *dirs; /* in walk order */
 	size_t ndirs, dirs_cap;
+	struct dbefore *before; /* by inode */
+	size_t nbefore, before_cap;
+	struct e4t_inode paired; /* the row dnames_row gave last */
+	struct e4t_row_journal jsrc;
+	struct e4t_journal *shared; /* loaded by the caller, or NULL */
 	int sorted;
 	errcode_t err;
 	const char *dir_path; /* of the directory being read */
@@ -63,6 +79,11 @@ errcode_t dnames_new(struct e4t_image *img, struct dnames **ret)
 	return 0;
 }
 
+void dnames_use_journal(struct dnames *d, struct e4t_journal *j)
+{
+	d->shared = j;
+}
+
 void dnames_free(struct dnames *d)
 {
 	size_t i;
@@ -78,6 +99,7 @@ void dnames_free(struct dnames *d)
 	free(d->v);
 	free(d->jv);
 	free(d->dirs);
+	free(d->before);
 	free(d);
 }
 
@@ -147,20 +169,75 @@ static int on_jname(const struct e4t_jname *e, void *priv)
 	n->ino = e->ino;
 	/* the latest copy first among an inode's names */
 	n->seq = SIZE_MAX - e->trans;
+	n->jsrc.tid = e->tid;
+	n->jsrc.commit_sec = e->commit_sec;
+	n->jsrc.commit_nsec = e->commit_nsec;
 	return 0;
+}
+
+static int on_before(const struct e4t_jbefore *c, void *priv)
+{
+	struct dnames *d = priv;
+	struct dbefore *b;
+
+	if (grow_array(&d->before, &d->before_cap, d->nbefore,
+		       sizeof(*d->before))) {
+		d->err = ENOMEM;
+		return 1;
+	}
+	b = &d->before[d->nbefore++]; /* they come by inode number */
+	b->ino = c->ino;
+	e4t_inode_decode_disk(c->raw, c->len, d->img->inode_size, c->ino,
+			      &b->in);
+	return 0;
+}
+
+/* The inodes the journal named, as it held them before their deletion. */
+static errcode_t journal_before(struct dnames *d, struct e4t_journal *j)
+{
+	ext2_ino_t *inos;
+	errcode_t err;
+	size_t i;
+
+	if (!d->jn)
+		return 0;
+	inos = malloc(d->jn * sizeof(*inos));
+	if (!inos)
+		return ENOMEM;
+	for (i = 0; i < d->jn; i++)
+		inos[i] = d->jv[i].ino;
+	err = e4t_journal_before_delete(d->img, j, inos, d->jn, on_before, d);
+	free(inos);
+	return err ? err : d->err;
+}
+
+static struct dbefore *before_of(const struct dnames *d, ext2_ino_t ino)
+{
+	size_t lo = 0, hi = d->nbefore;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->before[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nbefore && d->before[lo].ino == ino ? &d->before[lo]
+							   : NULL;
 }
 
 /* The journal's names of deleted files under the directories walked. */
 static errcode_t journal_names(struct dnames *d)
 {
-	struct e4t_journal *j;
+	struct e4t_journal *j = d->shared;
 	ext2_ino_t *inos;
 	errcode_t err;
 	size_t i;
 
-	if (e4t_journal_open(d->img, NULL, &j))
+	if (!j && e4t_journal_open(d->img, NULL, &j))
 		return 0; /* no journal, or none that can be read */
-	if (e4t_journal_load(j, E4T_J_STALE, NULL, NULL)) {
+	if (!d->shared && e4t_journal_load(j, E4T_J_STALE, NULL, NULL)) {
 		e4t_journal_close(j);
 		return 0;
 	}
@@ -168,16 +245,20 @@ static errcode_t journal_names(struct dnames *d)
 		qsort(d->dirs, d->ndirs, sizeof(*d->dirs), cmp_ddir);
 	inos = malloc((d->ndirs + 1) * sizeof(*inos));
 	if (!inos) {
-		e4t_journal_close(j);
+		if (!d->shared)
+			e4t_journal_close(j);
 		return ENOMEM;
 	}
 	for (i = 0; i < d->ndirs; i++)
 		inos[i] = d->dirs[i].ino;
 	err = e4t_journal_names(d->img, j, inos, d->ndirs, on_jname, d);
 	free(inos);
-	e4t_journal_close(j);
 	if (!err)
 		err = d->err;
+	if (!err)
+		err = journal_before(d, j);
+	if (!d->shared)
+		e4t_journal_close(j);
 	return err == ENOMEM ? err : 0;
 }
 
@@ -225,6 +306,45 @@ static errcode_t finish_live(struct dnames *d, int journal)
 static struct dname *first_of(struct dnames *d, ext2_ino_t ino)
 {
 	return first_in(d->v, d->n, ino);
+}
+
+/*
+ * A row named from the journal carries its name's transaction; a deleted
+ * inode is shown as the journal last held it before the deletion, with
+ * the disk's links count and dtime (when it was deleted); an orphan,
+ * still in use, or an inode the journal holds no such copy of, stays
+ * the disk's.
+ */
+static void journal_named(struct dnames *d, const struct e4t_row *row,
+			  const struct dname *n, struct e4t_row *out)
+{
+	const struct e4t_inode *in = row->inode;
+	const struct dbefore *b =
+		row->status == E4T_DELETED ? before_of(d, in->ino) : NULL;
+
+	out->path = n->path;
+	out->path_len = n->path_len;
+	out->name_source = "journal";
+	d->jsrc = n->jsrc;
+	d->jsrc.kind = b ? E4T_RJ_PREDELETE : E4T_RJ_NAME_ONLY;
+	out->journal = &d->jsrc;
+	if (!b)
+		return;
+	d->paired = b->in;
+	d->paired.links = in->links;
+	d->paired.flags = (uint16_t)((b->in.flags & ~(E4T_INO_ORPHAN_LIST |
+						      E4T_INO_CSUM_BAD)) |
+				     (in->flags & (E4T_INO_ORPHAN_LIST |
+						   E4T_INO_CSUM_BAD)));
+	d->paired.present =
+		(uint16_t)((b->in.present & ~(E4T_PRESENT(E4T_DTIME) |
+					      E4T_PRESENT_EXTRA(E4T_DTIME))) |
+			   (in->present & (E4T_PRESENT(E4T_DTIME) |
+					   E4T_PRESENT_EXTRA(E4T_DTIME))));
+	d->paired.raw_base[E4T_DTIME] = in->raw_base[E4T_DTIME];
+	d->paired.raw_extra[E4T_DTIME] = in->raw_extra[E4T_DTIME];
+	d->paired.ts[E4T_DTIME] = in->ts[E4T_DTIME];
+	out->inode = &d->paired;
 }
 
 /* Every name of the inode of n is taken: it is shown once. */
@@ -277,11 +397,8 @@ errcode_t dnames_row(struct dnames *d, const struct e4t_row *row,
 		n++;
 	if (!n || n >= d->v + d->n || n->ino != in->ino) {
 		n = first_in(d->jv, d->jn, in->ino);
-		if (n) {
-			out->path = n->path;
-			out->path_len = n->path_len;
-			out->name_source = "journal";
-		}
+		if (n)
+			journal_named(d, row, n, out);
 		return 0;
 	}
 	out->path = n->path;

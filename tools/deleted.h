@@ -13,6 +13,10 @@
 struct dnames;
 
 errcode_t dnames_new(struct e4t_image *img, struct dnames **ret);
+/* The image's journal, loaded with its stale transactions already (by
+ * timeline --journal): read for names instead of opening it again; it
+ * stays the caller's. */
+void dnames_use_journal(struct dnames *d, struct e4t_journal *j);
 /*
  * One row of the walk from /, into *out: a live directory's slack is
  * read (its deleted names take its path); an orphan or deleted row is

@@ -64,7 +64,8 @@ static void csv_row(struct out *o, const struct e4t_row *row)
 		struct e4t_ts ts = { .sec = row->journal->commit_sec,
 				     .nsec = row->journal->commit_nsec };
 
-		lb_printf(b, ",journal,%u,", row->journal->tid);
+		lb_printf(b, ",%s,%u,", row_source(row->journal),
+			  row->journal->tid);
 		if (ts.sec)
 			lb_iso(b, &ts, 9);
 	}

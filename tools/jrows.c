@@ -6,7 +6,8 @@
  * times, size, mode, owner or links differ from the copy of the same
  * inode kept before it.  An inode's states are a list in journal order
  * (no sort: a 1 GiB journal holds millions of copies).  A row of the
- * walk is followed by those of its inode.
+ * walk is followed by those of its inode (but the one a deleted row named
+ * from the journal shows already: the state before its deletion).
  */
 #include "config.h"
 
@@ -39,6 +40,7 @@ struct jrows {
 	uint32_t *head, *tail; /* by inode number */
 	uint32_t ninodes;
 	struct e4t_row_journal *trans; /* tid and commit time by index */
+	struct e4t_journal *j;	       /* kept for timeline --deleted */
 	errcode_t err;
 };
 
@@ -91,14 +93,18 @@ static int same_packed(const struct jstate *a, const struct jstate *b)
 	       !memcmp(a->raw_extra, b->raw_extra, sizeof(a->raw_extra));
 }
 
-static int same_state(const struct e4t_inode *a, const struct e4t_inode *b)
+/* The same state; with predelete, the row is a deleted inode shown as
+ * the journal held it before the deletion, its links count and dtime the
+ * disk's: those two are not compared. */
+static int same_state(const struct e4t_inode *a, const struct e4t_inode *b,
+		      int predelete)
 {
 	int f;
 
-	if (a->mode != b->mode || a->links != b->links || a->uid != b->uid ||
-	    a->gid != b->gid || a->size != b->size)
+	if (a->mode != b->mode || (!predelete && a->links != b->links) ||
+	    a->uid != b->uid || a->gid != b->gid || a->size != b->size)
 		return 0;
-	for (f = 0; f < E4T_NFIELDS; f++)
+	for (f = 0; f < (predelete ? E4T_DTIME : E4T_NFIELDS); f++)
 		if (e4t_ts_cmp(&a->ts[f], &b->ts[f]) ||
 		    (a->ts[f].flags & E4T_TS_STORED) !=
 			    (b->ts[f].flags & E4T_TS_STORED))
@@ -176,19 +182,26 @@ errcode_t jrows_load(struct e4t_image *img, e4t_warn_fn warn, void *priv,
 	if (!err)
 		err = jr->err;
 	e4t_audit_free(a);
-	e4t_journal_close(j);
 	if (err) {
+		e4t_journal_close(j);
 		jrows_free(jr);
 		return err;
 	}
+	jr->j = j;
 	*ret = jr;
 	return 0;
+}
+
+struct e4t_journal *jrows_journal(const struct jrows *jr)
+{
+	return jr ? jr->j : NULL;
 }
 
 int jrows_emit(const struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
 	       void *priv)
 {
 	ext2_ino_t ino = row->inode->ino;
+	int predelete = row->journal && row->journal->kind == E4T_RJ_PREDELETE;
 	uint32_t k;
 	int rc = 0;
 
@@ -199,8 +212,8 @@ int jrows_emit(const struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
 		struct e4t_row r = *row;
 
 		unpack(jr, &jr->v[k], &in);
-		if (same_state(&in, row->inode))
-			continue; /* today's row says it */
+		if (same_state(&in, row->inode, predelete))
+			continue; /* the row says it */
 		r.inode = &in;
 		r.journal = &jr->trans[jr->v[k].trans];
 		rc = fn(&r, priv);
@@ -216,5 +229,6 @@ void jrows_free(struct jrows *jr)
 	free(jr->head);
 	free(jr->tail);
 	free(jr->trans);
+	e4t_journal_close(jr->j);
 	free(jr);
 }

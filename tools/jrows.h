@@ -19,6 +19,9 @@ errcode_t jrows_load(struct e4t_image *img, e4t_warn_fn warn, void *priv,
  * status), oldest first, those equal to row's own times left out. */
 int jrows_emit(const struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
 	       void *priv);
+/* The journal jrows_load read, loaded (live log and stale transactions),
+ * open until jrows_free; NULL when it could not be read. */
+struct e4t_journal *jrows_journal(const struct jrows *jr);
 void jrows_free(struct jrows *jr);
 
 #endif

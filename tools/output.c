@@ -191,8 +191,19 @@ void lb_body_middle(struct out *o, const struct e4t_row *row, const char *mode,
 /* timeline --journal (output.h) */
 void journal_suffix(struct lbuf *b, const struct e4t_row *row)
 {
-	if (row->journal)
+	if (row->journal && row->journal->kind != E4T_RJ_NAME_ONLY)
 		lb_printf(b, " (journal tid %u)", row->journal->tid);
+}
+
+const char *row_source(const struct e4t_row_journal *j)
+{
+	if (!j)
+		return "disk";
+	switch (j->kind) {
+	case E4T_RJ_PREDELETE: return "journal-predelete";
+	case E4T_RJ_NAME_ONLY: return "disk";
+	default: return "journal";
+	}
 }
 
 void lb_journal_json(struct lbuf *b, const struct e4t_row *row)
@@ -201,8 +212,8 @@ void lb_journal_json(struct lbuf *b, const struct e4t_row *row)
 
 	if (!j)
 		return;
-	lb_printf(b, ",\"source\":\"journal\",\"tid\":%u,\"commit_time\":",
-		  j->tid);
+	lb_printf(b, ",\"source\":\"%s\",\"tid\":%u,\"commit_time\":",
+		  row_source(j), j->tid);
 	if (j->commit_sec) {
 		struct e4t_ts ts = { .sec = j->commit_sec,
 				     .nsec = j->commit_nsec };

@@ -46,7 +46,8 @@ struct out {
 	const char *flags[E4T_OUT_MAXFLAGS];
 	/* timeline --deleted from /: csv has a name_source column */
 	int name_sources;
-	/* timeline --journal: csv has source, tid and commit_time columns */
+	/* timeline --journal, or --deleted from /: csv has source, tid and
+	 * commit_time columns */
 	int journal_rows;
 };
 
@@ -77,10 +78,18 @@ void lb_iso(struct lbuf *b, const struct e4t_ts *ts, int digits);
 /* "-rw-r--r--" as ls shows it, with setuid/setgid/sticky. */
 void mode_string(uint16_t mode, char out[11]);
 const char *status_suffix(enum e4t_status st);
-/* timeline --journal: " (journal tid N)" after the path of a journal row */
+/* timeline --journal: " (journal tid N)" after the path of a journal row
+ * (and of a deleted row named from the journal and shown as the journal
+ * held it before the deletion: its name's tid); nothing for the others */
 void journal_suffix(struct lbuf *b, const struct e4t_row *row);
-/* timeline --journal: ,"source":"journal","tid":N,"commit_time":"...Z"
- * (null when unknown) for a journal row, nothing for the others */
+/* Where the row's inode comes from: "disk", "journal" (a journaled state,
+ * --journal), "journal-predelete" (a deleted inode as the journal last
+ * held it before the deletion, --deleted) */
+const char *row_source(const struct e4t_row_journal *j);
+/* timeline --journal and --deleted: ,"source":"...","tid":N,
+ * "commit_time":"...Z" (null when unknown) for a row with a journal
+ * transaction (a state's; a name's from the journal), nothing for the
+ * others */
 void lb_journal_json(struct lbuf *b, const struct e4t_row *row);
 /* The MD5 column of both bodyfiles and its '|': the hash with --hash
  * md5, else 0 (no hash: plaso and mactime read it so). */

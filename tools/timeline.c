@@ -256,7 +256,8 @@ static int emit_row(struct tl_ctx *c, const struct e4t_row *row)
 	/* a deleted inode's blocks, an inode another file holds now, a
 	 * journaled state: none is this row's content */
 	if (LINUX_S_ISREG(p->inode.mode) && row->status != E4T_DELETED &&
-	    row->status != E4T_DELETED_REALLOC && !row->journal) {
+	    row->status != E4T_DELETED_REALLOC &&
+	    (!row->journal || row->journal->kind == E4T_RJ_NAME_ONLY)) {
 		b->ino[b->n] = p->inode.ino;
 		b->bytes += p->inode.size;
 	}
@@ -487,6 +488,7 @@ int timeline_run(const struct timeline_args *a)
 			goto out;
 		}
 		c.out.name_sources = 1;
+		c.out.journal_rows = 1; /* the names from the journal */
 	}
 	if (a->journal) {
 		err = jrows_load(img, lib_warn, &wc, &c.jr);
@@ -500,6 +502,8 @@ int timeline_run(const struct timeline_args *a)
 			wc.count++;
 		}
 		c.out.journal_rows = 1;
+		if (c.dn) /* one reading of the journal for both */
+			dnames_use_journal(c.dn, jrows_journal(c.jr));
 	}
 	c.out.hash = a->hash;
 	if (a->hash) {

@@ -128,6 +128,39 @@ int e4t_slack_dx_node(const unsigned char *buf, unsigned len, int csum)
 	return limit == (len - 8 - (csum ? 8 : 0)) / 8 && count <= limit;
 }
 
+/* The system.data xattr in the body of a raw inode (e4time.h). */
+unsigned e4t_inline_data_xattr(const unsigned char *raw, unsigned isize,
+			       unsigned *len)
+{
+	unsigned start, p, end = isize;
+
+	*len = 0;
+	if (isize <= EXT2_GOOD_OLD_INODE_SIZE + 4)
+		return 0;
+	start = EXT2_GOOD_OLD_INODE_SIZE + le16(raw + 0x80);
+	if ((start & 3) || start + 4 > end || le32(raw + start) != 0xEA020000)
+		return 0;
+	start += 4; /* value offsets count from the first entry */
+	for (p = start; p + 16 <= end && le32(raw + p);) {
+		unsigned nl = raw[p], index = raw[p + 1];
+		unsigned voff = le16(raw + p + 2);
+		uint32_t vino = le32(raw + p + 4), vsize = le32(raw + p + 8);
+
+		if (p + 16 + nl > end)
+			return 0;
+		if (index == 7 && nl == 4 && !memcmp(raw + p + 16, "data", 4) &&
+		    !vino) {
+			if (vsize < 8 || voff > end - start ||
+			    vsize > end - start - voff)
+				return 0;
+			*len = vsize;
+			return start + voff;
+		}
+		p += (16 + nl + 3) & ~3U;
+	}
+	return 0;
+}
+
 /* One directory's candidates, and its live names to tell copies apart. */
 struct name_rec {
 	ext2_ino_t ino;

@@ -9,6 +9,11 @@
  * held it.  With metadata_csum a copy must verify as a block of that
  * directory (the checksum covers the directory's inode number and
  * generation): a block that was once another directory's gives nothing.
+ * An inline-data directory's entries are in its inode (i_block after the
+ * parent's number, then the system.data xattr in the inode's body): every
+ * journaled copy of the inode-table block that holds it is parsed the
+ * same way, when the copy is of that directory (its generation now) and
+ * was inline then.
  */
 #include "config.h"
 
@@ -23,6 +28,14 @@ struct dblock {
 	ext2_ino_t dir;
 };
 
+/* A directory's inode: where it lies, and which one it is. */
+struct dinode {
+	blk64_t home;
+	unsigned off;
+	ext2_ino_t dir;
+	uint32_t gen;
+};
+
 struct jn_rec {
 	ext2_ino_t dir, ino;
 	unsigned name_len, file_type;
@@ -31,32 +44,116 @@ struct jn_rec {
 	size_t trans;	  /* the last transaction that held it */
 	int live;	  /* the directory holds it now */
 	size_t seq;
+	uint32_t hash;
 };
 
 struct jn_ctx {
-	struct jn_rec *v;
+	struct jn_rec *v; /* each entry once (directory, inode, name) */
 	size_t n, cap;
+	size_t *tab; /* open hash of v: index + 1, 0 empty */
+	size_t tab_cap;
 	char *names;
 	size_t names_len, names_cap;
 	ext2_ino_t dir;
 	size_t trans;
-	int live;
 	errcode_t err;
 	struct dblock *blocks;
 	size_t nblocks, blocks_cap;
+	struct dinode *inodes; /* inline_data: every directory's inode */
+	size_t ninodes, inodes_cap;
 	uint32_t inodes_count;
 };
 
+static uint32_t get_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static unsigned get_le16(const unsigned char *p)
+{
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+static uint32_t rec_hash(ext2_ino_t dir, ext2_ino_t ino, const char *name,
+			 unsigned nl)
+{
+	uint32_t h = 2166136261U ^ dir;
+	unsigned i;
+
+	h = (h * 16777619U) ^ ino;
+	for (i = 0; i < nl; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619U;
+	return h ^ (h >> 15);
+}
+
+/* The slot of (c->dir, ino, name) in the hash: its entry, or empty. */
+static size_t *slot_of(const struct jn_ctx *c, ext2_ino_t ino, const char *name,
+		       unsigned nl, uint32_t h)
+{
+	size_t mask = c->tab_cap - 1, i = h & mask;
+
+	for (; c->tab[i]; i = (i + 1) & mask) {
+		const struct jn_rec *r = &c->v[c->tab[i] - 1];
+
+		if (r->hash == h && r->dir == c->dir && r->ino == ino &&
+		    r->name_len == nl &&
+		    !memcmp(c->names + r->name_off, name, nl))
+			break;
+	}
+	return &c->tab[i];
+}
+
+/* Room in the hash for one entry more (at most half full). */
+static int tab_room(struct jn_ctx *c)
+{
+	size_t cap = c->tab_cap ? c->tab_cap : 1024, i;
+	size_t *tab;
+
+	while ((c->n + 1) * 2 > cap)
+		cap *= 2;
+	if (cap == c->tab_cap)
+		return 0;
+	tab = calloc(cap, sizeof(*tab));
+	if (!tab)
+		return ENOMEM;
+	for (i = 0; i < c->n; i++) {
+		size_t k = c->v[i].hash & (cap - 1);
+
+		while (tab[k])
+			k = (k + 1) & (cap - 1);
+		tab[k] = i + 1;
+	}
+	free(c->tab);
+	c->tab = tab;
+	c->tab_cap = cap;
+	return 0;
+}
+
+/* An entry of a copy: new, or the latest transaction of one seen. */
 static int add_rec(struct jn_ctx *c, ext2_ino_t ino, const char *name,
 		   unsigned nl, unsigned ft)
 {
+	uint32_t h = rec_hash(c->dir, ino, name, nl);
 	struct jn_rec *r;
+	size_t *slot;
 
-	if (e4t_grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v), 256) ||
+	if (tab_room(c) ||
+	    e4t_grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v), 256) ||
 	    e4t_grow(&c->names, &c->names_cap, c->names_len + nl, 1, 4096)) {
 		c->err = ENOMEM;
 		return 1;
 	}
+	slot = slot_of(c, ino, name, nl, h);
+	if (*slot) {
+		r = &c->v[*slot - 1];
+		if (c->trans >= r->trans) { /* the latest copy's */
+			r->trans = c->trans;
+			r->file_type = ft;
+		}
+		return 0;
+	}
+	*slot = c->n + 1;
 	r = &c->v[c->n];
 	r->dir = c->dir;
 	r->ino = ino;
@@ -64,7 +161,8 @@ static int add_rec(struct jn_ctx *c, ext2_ino_t ino, const char *name,
 	r->file_type = ft;
 	r->name_off = c->names_len;
 	r->trans = c->trans;
-	r->live = c->live;
+	r->live = 0;
+	r->hash = h;
 	r->seq = c->n++;
 	memcpy(c->names + c->names_len, name, nl);
 	c->names_len += nl;
@@ -85,13 +183,31 @@ static int on_copy_entry(ext2_ino_t ino, const char *name, unsigned nl,
 	return add_rec(priv, ino, name, nl, ft);
 }
 
+static int no_slack_entry(ext2_ino_t ino, const char *name, unsigned nl,
+			  unsigned ft, unsigned off, void *priv)
+{
+	(void)ino;
+	(void)name;
+	(void)nl;
+	(void)ft;
+	(void)off;
+	(void)priv;
+	return 0;
+}
+
+/* A live entry: the copies' entry of the same name is not deleted. */
 static int on_live(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 		   unsigned nl, unsigned ft, void *priv)
 {
 	struct jn_ctx *c = priv;
+	size_t *slot;
 
+	(void)ft;
 	c->dir = dir;
-	return add_rec(c, ino, name, nl, ft);
+	slot = slot_of(c, ino, name, nl, rec_hash(dir, ino, name, nl));
+	if (*slot)
+		c->v[*slot - 1].live = 1;
+	return 0;
 }
 
 /* cppcheck-suppress constParameter */
@@ -142,7 +258,7 @@ static const struct dblock *find_block(const struct jn_ctx *c, blk64_t blk)
 							   : NULL;
 }
 
-/* By directory, inode and name; live first, then the latest copy. */
+/* By directory, inode and name (each is there once). */
 static int cmp_rec(const void *x, const void *y)
 {
 	const struct jn_rec *a = x, *b = y;
@@ -157,18 +273,7 @@ static int cmp_rec(const void *x, const void *y)
 	r = memcmp(a->name, b->name, a->name_len);
 	if (r)
 		return r;
-	if (a->live != b->live)
-		return a->live ? -1 : 1;
-	if (a->trans != b->trans)
-		return a->trans > b->trans ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-static int same(const struct jn_rec *a, const struct jn_rec *b)
-{
-	return a->dir == b->dir && a->ino == b->ino &&
-	       a->name_len == b->name_len &&
-	       !memcmp(a->name, b->name, a->name_len);
 }
 
 static int cmp_ino(const void *x, const void *y)
@@ -184,22 +289,87 @@ static int ino_in(const ext2_ino_t *v, size_t n, ext2_ino_t dir)
 	return dir && bsearch(&dir, v, n, sizeof(*v), cmp_ino) != NULL;
 }
 
+static int cmp_dinode(const void *x, const void *y)
+{
+	const struct dinode *a = x, *b = y;
+
+	if (a->home != b->home)
+		return a->home < b->home ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+static const struct dinode *find_inode(const struct jn_ctx *c, blk64_t blk)
+{
+	size_t lo = 0, hi = c->ninodes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->inodes[mid].home < blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->ninodes && c->inodes[lo].home == blk ? &c->inodes[lo]
+							    : NULL;
+}
+
+/* Remember where directory dir's inode lies (inline_data only). */
+static errcode_t add_dinode(ext2_filsys fs, struct jn_ctx *c, ext2_ino_t dir,
+			    uint32_t gen)
+{
+	unsigned isize = EXT2_INODE_SIZE(fs->super);
+	unsigned ipb = fs->blocksize / isize,
+		 ipg = fs->super->s_inodes_per_group;
+	unsigned idx;
+	struct dinode *d;
+
+	if (!ipb || !ipg)
+		return 0;
+	if (e4t_grow(&c->inodes, &c->inodes_cap, c->ninodes + 1,
+		     sizeof(*c->inodes), 256))
+		return ENOMEM;
+	idx = (dir - 1) % ipg;
+	d = &c->inodes[c->ninodes++];
+	d->dir = dir;
+	d->gen = gen;
+	d->home = ext2fs_inode_table_loc(fs, (dir - 1) / ipg) + idx / ipb;
+	d->off = (idx % ipb) * isize;
+	return 0;
+}
+
+/* A journaled copy of an inline directory's inode: its entries. */
+static void parse_inline_copy(ext2_filsys fs, const unsigned char *raw,
+			      const struct dinode *d, struct jn_ctx *c)
+{
+	unsigned isize = EXT2_INODE_SIZE(fs->super), xoff, xlen;
+	struct e4t_slack_geom g = {
+		.first_ino = 1,
+		.inodes_count = fs->super->s_inodes_count,
+		.filetype = ext2fs_has_feature_filetype(fs->super),
+	};
+
+	if (!LINUX_S_ISDIR(get_le16(raw)) || !get_le16(raw + 0x1a) ||
+	    !(get_le32(raw + 0x20) & EXT4_INLINE_DATA_FL) ||
+	    get_le32(raw + 0x64) != d->gen)
+		return;
+	c->dir = d->dir;
+	/* i_block (at 0x28): the parent's number, then entries */
+	g.len = EXT4_MIN_INLINE_DATA_SIZE - EXT4_INLINE_DATA_DOTDOT_SIZE;
+	e4t_slack_parse(raw + 0x28 + EXT4_INLINE_DATA_DOTDOT_SIZE, &g,
+			no_slack_entry, on_copy_entry, c);
+	xoff = e4t_inline_data_xattr(raw, isize, &xlen);
+	if (xoff && !c->err) {
+		g.len = xlen;
+		e4t_slack_parse(raw + xoff, &g, no_slack_entry, on_copy_entry,
+				c);
+	}
+}
+
 static int usable(const struct e4t_jtrans *t)
 {
 	return (t->flags & E4T_JT_COMMITTED) && !(t->flags & E4T_JT_CSUM_BAD) &&
 	       !(t->flags & E4T_JT_FAST_COMMIT);
-}
-
-static int no_slack(ext2_ino_t ino, const char *name, unsigned nl, unsigned ft,
-		    unsigned off, void *priv)
-{
-	(void)ino;
-	(void)name;
-	(void)nl;
-	(void)ft;
-	(void)off;
-	(void)priv;
-	return 0;
 }
 
 /* The copies of the directories' blocks, parsed. */
@@ -228,12 +398,24 @@ static errcode_t read_copies(struct e4t_image *img, struct e4t_journal *j,
 		for (bi = 0; bi < t->nblocks && !err && !c->err; bi++) {
 			const struct e4t_jblock *b = &t->blocks[bi];
 			const struct dblock *d = find_block(c, b->fsblock);
+			const struct dinode *di =
+				c->ninodes ? find_inode(c, b->fsblock) : NULL;
 
-			if (!d || (b->flags & E4T_JB_UNUSABLE))
+			if ((!d && !di) || (b->flags & E4T_JB_UNUSABLE))
 				continue;
 			err = e4t_journal_read_copy(j, b, buf);
 			if (err)
 				break;
+			c->trans = ti;
+			for (; di && di < c->inodes + c->ninodes &&
+			       di->home == b->fsblock && !c->err;
+			     di++)
+				if (di->off + EXT2_INODE_SIZE(fs->super) <=
+				    fs->blocksize)
+					parse_inline_copy(fs, buf + di->off, di,
+							  c);
+			if (!d)
+				continue;
 			/* an htree index block, as the copy holds it */
 			if (e4t_slack_dx_node(buf, fs->blocksize, csum))
 				continue;
@@ -252,8 +434,7 @@ static errcode_t read_copies(struct e4t_image *img, struct e4t_journal *j,
 					continue;
 				c->dir = d->dir;
 				c->trans = ti;
-				c->live = 0;
-				e4t_slack_parse(buf, &g, no_slack,
+				e4t_slack_parse(buf, &g, no_slack_entry,
 						on_copy_entry, c);
 			}
 		}
@@ -274,13 +455,20 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 	size_t i, k;
 
 	/* Which blocks are whose: the directories' block maps (inline
-	 * directories have none: their copies are inode copies). */
+	 * directories have none: their copies are inode copies, and with
+	 * inline_data every directory may have been inline once). */
 	for (i = 0; i < ndirs && !err; i++) {
 		struct ext2_inode inode;
 
 		if (ext2fs_read_inode(fs, dirs[i], &inode) ||
-		    !LINUX_S_ISDIR(inode.i_mode) ||
-		    (inode.i_flags & EXT4_INLINE_DATA_FL))
+		    !LINUX_S_ISDIR(inode.i_mode))
+			continue;
+		if (ext2fs_has_feature_inline_data(fs->super)) {
+			err = add_dinode(fs, &c, dirs[i], inode.i_generation);
+			if (err)
+				break;
+		}
+		if (inode.i_flags & EXT4_INLINE_DATA_FL)
 			continue;
 		c.dir = dirs[i];
 		/* an unreadable block map: no names from it */
@@ -292,19 +480,23 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 	}
 	if (!err && c.nblocks)
 		qsort(c.blocks, c.nblocks, sizeof(*c.blocks), cmp_dblock);
+	if (!err && c.ninodes)
+		qsort(c.inodes, c.ninodes, sizeof(*c.inodes), cmp_dinode);
 	if (!err)
 		err = read_copies(img, j, &c);
 	/* What the directories that had a copy hold now; a directory that
 	 * cannot be read would make every name look deleted: none of its
 	 * names is given. */
 	if (!err && c.n) {
-		size_t ncopy = c.n, nd = 0;
+		size_t ncopy = 0, nd = 0;
 
-		dirs_had = malloc(ncopy * sizeof(*dirs_had));
+		dirs_had = malloc(c.n * sizeof(*dirs_had));
 		if (!dirs_had)
 			err = ENOMEM;
-		for (i = 0; !err && i < ncopy; i++)
-			dirs_had[i] = c.v[i].dir;
+		/* the entries of one copy are together: their runs */
+		for (i = 0; !err && i < c.n; i++)
+			if (!ncopy || dirs_had[ncopy - 1] != c.v[i].dir)
+				dirs_had[ncopy++] = c.v[i].dir;
 		if (!err)
 			qsort(dirs_had, ncopy, sizeof(*dirs_had), cmp_ino);
 		for (i = 0; !err && i < ncopy; i++)
@@ -313,8 +505,6 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 		for (i = 0; !err && i < nd; i++) {
 			struct ext2_inode inode;
 
-			c.live = 1;
-			c.trans = 0;
 			if (ext2fs_read_inode(fs, dirs_had[i], &inode) ||
 			    e4t_dir_scan(
 				    img, dirs_had[i],
@@ -325,18 +515,19 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 		}
 		ndirs_had = nd;
 	}
+	/* the deleted ones, by directory, inode and name */
+	for (i = 0, k = 0; !err && i < c.n; i++)
+		if (!c.v[i].live && ino_in(dirs_had, ndirs_had, c.v[i].dir))
+			c.v[k++] = c.v[i];
+	c.n = err ? 0 : k;
 	for (i = 0; i < c.n; i++)
 		c.v[i].name = c.names + c.v[i].name_off;
-	if (!err && c.n)
+	if (c.n)
 		qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
-	for (i = 0; !err && i < c.n; i = k) {
+	for (i = 0; !err && i < c.n; i++) {
 		struct e4t_jname e;
 		const struct e4t_jtrans *t;
 
-		for (k = i + 1; k < c.n && same(&c.v[i], &c.v[k]); k++)
-			;
-		if (c.v[i].live || !ino_in(dirs_had, ndirs_had, c.v[i].dir))
-			continue;
 		t = e4t_journal_trans(j, c.v[i].trans);
 		e.dir = c.v[i].dir;
 		e.ino = c.v[i].ino;
@@ -351,8 +542,10 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 			break;
 	}
 	free(c.v);
+	free(c.tab);
 	free(c.names);
 	free(c.blocks);
+	free(c.inodes);
 	free(dirs_had);
 	return err;
 }

@@ -310,4 +310,33 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 			    const ext2_ino_t *dirs, size_t ndirs,
 			    e4t_jname_fn fn, void *priv);
 
+/* ------------------------------------------------------------------ */
+/* Deleted inodes before their deletion (jbefore.c)                    */
+/* ------------------------------------------------------------------ */
+
+/* The last copy of an inode from before its deletion. */
+struct e4t_jbefore {
+	ext2_ino_t ino;
+	size_t trans;		    /* index of its transaction */
+	const struct e4t_jtrans *t; /* that transaction */
+	const uint8_t *raw; /* inode_size bytes as on disk (little-endian;
+			       a fast commit's record zero-filled); valid
+			       during the call only */
+	unsigned len;
+};
+typedef int (*e4t_jbefore_fn)(const struct e4t_jbefore *c, void *priv);
+/*
+ * For each inode of inos (any order, repeats ignored) that can be read
+ * now and whose link count is 0 now, the last copy in the verified
+ * transactions of the loaded journal (committed, no checksum failure,
+ * the copy usable; fast-commit inode records too) whose mode and links
+ * count are not zero and whose i_generation is the inode's on disk now
+ * (the same file, not an earlier one of that number): fn once for each
+ * inode that has one, by inode number.  fn returning non-zero stops.
+ */
+errcode_t e4t_journal_before_delete(struct e4t_image *img,
+				    struct e4t_journal *j,
+				    const ext2_ino_t *inos, size_t n,
+				    e4t_jbefore_fn fn, void *priv);
+
 #endif /* E4T_JOURNAL_H */

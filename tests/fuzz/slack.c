@@ -5,7 +5,8 @@
  * count; the rest is the block.  Every candidate lies inside the block,
  * on a 4-byte boundary, after the live entries' names, with an inode in
  * range and a name without NUL or '/'; the htree node test never reads
- * past the block.
+ * past the block; read as a raw inode (first byte & 4), the system.data
+ * xattr that holds an inline directory's further entries lies inside it.
  */
 #include "config.h"
 
@@ -80,6 +81,13 @@ FUZZ_TARGET(slack)
 	s.g = &g;
 	e4t_slack_parse(buf, &g, on_cand, on_live, &s);
 	(void)e4t_slack_dx_node(buf, g.len, data[0] & 2);
+	if (data[0] & 4) { /* the block as a raw inode: its system.data */
+		unsigned len, off = e4t_inline_data_xattr(buf, g.len, &len);
+
+		FUZZ_CHECK(!off || (len >= 8 && off + len <= g.len &&
+				    off > EXT2_GOOD_OLD_INODE_SIZE),
+			   "system.data of %u bytes at %u", len, off);
+	}
 	free(buf);
 	return 0;
 }
