@@ -796,6 +796,15 @@ struct e4t_manifest_bad {
  */
 errcode_t e4t_manifest_read(FILE *fp, struct e4t_manifest **ret,
 			    struct e4t_manifest_bad *bad);
+/*
+ * The same, keeping the times of fields only (1 << E4T_*; import then
+ * takes no other), read by threads threads: 0 chooses (two for a large
+ * regular file on two CPUs), 1 or 2 (2: when fp is a regular file).
+ * e4t_manifest_read() keeps every field.
+ */
+errcode_t e4t_manifest_read_fields(FILE *fp, unsigned fields, int threads,
+				   struct e4t_manifest **ret,
+				   struct e4t_manifest_bad *bad);
 size_t e4t_manifest_count(const struct e4t_manifest *m);
 void e4t_manifest_free(struct e4t_manifest *m);
 

@@ -175,10 +175,11 @@ static int on_record(const struct e4t_import_rec *r, void *priv)
 }
 
 /* Read and check the whole manifest; nothing is written before this. */
-static int read_manifest(const char *name, FILE *fp, struct e4t_manifest **mf)
+static int read_manifest(const char *name, FILE *fp, unsigned fields,
+			 int threads, struct e4t_manifest **mf)
 {
 	struct e4t_manifest_bad bad;
-	errcode_t err = e4t_manifest_read(fp, mf, &bad);
+	errcode_t err = e4t_manifest_read_fields(fp, fields, threads, mf, &bad);
 	const char *k = bad.why.key;
 	char *key = NULL;
 
@@ -288,7 +289,7 @@ static int import_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	inputs[0] = strcmp(mname, "-") ? mname : NULL;
 	ctx->wo.inputs = inputs;
-	status = read_manifest(mname, fp, &mf);
+	status = read_manifest(mname, fp, io.fields, ctx->topts.threads, &mf);
 	if (fp != stdin)
 		fclose(fp);
 	if (status == EXIT_OK && pmap && e4t_manifest_map(mf, pmap, &outside))
