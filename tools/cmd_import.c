@@ -310,6 +310,7 @@ static int import_run(struct cmd_ctx *ctx, int argc, char **argv)
 	(void)argv;
 	io.manifest = mf;
 	io.dry_run = ctx->wo.dry_run;
+	io.threads = ctx->topts.threads;
 	io.record = on_record;
 	io.priv = &out;
 	out.image = img->name;

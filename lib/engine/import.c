@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "e4time.h"
+#include "inorder.h"
 #include "manifest.h"
 
 /* One entry landing on one inode. */
@@ -41,8 +42,7 @@ struct im_ctx {
 	const struct e4t_mf_entry *entries;
 	size_t nentries;
 	unsigned fields;
-	char *matched;		 /* per entry */
-	struct e4t_batch *batch; /* the writes, in inode order */
+	char *matched; /* per entry */
 	/* open addressing: a slot is 0 (empty) or the entry's index + 1
 	 * below 32 bits and its path's hash's top 32 bits above (a path
 	 * whose hash differs there is passed without a look at it) */
@@ -50,7 +50,8 @@ struct im_ctx {
 	size_t hcap;
 	struct assign *assigns;
 	size_t nassigns, acap;
-	struct pending pend[AHEAD]; /* names waiting, from phead on */
+	struct pending pend[AHEAD];	/* names waiting, from phead on */
+	struct e4t_import_stats jst[2]; /* each thread's counts */
 	size_t phead, npend;
 	errcode_t err; /* a failed write, stops the run */
 	int cb_err;    /* the record callback stopped the run */
@@ -318,17 +319,10 @@ static int same_times(const struct im_ctx *c, size_t a, size_t b)
 }
 
 /* Hand a record to the caller; its non-zero return stops the run. */
-static void emit(struct im_ctx *c, struct e4t_import_rec *r, size_t ei,
-		 ext2_ino_t ino, enum e4t_import_outcome outcome)
+static void emit(struct im_ctx *c, struct e4t_import_rec *r)
 {
-	const struct e4t_mf_entry *e = &c->entries[ei];
 	int ret;
 
-	r->line = e->line;
-	r->path = e->path;
-	r->path_len = e->path_len;
-	r->ino = ino;
-	r->outcome = outcome;
 	if (!c->o->record || c->cb_err)
 		return;
 	ret = c->o->record(r, c->o->priv);
@@ -337,6 +331,49 @@ static void emit(struct im_ctx *c, struct e4t_import_rec *r, size_t ei,
 		if (!c->err)
 			c->err = ret;
 	}
+}
+
+/* A record of entry ei (r's other fields set). */
+static void fill(const struct im_ctx *c, struct e4t_import_rec *r, size_t ei,
+		 ext2_ino_t ino, enum e4t_import_outcome outcome)
+{
+	const struct e4t_mf_entry *e = &c->entries[ei];
+
+	r->line = e->line;
+	r->path = e->path;
+	r->path_len = e->path_len;
+	r->ino = ino;
+	r->outcome = outcome;
+}
+
+/* A chunk's records, handed out in order (e4t_inorder_run()). */
+struct im_out {
+	struct e4t_import_rec *recs;
+	size_t n, cap;
+	errcode_t mem_err; /* a record could not be kept */
+};
+
+/* What a thread works with: the context, its job, its chunk's records
+ * and its counts. */
+struct im_job {
+	struct im_ctx *c;
+	struct e4t_inorder_job *j;
+	struct im_out *out;
+	struct e4t_import_stats *st;
+};
+
+/* Keep a record of entry ei for the chunk's turn. */
+static void keep(struct im_job *w, struct e4t_import_rec *r, size_t ei,
+		 ext2_ino_t ino, enum e4t_import_outcome outcome)
+{
+	struct im_out *o = w->out;
+
+	fill(w->c, r, ei, ino, outcome);
+	if (e4t_grow(&o->recs, &o->cap, o->n + 1, sizeof(*o->recs), 256)) {
+		o->mem_err = ENOMEM;
+		return;
+	}
+	o->recs[o->n++] = *r;
 }
 
 /* Does the inode already hold every time the entry gives for the
@@ -358,8 +395,9 @@ static int agrees(const struct im_ctx *c, const struct e4t_inode *in, size_t ei)
 }
 
 /* Apply one manifest entry (of n that agree) to one inode. */
-static void apply(struct im_ctx *c, const struct assign *a, size_t ei, size_t n)
+static void apply(struct im_job *w, const struct assign *a, size_t ei, size_t n)
 {
+	const struct im_ctx *c = w->c;
 	struct e4t_import_rec r;
 	struct e4t_inode in;
 	unsigned set = 0;
@@ -369,13 +407,13 @@ static void apply(struct im_ctx *c, const struct assign *a, size_t ei, size_t n)
 	memset(&r, 0, sizeof(r));
 	err = e4t_tree_inode(c->tree, a->ino, &in);
 	if (err) {
-		c->st->refused++;
+		w->st->refused++;
 		r.err = err;
-		emit(c, &r, ei, a->ino, E4T_IMPORT_REFUSED);
+		keep(w, &r, ei, a->ino, E4T_IMPORT_REFUSED);
 		return;
 	}
 	if (agrees(c, &in, ei))
-		c->st->agree += n;
+		w->st->agree += n;
 	for (f = 0; f < E4T_DTIME; f++) {
 		const struct e4t_ts *cur = &in.ts[f];
 		struct e4t_ts t;
@@ -391,73 +429,133 @@ static void apply(struct im_ctx *c, const struct assign *a, size_t ei, size_t n)
 		set |= 1U << f;
 	}
 	if (!set) {
-		c->st->unchanged++;
-		emit(c, &r, ei, a->ino, E4T_IMPORT_UNCHANGED);
+		w->st->unchanged++;
+		keep(w, &r, ei, a->ino, E4T_IMPORT_UNCHANGED);
 		return;
 	}
 	/* A check that fails refuses this inode; a failed write stops all. */
 	err = e4t_check_settable(&in, set, r.new_ts);
 	if (!err && !c->o->dry_run) {
-		err = e4t_batch_set(c->batch, a->ino, set, r.new_ts);
+		err = e4t_batch_set(w->j->batch, a->ino, set, r.new_ts);
 		if (err) {
-			c->err = err;
+			w->j->write_err = err;
 			return;
 		}
 	}
 	if (err) {
-		c->st->refused++;
+		w->st->refused++;
 		r.err = err;
-		emit(c, &r, ei, a->ino, E4T_IMPORT_REFUSED);
+		keep(w, &r, ei, a->ino, E4T_IMPORT_REFUSED);
 		return;
 	}
-	c->st->changed++;
+	w->st->changed++;
 	r.fields = set;
 	for (f = 0; f < E4T_DTIME; f++)
 		if (set & (1U << f))
 			r.old_ts[f] = in.ts[f];
-	emit(c, &r, ei, a->ino,
+	keep(w, &r, ei, a->ino,
 	     c->o->dry_run ? E4T_IMPORT_WOULD_CHANGE : E4T_IMPORT_CHANGED);
 }
 
-static void apply_all(struct im_ctx *c)
+static ext2_ino_t assign_ino(void *priv, size_t i)
 {
-	size_t i = 0, j;
-	errcode_t err;
+	const struct im_ctx *c = priv;
 
-	c->err = sort_assigns(c);
-	if (!c->err && !c->o->dry_run)
-		c->err = e4t_batch_begin(c->img, NULL, &c->batch);
-	if (c->err)
-		return;
-	while (i < c->nassigns && !c->err) {
+	return c->assigns[i].ino;
+}
+
+/* The assignments [first, end) of a chunk (e4t_inorder_run() never cuts
+ * between two of one inode: they share an inode-table block). */
+static errcode_t work(void *priv, struct e4t_inorder_job *j, size_t first,
+		      size_t end, void **out)
+{
+	struct im_ctx *c = priv;
+	struct im_job w = { c, j, calloc(1, sizeof(struct im_out)),
+			    &c->jst[j->index] };
+	size_t i = first, k;
+
+	*out = w.out;
+	if (!w.out)
+		return ENOMEM;
+	while (i < end && !j->write_err) {
 		const struct assign *a = &c->assigns[i];
 		int agree = 1;
 
 		/* All the entries that land on this inode must agree. */
-		for (j = i + 1; j < c->nassigns && c->assigns[j].ino == a->ino;
-		     j++)
-			if (!same_times(c, a->entry, c->assigns[j].entry))
+		for (k = i + 1; k < end && c->assigns[k].ino == a->ino; k++)
+			if (!same_times(c, a->entry, c->assigns[k].entry))
 				agree = 0;
 		if (agree) {
-			apply(c, a, a->entry, j - i);
+			apply(&w, a, a->entry, k - i);
 		} else {
-			size_t k;
-
-			for (k = i; k < j; k++) {
+			for (; i < k; i++) {
 				struct e4t_import_rec r;
 
 				memset(&r, 0, sizeof(r));
-				c->st->ambiguous++;
-				emit(c, &r, c->assigns[k].entry,
-				     c->assigns[k].ino, E4T_IMPORT_AMBIGUOUS);
+				w.st->ambiguous++;
+				keep(&w, &r, c->assigns[i].entry,
+				     c->assigns[i].ino, E4T_IMPORT_AMBIGUOUS);
 			}
 		}
-		i = j;
+		i = k;
 	}
-	/* the last window's writes: inodes reported as changed */
-	err = e4t_batch_end(c->batch);
-	c->batch = NULL;
-	if (err && !c->err)
+	return w.out->mem_err;
+}
+
+static void drop(void *priv, void *out)
+{
+	struct im_out *o = out;
+
+	(void)priv;
+	free(o->recs);
+	free(o);
+}
+
+/* A chunk's records, in order; the callback's non-zero value. */
+static int emit_chunk(void *priv, void *out)
+{
+	struct im_ctx *c = priv;
+	const struct im_out *o = out;
+	size_t i;
+
+	for (i = 0; i < o->n && !c->cb_err; i++)
+		emit(c, &o->recs[i]);
+	drop(priv, out);
+	return c->cb_err ? (int)c->err : 0;
+}
+
+/* The assignments, in inode order: the times set, through a batch per
+ * thread (as backfill), the records handed out in order. */
+static void apply_all(struct im_ctx *c)
+{
+	struct e4t_inorder io = {
+		.img = c->img,
+		.ino = assign_ino,
+		.work = work,
+		.emit = emit_chunk,
+		.drop = drop,
+		.threads = c->o->threads,
+		.priv = c,
+	};
+	errcode_t err, write_err;
+	int i;
+
+	c->err = sort_assigns(c);
+	if (c->err)
+		return;
+	io.n = c->nassigns;
+	err = e4t_inorder_run(&io, &write_err);
+	for (i = 0; i < 2; i++) {
+		c->st->changed += c->jst[i].changed;
+		c->st->unchanged += c->jst[i].unchanged;
+		c->st->refused += c->jst[i].refused;
+		c->st->ambiguous += c->jst[i].ambiguous;
+		c->st->agree += c->jst[i].agree;
+	}
+	/* a failed write first: the run stopped there */
+	if (write_err)
+		c->err = write_err;
+	else if (err && !c->err)
 		c->err = err;
 }
 
@@ -472,7 +570,8 @@ static void report_unmatched(struct im_ctx *c)
 			continue;
 		c->st->unmatched++;
 		memset(&r, 0, sizeof(r));
-		emit(c, &r, i, 0, E4T_IMPORT_UNMATCHED);
+		fill(c, &r, i, 0, E4T_IMPORT_UNMATCHED);
+		emit(c, &r);
 	}
 }
 
