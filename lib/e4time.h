@@ -889,12 +889,13 @@ struct e4t_import_stats {
 /*
  * Match the manifest's entries with the inodes of tree (loaded from
  * img), and set the times under the policy, through a batch, in inode
- * order (on two threads as backfill, the records in the same order).  Every
- * entry that lands on an inode must agree with the others there (on the fields
- * imported), or they are all ambiguous.  A refused inode is a record; a failed
- * write stops the run and is returned (the unmatched entries are still
- * reported).  Without a root directory (by path) nothing is done:
- * E4T_ERR_NOT_IN_USE, stats->no_root set.
+ * order (on two threads as backfill, the records in the same order).
+ * Every entry that lands on an inode must agree with the others there
+ * (on the fields imported), or they are all ambiguous.  A refused inode
+ * is a record; a failed write stops the run and is returned (the
+ * unmatched entries are still reported).  Without a root directory (by
+ * path) nothing is done: E4T_ERR_NOT_IN_USE, stats->no_root set.
+ * EINVAL: a field to import that the manifest was read without.
  */
 errcode_t e4t_import_run(struct e4t_image *img, struct e4t_tree *tree,
 			 const struct e4t_import_opts *opts,
