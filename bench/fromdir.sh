@@ -46,6 +46,7 @@ mv "$BENCH_DIR/bin/e4time-fromdir.tmp" "$BENCH_DIR/bin/e4time-fromdir"
 E4TIME=$BENCH_DIR/bin/e4time-fromdir
 E4_COMMIT=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?')
 
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 IMG=$BENCH_DIR/tree-$FILES.img
 A=$BENCH_DIR/a.img # backfilled: crtimes from DOSATTRIB, the "old disk"
 B=$BENCH_DIR/b.img # a fresh copy: import's target
@@ -130,24 +131,30 @@ for r in $(seq "$RUNS"); do
     time_cmd "$OUT/fromdir.backfill.err" "$E4TIME" backfill -z "$UNDO" --from dosattrib "$B" >> "$bf_res"
 done
 copy "$IMG" "$B"
-"$E4TIME" import -q --no-undo "$B" "$OUT/fromdir.manifest"
+"$E4TIME" import -q --no-undo "$B" "$OUT/fromdir.manifest" > /dev/null
 CHECK=$("$E4TIME" import -n "$B" "$OUT/fromdir.manifest" 2>&1 | tail -n 1)
 
 ex=$(median "$ex_res" 1); fd=$(median "$fd_res" 1)
 im=$(median "$im_res" 1); bf=$(median "$bf_res" 1)
+exc=$(median "$ex_res" 4); fdc=$(median "$fd_res" 4)
+imc=$(median "$im_res" 4); bfc=$(median "$bf_res" 4)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+mib() { awk -v k="$(maxcol "$1" 2)" 'BEGIN { printf "%.0f", k / 1024 }'; }
+LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 {
     echo "# export --from-dir and import, $(date -u +%Y-%m-%d)"
     echo
     echo "bench/fromdir.sh, e4time $E4_COMMIT, $FILES files ($DIRS directories of 1000),"
-    echo "$(nproc) CPUs, shared machine: ratios only (medians of $RUNS runs, alternating)."
+    echo "$(nproc) CPUs, shared machine: ratios only (medians of $RUNS runs, alternating;"
+    echo "CPU: user + system, every thread; load average $LOAD_START at the start,"
+    echo "$LOAD_END at the end)."
     echo
-    echo "| what | median s | ratio |"
-    echo "|---|---|---|"
-    echo "| export --from-dir (ext4 loop mount, warm) | $ex | $(ratio "$ex" "$fd") of find |"
-    echo "| find -xdev -exec stat -c %W {} + | $fd | 1 |"
-    echo "| import of that manifest ($ROWS rows), undo file | $im | $(ratio "$im" "$bf") of backfill |"
-    echo "| backfill --from dosattrib, undo file | $bf | 1 |"
+    echo "| what | median wall s | median CPU s | peak RSS MiB | wall ratio | CPU ratio |"
+    echo "|---|---|---|---|---|---|"
+    echo "| export --from-dir (ext4 loop mount, warm) | $ex | $exc | $(mib "$ex_res") | $(ratio "$ex" "$fd") of find | $(ratio "$exc" "$fdc") of find |"
+    echo "| find -xdev -exec stat -c %W {} + | $fd | $fdc | $(mib "$fd_res") | 1 | 1 |"
+    echo "| import of that manifest ($ROWS rows), undo file | $im | $imc | $(mib "$im_res") | $(ratio "$im" "$bf") of backfill | $(ratio "$imc" "$bfc") of backfill |"
+    echo "| backfill --from dosattrib, undo file | $bf | $bfc | $(mib "$bf_res") | 1 | 1 |"
     echo
     echo "After the import, on a fresh copy: \`$CHECK\`"
     echo

@@ -824,6 +824,15 @@ struct e4t_manifest_bad {
  */
 errcode_t e4t_manifest_read(FILE *fp, struct e4t_manifest **ret,
 			    struct e4t_manifest_bad *bad);
+/*
+ * The same, keeping the times of fields only (1 << E4T_*; import then
+ * takes no other), read by threads threads: 0 chooses (two for a large
+ * regular file on two CPUs), 1 or 2 (2: when fp is a regular file).
+ * e4t_manifest_read() keeps every field.
+ */
+errcode_t e4t_manifest_read_fields(FILE *fp, unsigned fields, int threads,
+				   struct e4t_manifest **ret,
+				   struct e4t_manifest_bad *bad);
 size_t e4t_manifest_count(const struct e4t_manifest *m);
 void e4t_manifest_free(struct e4t_manifest *m);
 
@@ -892,6 +901,7 @@ struct e4t_import_opts {
 	int dry_run;	      /* decide and report, write nothing */
 	e4t_import_fn record; /* every record, or NULL; non-zero stops */
 	void *priv;
+	int threads; /* writing: 0 chooses (as backfill), 1 or 2 */
 };
 
 struct e4t_import_stats {
@@ -907,11 +917,13 @@ struct e4t_import_stats {
 /*
  * Match the manifest's entries with the inodes of tree (loaded from
  * img), and set the times under the policy, through a batch, in inode
- * order.  Every entry that lands on an inode must agree with the others
- * there (on the fields imported), or they are all ambiguous.  A refused
- * inode is a record; a failed write stops the run and is returned (the
+ * order (on two threads as backfill, the records in the same order).
+ * Every entry that lands on an inode must agree with the others there
+ * (on the fields imported), or they are all ambiguous.  A refused inode
+ * is a record; a failed write stops the run and is returned (the
  * unmatched entries are still reported).  Without a root directory (by
  * path) nothing is done: E4T_ERR_NOT_IN_USE, stats->no_root set.
+ * EINVAL: a field to import that the manifest was read without.
  */
 errcode_t e4t_import_run(struct e4t_image *img, struct e4t_tree *tree,
 			 const struct e4t_import_opts *opts,

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # test_migrate.sh --- migration from any filesystem: export --from-dir on
-# a mounted tree (XFS, btrfs, NTFS through ntfs-3g, made here and
+# a mounted tree (XFS, btrfs, NTFS through ntfs-3g and ntfs3, made here and
 # loop-mounted), the files copied with rsync -aHAX into a subdirectory of
 # a new ext4 image, import --map into it, and the kernel as the judge on
 # both ends: a loop mount of the target shows every birth time the source
@@ -218,6 +218,75 @@ for p in sys.stdin.buffer.read().split(b"\0")[:-1]:
 		"$(jq -r 'select(.path == "/share/docs/late.txt") | "\(.crtime_from) \(.crtime.sec) \(.crtime.nsec)"' "$OUT")"
 	assertEquals "the others from system.ntfs_crtime" "ntfs_crtime" \
 		"$(jq -r 'select(.path == "/share/docs/a.txt") | .crtime_from' "$OUT")"
+	umount "$src"
+}
+
+# ntfs3 (the kernel's NTFS driver): the birth time through statx where
+# the driver gives it, else from system.ntfs_crtime (100 ns either way);
+# the kernel on the target must show the same.
+test_ntfs3_to_ext4() {
+	local img="$TMP/ntfs3.img" src tgt m want got
+	[ "$CAN_MOUNT" = 1 ] || {
+		skip_test "loop mounts do not work here"
+		return
+	}
+	command -v mkntfs >/dev/null && command -v rsync >/dev/null || {
+		skip_test "mkntfs (package ntfs-3g) or rsync missing"
+		return
+	}
+	grep -qw ntfs3 /proc/filesystems || modprobe ntfs3 2>/dev/null
+	grep -qw ntfs3 /proc/filesystems || {
+		skip_test "this kernel has no ntfs3 driver"
+		return
+	}
+	truncate -s 64M "$img"
+	mkntfs -q -f -F "$img" >/dev/null 2>&1 || {
+		skip_test "mkntfs failed"
+		return
+	}
+	src=$(mktemp -d "$TMP/ntfs3.XXXXXX")
+	mount -t ntfs3 -o loop "$img" "$src" 2>/dev/null || {
+		skip_test "mount -t ntfs3 failed"
+		return
+	}
+	MOUNTS+=("$src")
+	populate "$src" 0
+	# the source's truth: statx's birth time, or the driver's xattr
+	want=$(cd "$src/share" && find . -print0 | sort -z | while IFS= read -r -d '' p; do
+		w=$(stat -c %.9W -- "$p")
+		case $w in
+		0 | 0.000000000 | -) w=$(python3 -c 'import os, sys
+v = int.from_bytes(os.getxattr(sys.argv[1], "system.ntfs_crtime",
+                               follow_symlinks=False), "little")
+v -= 116444736000000000
+print("%d.%09d" % (v // 10**7, v % 10**7 * 100))' "$p") ;;
+		esac
+		echo "$w"
+	done)
+	tgt="$TMP/target-ntfs3.img"
+	new_ext4 "$tgt" || fail "mke2fs"
+	mount_img "$tgt" || fail "mount the target"
+	mkdir -p "$MP/data"
+	sleep 0.05
+	rsync -aH "$src/share/" "$MP/data/share/" || fail "rsync"
+	umount "$MP"
+
+	run export --from-dir "$src"
+	assertEquals "export status: $(cat "$ERR")" 0 "$RC"
+	assertContains "summary on stderr" "$(cat "$ERR")" "0 without a birth time"
+	m="$TMP/ntfs3.manifest"
+	cp "$OUT" "$m"
+	run import --map /share=/data/share "$tgt" "$m"
+	assertEquals "import status: $(cat "$ERR")" 0 "$RC"
+	mount_img "$tgt" ro || fail "mount the target again"
+	got=$(cd "$MP/data/share" && find . -print0 | sort -z | while IFS= read -r -d '' p; do
+		stat -c %.9W -- "$p"
+	done)
+	umount "$MP"
+	assertEquals "the target's birth times are ntfs3's creation times" \
+		"$want" "$got"
+	run import -n --map /share=/data/share "$tgt" "$m"
+	assertEquals "import -n agrees: $(cat "$ERR")" 0 "$RC"
 	umount "$src"
 }
 

@@ -110,6 +110,9 @@ static struct e4t_manifest *read_str(const char *text, errcode_t *err,
 	return m;
 }
 
+/* The threads of the runs below (struct e4t_import_opts.threads). */
+static int threads;
+
 /* One run on the image as it is (opened read-only unless wo). */
 static errcode_t run(const struct e4t_manifest *m, enum e4t_import_match how,
 		     enum e4t_policy pol, unsigned fields,
@@ -124,6 +127,7 @@ static errcode_t run(const struct e4t_manifest *m, enum e4t_import_match how,
 		.dry_run = !wo,
 		.record = on_rec,
 		.priv = rs,
+		.threads = threads,
 	};
 	struct e4t_tree_opts topts = { 0 };
 	struct e4t_image *img;
@@ -150,6 +154,25 @@ static int has(const struct recs *rs, size_t i, unsigned long line,
 {
 	return i < rs->n && rs->v[i].line == line && rs->v[i].ino == ino &&
 	       rs->v[i].outcome == o;
+}
+
+/* The same records, in the same order? */
+static int same_recs(const struct recs *a, const struct recs *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++) {
+		const struct rec *x = &a->v[i], *y = &b->v[i];
+
+		if (x->line != y->line || x->ino != y->ino ||
+		    x->outcome != y->outcome || x->fields != y->fields ||
+		    e4t_ts_cmp(&x->old_crtime, &y->old_crtime) ||
+		    e4t_ts_cmp(&x->new_crtime, &y->new_crtime))
+			return 0;
+	}
+	return 1;
 }
 
 /* crtime of ino in tenths of a second; -1 when unreadable */
@@ -251,13 +274,23 @@ static void test_many_keys(void)
 
 static void test_dry(const struct e4t_manifest *m)
 {
-	struct e4t_import_stats st;
-	struct recs rs = { .n = 0 };
+	struct e4t_import_stats st, st2;
+	struct recs rs = { .n = 0 }, rs2 = { .n = 0 };
 	errcode_t err;
 
 	/* by path, earlier: <12> and <19> would change; <15> is later */
 	err = run(m, E4T_IMPORT_BY_PATH, E4T_POLICY_EARLIER, 0, NULL, &rs, &st);
 	CHECK(!err, "by path: %s", error_message(err));
+	/* two threads: the same records in the same order, the same counts */
+	threads = 2;
+	err = run(m, E4T_IMPORT_BY_PATH, E4T_POLICY_EARLIER, 0, NULL, &rs2,
+		  &st2);
+	threads = 0;
+	CHECK(!err && same_recs(&rs, &rs2) && st2.changed == st.changed &&
+		      st2.unchanged == st.unchanged &&
+		      st2.ambiguous == st.ambiguous &&
+		      st2.unmatched == st.unmatched && st2.agree == st.agree,
+	      "two threads: %s, %zu records", error_message(err), rs2.n);
 	CHECK(st.entries == 6 && st.changed == 2 && st.unchanged == 1 &&
 		      st.ambiguous == 2 && st.unmatched == 1 && !st.refused &&
 		      !st.no_root,

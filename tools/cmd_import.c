@@ -31,8 +31,9 @@ static void import_help(FILE *fp)
 		"always\n"
 		"  -f, --format FMT       text (default), jsonl or csv: one "
 		"record per entry\n"
-		"      --threads N        threads indexing the image: 0 "
-		"chooses, 1 or 2\n"
+		"      --threads N        threads reading the manifest, "
+		"indexing the image and\n"
+		"                         writing: 0 chooses, 1 or 2\n"
 		"      --map OLD=NEW      (repeatable) a manifest path OLD, or "
 		"under OLD, is\n"
 		"                         NEW here; the longest OLD wins; "
@@ -175,10 +176,11 @@ static int on_record(const struct e4t_import_rec *r, void *priv)
 }
 
 /* Read and check the whole manifest; nothing is written before this. */
-static int read_manifest(const char *name, FILE *fp, struct e4t_manifest **mf)
+static int read_manifest(const char *name, FILE *fp, unsigned fields,
+			 int threads, struct e4t_manifest **mf)
 {
 	struct e4t_manifest_bad bad;
-	errcode_t err = e4t_manifest_read(fp, mf, &bad);
+	errcode_t err = e4t_manifest_read_fields(fp, fields, threads, mf, &bad);
 	const char *k = bad.why.key;
 	char *key = NULL;
 
@@ -288,7 +290,7 @@ static int import_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	inputs[0] = strcmp(mname, "-") ? mname : NULL;
 	ctx->wo.inputs = inputs;
-	status = read_manifest(mname, fp, &mf);
+	status = read_manifest(mname, fp, io.fields, ctx->topts.threads, &mf);
 	if (fp != stdin)
 		fclose(fp);
 	if (status == EXIT_OK && pmap && e4t_manifest_map(mf, pmap, &outside))
@@ -308,6 +310,7 @@ static int import_run(struct cmd_ctx *ctx, int argc, char **argv)
 	(void)argv;
 	io.manifest = mf;
 	io.dry_run = ctx->wo.dry_run;
+	io.threads = ctx->topts.threads;
 	io.record = on_record;
 	io.priv = &out;
 	out.image = img->name;

@@ -8,12 +8,11 @@
  * records (see e4t_backfill_run() in e4time.h).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "e4time.h"
+#include "inorder.h"
 #include "sources/xsource.h"
 
 static const char *const reason_name[E4T_BF_NREASONS] = {
@@ -55,23 +54,22 @@ struct bf_ctx {
 	char *paths; /* every todo's path, one after the other */
 	size_t paths_len, paths_cap;
 	struct e4t_backfill_stats *st;
+	/* each thread's counts (struct e4t_inorder_job.index) */
+	unsigned long scanned[2], count[2][E4T_BF_NREASONS];
 };
 
-struct sched;
-
-/* One thread's share of the files: its own read handle, batch and counts,
- * and the records of the chunk it is on. */
-struct bf_job {
-	struct bf_ctx *c;
-	struct sched *s;
-	struct e4t_image img; /* c->img, reading through fs */
-	ext2_filsys fs;	      /* the job's own handle, or NULL: c->img's */
-	struct e4t_batch *batch;
+/* A chunk's records, handed out in order (e4t_inorder_run()). */
+struct bf_out {
 	struct e4t_backfill_rec *recs;
 	size_t nrecs, recs_cap;
 	errcode_t mem_err; /* a record could not be kept */
-	unsigned long scanned, count[E4T_BF_NREASONS];
-	errcode_t write_err;
+};
+
+/* What a thread works with: the context, its job, its chunk's records. */
+struct bf_job {
+	struct bf_ctx *c;
+	struct e4t_inorder_job *j;
+	struct bf_out *out;
 };
 
 static void record(struct bf_job *j, const struct todo *row,
@@ -79,15 +77,16 @@ static void record(struct bf_job *j, const struct todo *row,
 		   const struct e4t_ts *to, int version, const char *xattr,
 		   const char *why)
 {
+	struct bf_out *o = j->out;
 	struct e4t_backfill_rec *rec;
 
-	j->count[r]++;
-	if (e4t_grow(&j->recs, &j->recs_cap, j->nrecs + 1, sizeof(*j->recs),
+	j->c->count[j->j->index][r]++;
+	if (e4t_grow(&o->recs, &o->recs_cap, o->nrecs + 1, sizeof(*o->recs),
 		     256)) {
-		j->mem_err = ENOMEM;
+		o->mem_err = ENOMEM;
 		return;
 	}
-	rec = &j->recs[j->nrecs++];
+	rec = &o->recs[o->nrecs++];
 	memset(rec, 0, sizeof(*rec));
 	rec->path = j->c->paths + row->path_off;
 	rec->path_len = row->path_len;
@@ -178,7 +177,7 @@ static errcode_t sort_todo(struct bf_ctx *c)
  */
 static int process(struct bf_job *j, const struct todo *row)
 {
-	const struct bf_ctx *c = j->c;
+	struct bf_ctx *c = j->c;
 	const struct e4t_backfill_opts *o = c->o;
 	struct ext2_inode_large *raw;
 	struct e4t_inode info, *in = &info;
@@ -193,7 +192,7 @@ static int process(struct bf_job *j, const struct todo *row)
 
 	if (e4t_tree_inode(c->tree, row->ino, &info))
 		return 0;
-	j->scanned++;
+	c->scanned[j->j->index]++;
 
 	if (!(in->ts[E4T_CRTIME].flags & E4T_TS_STORED)) {
 		record(j, row, in, E4T_BF_TOO_SMALL, NULL, 0, NULL, NULL);
@@ -204,9 +203,9 @@ static int process(struct bf_job *j, const struct todo *row)
 		       error_message(E4T_ERR_INODE_CSUM));
 		return 0;
 	}
-	err = e4t_batch_inode(j->batch, in->ino, &raw);
+	err = e4t_batch_inode(j->j->batch, in->ino, &raw);
 	if (!err)
-		err = e4t_xattr_get_first_raw(&j->img, in->ino, raw, names,
+		err = e4t_xattr_get_first_raw(&j->j->img, in->ino, raw, names,
 					      &val, &len, &which);
 	if (err == E4T_ERR_NO_XATTR) {
 		record(j, row, in, E4T_BF_NO_XATTR, NULL, 0, NULL, NULL);
@@ -258,9 +257,9 @@ static int process(struct bf_job *j, const struct todo *row)
 		return 0;
 	}
 	if (!o->dry_run) {
-		err = e4t_batch_set(j->batch, in->ino, 1U << E4T_CRTIME, ts);
+		err = e4t_batch_set(j->j->batch, in->ino, 1U << E4T_CRTIME, ts);
 		if (err) {
-			j->write_err = err;
+			j->j->write_err = err;
 			return 1; /* stop: the undo file restores */
 		}
 	}
@@ -269,260 +268,79 @@ static int process(struct bf_job *j, const struct todo *row)
 	return 0;
 }
 
-/*
- * The files, in inode order, are cut into chunks that end on an inode-table
- * block boundary, so that no two chunks change the same block (see
- * e4t_batch_begin()).  With two threads, each takes the next chunk, with
- * its own handle and batch; the calling thread hands the chunks' records
- * out in order, so the records are the same whatever the threads.  A
- * thread stays at most CHUNKS_AHEAD chunks ahead of the records handed
- * out.
- */
-#define CHUNK_MIN    64
-#define CHUNK_MAX    8192
-#define CHUNKS_AHEAD 4
-
-struct chunk {
-	size_t first, end; /* todo[first..end) */
-	struct e4t_backfill_rec *recs;
-	size_t nrecs;
-	errcode_t write_err, mem_err;
-	int done;
-};
-
-struct sched {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct chunk *chunks;
-	size_t nchunks, next, emitted;
-	int stop; /* a failed write or callback: no more chunks */
-};
-
-static errcode_t make_chunks(struct bf_ctx *c, struct sched *s)
+static ext2_ino_t todo_ino(void *priv, size_t i)
 {
-	size_t size = c->ntodo / 64, first = 0, cap = 0;
+	const struct bf_ctx *c = priv;
 
-	if (size < CHUNK_MIN)
-		size = CHUNK_MIN;
-	if (size > CHUNK_MAX)
-		size = CHUNK_MAX;
-	while (first < c->ntodo) {
-		size_t end = first + size < c->ntodo ? first + size : c->ntodo;
-		blk64_t blk;
-
-		if (end < c->ntodo) {
-			blk = e4t_inode_table_block(c->img,
-						    c->todo[end - 1].ino);
-			while (end < c->ntodo &&
-			       e4t_inode_table_block(c->img,
-						     c->todo[end].ino) == blk)
-				end++;
-		}
-		if (e4t_grow(&s->chunks, &cap, s->nchunks + 1,
-			     sizeof(*s->chunks), 64))
-			return ENOMEM;
-		memset(&s->chunks[s->nchunks], 0, sizeof(*s->chunks));
-		s->chunks[s->nchunks].first = first;
-		s->chunks[s->nchunks].end = end;
-		s->nchunks++;
-		first = end;
-	}
-	return 0;
+	return c->todo[i].ino;
 }
 
-/* The next chunk to do, into *k; 0 when there is none.  A helper waits
- * while it is too far ahead of the records handed out. */
-static int take(struct sched *s, int helper, size_t *k)
+/* The files [first, end) of a chunk (e4t_inorder_run()). */
+static errcode_t work(void *priv, struct e4t_inorder_job *ij, size_t first,
+		      size_t end, void **out)
 {
-	int got;
-
-	pthread_mutex_lock(&s->lock);
-	while (helper && !s->stop && s->next < s->nchunks &&
-	       s->next >= s->emitted + CHUNKS_AHEAD)
-		pthread_cond_wait(&s->cond, &s->lock);
-	got = !s->stop && s->next < s->nchunks;
-	if (got)
-		*k = s->next++;
-	pthread_mutex_unlock(&s->lock);
-	return got;
-}
-
-static void run_chunk(struct bf_job *j, size_t k)
-{
-	struct sched *s = j->s;
-	struct chunk *ch = &s->chunks[k];
-	errcode_t err;
+	struct bf_job j = { priv, ij, calloc(1, sizeof(struct bf_out)) };
 	size_t i;
 
-	for (i = ch->first; i < ch->end && !j->write_err; i++)
-		if (process(j, &j->c->todo[i]))
+	*out = j.out;
+	if (!j.out)
+		return ENOMEM;
+	for (i = first; i < end && !ij->write_err; i++)
+		if (process(&j, &j.c->todo[i]))
 			break;
-	/* the chunk's writes: its files are recorded as changed */
-	err = e4t_batch_flush(j->batch);
-	if (err && !j->write_err)
-		j->write_err = err;
-	pthread_mutex_lock(&s->lock);
-	ch->recs = j->recs;
-	ch->nrecs = j->nrecs;
-	j->recs = NULL;
-	j->nrecs = j->recs_cap = 0;
-	ch->write_err = j->write_err;
-	ch->mem_err = j->mem_err;
-	j->mem_err = 0;
-	if (j->write_err || ch->mem_err)
-		s->stop = 1; /* stop: the undo file restores */
-	ch->done = 1;
-	pthread_cond_broadcast(&s->cond);
-	pthread_mutex_unlock(&s->lock);
+	return j.out->mem_err;
 }
 
-static void *helper_main(void *arg)
+static void drop(void *priv, void *out)
 {
-	struct bf_job *j = arg;
-	size_t k;
+	struct bf_out *o = out;
 
-	while (take(j->s, 1, &k))
-		run_chunk(j, k);
-	return NULL;
+	(void)priv;
+	free(o->recs);
+	free(o);
 }
 
-/* Hand out the records of the finished chunks that come next, in order;
- * the first callback's non-zero value. */
-static errcode_t emit_ready(const struct bf_ctx *c, struct sched *s)
+/* A chunk's records, in order; the first callback's non-zero value. */
+static int emit(void *priv, void *out)
 {
-	const struct e4t_backfill_opts *o = c->o;
-	errcode_t err = 0;
+	const struct e4t_backfill_opts *o = ((struct bf_ctx *)priv)->o;
+	struct bf_out *ch = out;
+	size_t i;
+	int rc = 0;
 
-	for (;;) {
-		struct chunk *ch;
-		size_t i;
-		int rc = 0;
+	for (i = 0; i < ch->nrecs && !rc; i++)
+		rc = o->record ? o->record(&ch->recs[i], o->priv) : 0;
+	if (o->chunk_done) {
+		int r = o->chunk_done(o->priv);
 
-		pthread_mutex_lock(&s->lock);
-		if (s->emitted >= s->nchunks || !s->chunks[s->emitted].done) {
-			pthread_mutex_unlock(&s->lock);
-			return err;
-		}
-		ch = &s->chunks[s->emitted];
-		pthread_mutex_unlock(&s->lock);
-		for (i = 0; i < ch->nrecs && !rc; i++)
-			rc = o->record ? o->record(&ch->recs[i], o->priv) : 0;
-		if (o->chunk_done) {
-			int r = o->chunk_done(o->priv);
-
-			if (!rc)
-				rc = r;
-		}
-		if (rc && !err)
-			err = rc;
-		free(ch->recs);
-		ch->recs = NULL;
-		ch->nrecs = 0;
-		pthread_mutex_lock(&s->lock);
-		s->emitted++;
-		if (err)
-			s->stop = 1;
-		pthread_cond_broadcast(&s->cond);
-		pthread_mutex_unlock(&s->lock);
+		if (!rc)
+			rc = r;
 	}
-}
-
-static errcode_t job_init(struct bf_ctx *c, struct sched *s, struct bf_job *j,
-			  int own_handle)
-{
-	errcode_t err;
-
-	j->c = c;
-	j->s = s;
-	j->img = *c->img;
-	if (own_handle) {
-		err = e4t_image_reopen(c->img, &j->fs);
-		if (err)
-			return err;
-		j->img.fs = j->fs;
-	}
-	/* writes through c->img, under its write lock */
-	return e4t_batch_begin(c->img, j->fs, &j->batch);
-}
-
-static errcode_t job_end(struct bf_ctx *c, struct bf_job *j)
-{
-	errcode_t err = e4t_batch_end(j->batch);
-	int r;
-
-	j->batch = NULL;
-	if (j->fs)
-		ext2fs_close_free(&j->fs);
-	c->st->scanned += j->scanned;
-	for (r = 0; r < E4T_BF_NREASONS; r++)
-		c->st->count[r] += j->count[r];
-	free(j->recs);
-	j->recs = NULL;
-	return err;
-}
-
-/* Two threads for many files on two or more CPUs, or as opts say. */
-static int threads_for(const struct bf_ctx *c)
-{
-	if (c->o->threads)
-		return c->o->threads;
-	return c->ntodo >= 65536 && sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+	drop(priv, out);
+	return rc;
 }
 
 static errcode_t process_all(struct bf_ctx *c)
 {
-	struct sched s = { .lock = PTHREAD_MUTEX_INITIALIZER,
-			   .cond = PTHREAD_COND_INITIALIZER };
-	struct bf_job jobs[2];
-	int n = threads_for(c), helper = 0, i;
-	pthread_t thread;
-	errcode_t err, out_err = 0;
-	size_t k;
+	struct e4t_inorder io = {
+		.img = c->img,
+		.n = c->ntodo,
+		.ino = todo_ino,
+		.work = work,
+		.emit = emit,
+		.drop = drop,
+		.threads = c->o->threads,
+		.priv = c,
+	};
+	errcode_t err = e4t_inorder_run(&io, &c->st->write_err);
+	int i, r;
 
-	memset(jobs, 0, sizeof(jobs));
-	err = make_chunks(c, &s);
-	if (!err)
-		err = job_init(c, &s, &jobs[0], n > 1);
-	/* no second handle or thread: the calling thread does it all */
-	if (!err && n > 1 && !job_init(c, &s, &jobs[1], 1))
-		helper = !pthread_create(&thread, NULL, helper_main, &jobs[1]);
-	while (!err && take(&s, 0, &k)) {
-		run_chunk(&jobs[0], k);
-		if (!out_err)
-			out_err = emit_ready(c, &s);
-	}
-	/* what the helper still does */
-	for (;;) {
-		errcode_t e = emit_ready(c, &s);
-		int left;
-
-		if (e && !out_err)
-			out_err = e;
-		pthread_mutex_lock(&s.lock);
-		left = s.emitted < s.next;
-		if (left && !s.chunks[s.emitted].done)
-			pthread_cond_wait(&s.cond, &s.lock);
-		pthread_mutex_unlock(&s.lock);
-		if (!left)
-			break;
-	}
-	if (helper)
-		pthread_join(thread, NULL);
-	for (k = 0; k < s.nchunks; k++) {
-		if (s.chunks[k].write_err && !c->st->write_err)
-			c->st->write_err = s.chunks[k].write_err;
-		if (s.chunks[k].mem_err && !out_err)
-			out_err = s.chunks[k].mem_err;
-		free(s.chunks[k].recs);
-	}
 	for (i = 0; i < 2; i++) {
-		errcode_t e = jobs[i].c ? job_end(c, &jobs[i]) : 0;
-
-		if (e && !c->st->write_err)
-			c->st->write_err = e;
+		c->st->scanned += c->scanned[i];
+		for (r = 0; r < E4T_BF_NREASONS; r++)
+			c->st->count[r] += c->count[i][r];
 	}
-	free(s.chunks);
-	return err ? err : out_err;
+	return err;
 }
 
 errcode_t e4t_backfill_run(struct e4t_image *img, struct e4t_tree *tree,
