@@ -192,9 +192,10 @@ static size_t pend_max(void)
 {
 #ifdef E4T_TEST_HOOKS
 	const char *v = getenv("E4TIME_TEST_HASH_BATCH");
+	unsigned long n = v ? strtoul(v, NULL, 10) : 0;
 
-	if (v && atoi(v) > 0 && atoi(v) < PEND_ROWS)
-		return (size_t)atoi(v);
+	if (n > 0 && n < PEND_ROWS)
+		return n;
 #endif
 	return PEND_ROWS;
 }

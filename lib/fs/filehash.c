@@ -293,7 +293,7 @@ struct e4t_hash_pool {
 	struct e4t_hasher *h[2];
 	ext2_filsys fs2; /* the second thread's handle, or NULL */
 	int nthreads;
-	uint64_t files; /* inodes read */
+	uint64_t files;		/* inodes read */
 	struct link_ent *links; /* open addressing, power of two */
 	size_t nlinks, links_cap;
 	unsigned gen;
@@ -355,7 +355,7 @@ uint64_t e4t_hash_pool_files(const struct e4t_hash_pool *p)
 
 static size_t link_slot(const struct e4t_hash_pool *p, ext2_ino_t ino)
 {
-	size_t mask = p->links_cap - 1, i = (ino * 2654435761U) & mask;
+	size_t mask = p->links_cap - 1, i = (size_t)(ino * 2654435761U) & mask;
 
 	while (p->links[i].ino && p->links[i].ino != ino)
 		i = (i + 1) & mask;
@@ -474,8 +474,7 @@ static void plan_one(struct e4t_hash_pool *p, size_t i)
 	j->size = EXT2_I_SIZE(&j->inode);
 	j->first = 0;
 	if (j->size && !(j->inode.i_flags & EXT4_INLINE_DATA_FL) &&
-	    ext2fs_bmap2(fs, p->ino[i], &j->inode, NULL, 0, 0, NULL,
-			 &j->first))
+	    ext2fs_bmap2(fs, p->ino[i], &j->inode, NULL, 0, 0, NULL, &j->first))
 		j->first = 0;
 	p->njobs++;
 }
