@@ -554,13 +554,18 @@ void e4t_hasher_free(struct e4t_hasher *h);
  * CPUs.  e4t_hash_pool_run() hashes the n inodes ino[] (0: none, err
  * E4T_ERR_NOT_REGULAR), each taking the next file as it is free: the
  * hash of ino[i] into out + i * E4T_HASH_MAX, its error into errs[i];
- * two: use the second thread (worth it for more than a few MiB).
+ * two: use the second thread (worth it for more than a few MiB).  An
+ * inode is read once however many of its names come, in this run or
+ * later ones of the pool: files of 16 MiB or more first, largest first,
+ * then the others in the order of their first physical block.
+ * e4t_hash_pool_files(): the inodes the pool has read.
  */
 struct e4t_hash_pool;
 errcode_t e4t_hash_pool_new(struct e4t_image *img, enum e4t_hash_alg alg,
 			    int threads, struct e4t_hash_pool **ret);
 void e4t_hash_pool_run(struct e4t_hash_pool *p, const ext2_ino_t *ino, size_t n,
 		       uint8_t *out, errcode_t *errs, int two);
+uint64_t e4t_hash_pool_files(const struct e4t_hash_pool *p);
 void e4t_hash_pool_free(struct e4t_hash_pool *p);
 
 /* ------------------------------------------------------------------ */

@@ -124,6 +124,10 @@ test_hashes_extents() {
 	[ "$E4T_SKIP_THIS" = 1 ] && return
 	mkimg ext4 || return
 	check_hashes "$TMP/ext4.img"
+	# SHA-256 without the CPU's SHA extensions too (test hook)
+	if [ "${E4T_TEST_HOOKS:-}" = yes ] && grep -qw sha_ni /proc/cpuinfo; then
+		E4TIME_TEST_NO_SHA_NI=1 check_hashes "$TMP/ext4.img" sha256
+	fi
 }
 
 # A file of more than 4 GiB (holes, a write past 4 GiB), in an image of
@@ -220,6 +224,49 @@ test_hash_threads_agree() {
 	cp "$OUT" "$TMP/t1"
 	run_ro "$img" timeline -f jsonl --hash sha256 --threads 2 "$img"
 	assertTrue "same rows, one thread or two" "cmp -s '$TMP/t1' '$OUT'"
+}
+
+# A file with three names (hard links) is read once, and every name
+# carries its hash: in one batch, and with the names in batches of their
+# own (test hook: batches of 1 and 2 rows), on one thread and two.
+test_hash_hard_links() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	local img="$TMP/links.img" want n b t
+	rm -f "$img"
+	truncate -s 16M "$img"
+	mkfs.ext4 -q -F "$img" >/dev/null 2>&1 || { fail "mkfs"; return; }
+	mount -o loop "$img" "$MNT" || { skip_test "mount"; return; }
+	mkdir "$MNT/d" "$MNT/e"
+	head -c 300000 /dev/urandom >"$MNT/three"
+	ln "$MNT/three" "$MNT/d/three-b"
+	ln "$MNT/three" "$MNT/e/three-c"
+	printf 'two\n' >"$MNT/d/two"
+	ln "$MNT/d/two" "$MNT/e/two-b"
+	printf 'one\n' >"$MNT/one"
+	want=$(md5sum <"$MNT/three" | cut -d' ' -f1)
+	n=$(find "$MNT" -type f -printf '%i\n' | sort -u | wc -l)
+	umount "$MNT"
+	check_hashes "$img" md5 sha256
+	run_ro "$img" timeline -f jsonl --hash md5 "$img"
+	assertEquals "the three names, one hash" "$want $want $want" \
+		"$(jq -r 'select(.path | test("three")) | .md5' "$OUT" | xargs)"
+	if [ "${E4T_TEST_HOOKS:-}" != yes ]; then
+		skip_test "no test hooks (./configure --enable-test-hooks): reads not counted"
+		return
+	fi
+	for b in 0 1 2; do
+		for t in 1 2; do
+			E4TIME_TEST_HASH_FILES=1 E4TIME_TEST_HASH_BATCH=$b \
+				run_ro "$img" timeline -f jsonl --hash md5 --threads $t "$img"
+			assertEquals "batch $b, $t threads: status" 0 "$RC"
+			assertEquals "batch $b, $t threads: each inode read once" \
+				"e4time: test: $n files hashed" "$(cat "$ERR")"
+			assertEquals "batch $b, $t threads: the three names" \
+				"$want $want $want" \
+				"$(jq -r 'select(.path | test("three")) | .md5' "$OUT" | xargs)"
+		done
+	done
 }
 
 test_hash_usage_errors() {

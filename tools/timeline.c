@@ -35,7 +35,10 @@ struct saved_row {
 };
 
 /* --hash: rows wait here until their files are hashed, a batch at a
- * time on two threads, and are then written in order. */
+ * time on two threads, and are then written in order.  A batch ends at
+ * PEND_ROWS rows, or at PEND_BYTES once its largest file is no more than
+ * half of it: the other files then keep the second thread busy while one
+ * hashes the largest. */
 struct pending {
 	char *path;
 	size_t path_len;
@@ -47,7 +50,7 @@ struct pending {
 	int has_jsrc;
 };
 
-#define PEND_ROWS  4096
+#define PEND_ROWS  16384
 #define PEND_BYTES (256ULL << 20)
 
 struct pend_batch {
@@ -55,8 +58,8 @@ struct pend_batch {
 	ext2_ino_t ino[PEND_ROWS]; /* 0: not hashed */
 	uint8_t hash[PEND_ROWS][E4T_HASH_MAX];
 	errcode_t err[PEND_ROWS];
-	size_t n;
-	uint64_t bytes;
+	size_t n, max; /* max: PEND_ROWS, fewer with a test hook */
+	uint64_t bytes, largest;
 };
 
 struct tl_ctx {
@@ -184,6 +187,19 @@ static void row_flags(struct tl_ctx *c, const struct e4t_row *row)
 	}
 }
 
+/* Rows in a batch: PEND_ROWS, or with a test hook (test_hash), fewer. */
+static size_t pend_max(void)
+{
+#ifdef E4T_TEST_HOOKS
+	const char *v = getenv("E4TIME_TEST_HASH_BATCH");
+	unsigned long n = v ? strtoul(v, NULL, 10) : 0;
+
+	if (n > 0 && n < PEND_ROWS)
+		return n;
+#endif
+	return PEND_ROWS;
+}
+
 /* Hash the waiting rows' files, then write the rows in order. */
 static int flush_pending(struct tl_ctx *c)
 {
@@ -224,6 +240,7 @@ static int flush_pending(struct tl_ctx *c)
 	c->out.hash_hex = NULL;
 	b->n = 0;
 	b->bytes = 0;
+	b->largest = 0;
 	return err;
 }
 
@@ -260,9 +277,12 @@ static int emit_row(struct tl_ctx *c, const struct e4t_row *row)
 	    (!row->journal || row->journal->kind == E4T_RJ_NAME_ONLY)) {
 		b->ino[b->n] = p->inode.ino;
 		b->bytes += p->inode.size;
+		if (p->inode.size > b->largest)
+			b->largest = p->inode.size;
 	}
 	b->n++;
-	if (b->n == PEND_ROWS || b->bytes >= PEND_BYTES)
+	if (b->n == b->max ||
+	    (b->bytes >= PEND_BYTES && b->bytes - b->largest >= b->largest))
 		return flush_pending(c);
 	return 0;
 }
@@ -511,6 +531,8 @@ int timeline_run(const struct timeline_args *a)
 		c.pend = err ? NULL : calloc(1, sizeof(*c.pend));
 		if (!err && !c.pend)
 			err = ENOMEM;
+		if (!err)
+			c.pend->max = pend_max();
 		if (err) {
 			report(img->name, "hashing", err);
 			status = EXIT_INTERNAL;
@@ -554,6 +576,12 @@ out:
 			free(c.pend->rows[i].path);
 		free(c.pend);
 	}
+#ifdef E4T_TEST_HOOKS
+	/* test hook (test_hash): how many inodes --hash read */
+	if (c.pool && getenv("E4TIME_TEST_HASH_FILES"))
+		fprintf(stderr, "e4time: test: %llu files hashed\n",
+			(unsigned long long)e4t_hash_pool_files(c.pool));
+#endif
 	e4t_hash_pool_free(c.pool);
 	lb_free(&c.out.lb);
 	dnames_free(c.dn);

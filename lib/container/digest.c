@@ -90,29 +90,29 @@ static void md5_block(struct e4t_md5 *m, const uint8_t *p)
 		w[i] = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 |
 		       (uint32_t)p[4 * i + 2] << 16 |
 		       (uint32_t)p[4 * i + 3] << 24;
-	for (i = 0; i < 64; i++) {
-		uint32_t f, t;
-		size_t g;
-
-		if (i < 16) {
-			f = (b & c) | (~b & d);
-			g = i;
-		} else if (i < 32) {
-			f = (d & b) | (~d & c);
-			g = (5 * i + 1) % 16;
-		} else if (i < 48) {
-			f = b ^ c ^ d;
-			g = (3 * i + 5) % 16;
-		} else {
-			f = c ^ (b | ~d);
-			g = (7 * i) % 16;
-		}
-		t = d;
-		d = c;
-		c = b;
-		b = b + rol(a + f + md5_k[i] + w[g], md5_s[i]);
-		a = t;
-	}
+/* four rounds of 16 steps, unrolled so that g, k and s are constants
+ * (1.4 times the speed of one loop with branches) */
+#define MD5_STEP(F, G)                                                         \
+	do {                                                                   \
+		uint32_t f = (F), t = d;                                       \
+		d = c;                                                         \
+		c = b;                                                         \
+		b = b + rol(a + f + md5_k[i] + w[G], md5_s[i]);                \
+		a = t;                                                         \
+	} while (0)
+#pragma GCC unroll 16
+	for (i = 0; i < 16; i++)
+		MD5_STEP((b & c) | (~b & d), i);
+#pragma GCC unroll 16
+	for (i = 16; i < 32; i++)
+		MD5_STEP((d & b) | (~d & c), (5 * i + 1) % 16);
+#pragma GCC unroll 16
+	for (i = 32; i < 48; i++)
+		MD5_STEP(b ^ c ^ d, (3 * i + 5) % 16);
+#pragma GCC unroll 16
+	for (i = 48; i < 64; i++)
+		MD5_STEP(c ^ (b | ~d), (7 * i) % 16);
+#undef MD5_STEP
 	m->h[0] += a;
 	m->h[1] += b;
 	m->h[2] += c;
@@ -288,10 +288,105 @@ static void sha256_block(struct e4t_sha256 *s, const uint8_t *p)
 	s->h[7] += h;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define E4T_SHA_NI 1
+#include <cpuid.h>
+#include <immintrin.h>
+#ifdef E4T_TEST_HOOKS
+#include <stdlib.h>
+#endif
+
+/*
+ * SHA-256 with the x86 SHA extensions (SHA-NI: sha256rnds2 does two
+ * rounds, sha256msg1/msg2 the message schedule), n blocks at a time,
+ * the state kept as ABEF and CDGH as the instructions want it.  About
+ * five times the speed of sha256_block() where the CPU has them.
+ */
+__attribute__((target("sha,sse4.1,ssse3"))) static void
+sha256_ni(uint32_t h[8], const uint8_t *p, size_t n)
+{
+	const __m128i bswap =
+		_mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+	__m128i st0, st1, tmp, msg, m[4], abef, cdgh;
+	size_t i;
+
+	tmp = _mm_loadu_si128((const __m128i *)&h[0]); /* DCBA */
+	st1 = _mm_loadu_si128((const __m128i *)&h[4]); /* HGFE */
+	tmp = _mm_shuffle_epi32(tmp, 0xb1);	       /* CDAB */
+	st1 = _mm_shuffle_epi32(st1, 0x1b);	       /* EFGH */
+	st0 = _mm_alignr_epi8(tmp, st1, 8);	       /* ABEF */
+	st1 = _mm_blend_epi16(st1, tmp, 0xf0);	       /* CDGH */
+	for (; n; n--, p += 64) {
+		abef = st0;
+		cdgh = st1;
+		for (i = 0; i < 4; i++)
+			m[i] = _mm_shuffle_epi8(
+				_mm_loadu_si128((const __m128i *)(p + 16 * i)),
+				bswap);
+#pragma GCC unroll 16
+		for (i = 0; i < 16; i++) { /* rounds 4i to 4i + 3 */
+			__m128i *cur = &m[i & 3], *prev = &m[(i + 3) & 3],
+				*next = &m[(i + 1) & 3];
+			const __m128i *k = (const __m128i *)&sha256_k[4 * i];
+
+			msg = _mm_add_epi32(*cur, _mm_loadu_si128(k));
+			st1 = _mm_sha256rnds2_epu32(st1, st0, msg);
+			if (i >= 3 && i < 15) { /* words 4i + 4 to 4i + 7 */
+				tmp = _mm_alignr_epi8(*cur, *prev, 4);
+				*next = _mm_add_epi32(*next, tmp);
+				*next = _mm_sha256msg2_epu32(*next, *cur);
+			}
+			msg = _mm_shuffle_epi32(msg, 0x0e);
+			st0 = _mm_sha256rnds2_epu32(st0, st1, msg);
+			if (i >= 1 && i < 13)
+				*prev = _mm_sha256msg1_epu32(*prev, *cur);
+		}
+		st0 = _mm_add_epi32(st0, abef);
+		st1 = _mm_add_epi32(st1, cdgh);
+	}
+	tmp = _mm_shuffle_epi32(st0, 0x1b);    /* FEBA */
+	st1 = _mm_shuffle_epi32(st1, 0xb1);    /* DCHG */
+	st0 = _mm_blend_epi16(tmp, st1, 0xf0); /* DCBA */
+	st1 = _mm_alignr_epi8(st1, tmp, 8);    /* HGFE */
+	_mm_storeu_si128((__m128i *)&h[0], st0);
+	_mm_storeu_si128((__m128i *)&h[4], st1);
+}
+
+/* Has the CPU SHA-NI (and the SSSE3 and SSE4.1 the code around uses)?
+ * Asked once; with test hooks, E4TIME_TEST_NO_SHA_NI says no. */
+static int have_sha_ni(void)
+{
+	static int have = -1;
+	int v = __atomic_load_n(&have, __ATOMIC_RELAXED);
+	unsigned a, b, c, d;
+
+	if (v >= 0)
+		return v;
+	v = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSSE3) &&
+	    (c & bit_SSE4_1) && __get_cpuid_count(7, 0, &a, &b, &c, &d) &&
+	    (b & bit_SHA);
+#ifdef E4T_TEST_HOOKS
+	if (getenv("E4TIME_TEST_NO_SHA_NI"))
+		v = 0;
+#endif
+	__atomic_store_n(&have, v, __ATOMIC_RELAXED);
+	return v;
+}
+#endif
+
 static void sha256_block_any(void *ctx, const uint8_t *p)
 {
 	sha256_block(ctx, p);
 }
+
+#ifdef E4T_SHA_NI
+static void sha256_block_ni(void *ctx, const uint8_t *p)
+{
+	struct e4t_sha256 *s = ctx;
+
+	sha256_ni(s->h, p, 1);
+}
+#endif
 
 void e4t_sha256_init(struct e4t_sha256 *s)
 {
@@ -306,6 +401,26 @@ void e4t_sha256_init(struct e4t_sha256 *s)
 
 void e4t_sha256_update(struct e4t_sha256 *s, const void *data, size_t len)
 {
+#ifdef E4T_SHA_NI
+	if (have_sha_ni()) {
+		const uint8_t *p = data;
+		size_t have = (size_t)(s->len % 64), take;
+
+		/* fill a partial block; whole blocks in one call */
+		take = have ? (64 - have < len ? 64 - have : len) : 0;
+		md_update(s, sha256_block_ni, s->buf, &s->len, p, take);
+		p += take;
+		len -= take;
+		if (len >= 64) {
+			sha256_ni(s->h, p, len / 64);
+			s->len += len - len % 64;
+			p += len - len % 64;
+			len %= 64;
+		}
+		md_update(s, sha256_block_ni, s->buf, &s->len, p, len);
+		return;
+	}
+#endif
 	md_update(s, sha256_block_any, s->buf, &s->len, data, len);
 }
 
@@ -313,7 +428,12 @@ void e4t_sha256_final(struct e4t_sha256 *s, uint8_t out[32])
 {
 	unsigned i;
 
-	md_pad(s, sha256_block_any, s->buf, &s->len, 1);
+#ifdef E4T_SHA_NI
+	if (have_sha_ni())
+		md_pad(s, sha256_block_ni, s->buf, &s->len, 1);
+	else
+#endif
+		md_pad(s, sha256_block_any, s->buf, &s->len, 1);
 	for (i = 0; i < 32; i++)
 		out[i] = (uint8_t)(s->h[i / 4] >> (24 - 8 * (i % 4)));
 }

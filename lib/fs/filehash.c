@@ -224,6 +224,30 @@ static errcode_t hash_file_read(struct e4t_hasher *h, ext2_ino_t ino,
 	return err ? err : err2;
 }
 
+/* Hash regular file ino, whose inode the caller has read. */
+static errcode_t hash_inode(struct e4t_hasher *h, ext2_ino_t ino,
+			    struct ext2_inode *inode, uint8_t *out)
+{
+	errcode_t err;
+
+	if (!LINUX_S_ISREG(inode->i_mode))
+		return E4T_ERR_NOT_REGULAR;
+	if (inode->i_flags & EXT4_ENCRYPT_FL)
+		return E4T_ERR_CONTENT;
+	hash_init(h);
+	h->left = EXT2_I_SIZE(inode);
+	if (!h->left)
+		err = 0;
+	else if ((inode->i_flags & EXT4_EXTENTS_FL) &&
+		 !(inode->i_flags & EXT4_INLINE_DATA_FL))
+		err = hash_extents(h, ino, inode);
+	else
+		err = hash_file_read(h, ino, inode);
+	if (!err)
+		hash_final(h, out);
+	return err;
+}
+
 errcode_t e4t_hasher_file(struct e4t_hasher *h, ext2_ino_t ino, uint8_t *out)
 {
 	struct ext2_inode inode;
@@ -232,23 +256,36 @@ errcode_t e4t_hasher_file(struct e4t_hasher *h, ext2_ino_t ino, uint8_t *out)
 	err = ext2fs_read_inode(h->fs, ino, &inode);
 	if (err)
 		return err;
-	if (!LINUX_S_ISREG(inode.i_mode))
-		return E4T_ERR_NOT_REGULAR;
-	if (inode.i_flags & EXT4_ENCRYPT_FL)
-		return E4T_ERR_CONTENT;
-	hash_init(h);
-	h->left = EXT2_I_SIZE(&inode);
-	if (!h->left)
-		err = 0;
-	else if ((inode.i_flags & EXT4_EXTENTS_FL) &&
-		 !(inode.i_flags & EXT4_INLINE_DATA_FL))
-		err = hash_extents(h, ino, &inode);
-	else
-		err = hash_file_read(h, ino, &inode);
-	if (!err)
-		hash_final(h, out);
-	return err;
+	return hash_inode(h, ino, &inode, out);
 }
+
+/*
+ * A file of a run, in the order the threads take them: files of
+ * HASH_BIG bytes or more first, largest first, so that one does not start
+ * last and keep one thread busy while the other waits; then the others
+ * by their first physical block, so that reads go forward through the
+ * image (what a cold image on disk gains; from the page cache the order
+ * makes no difference).
+ */
+struct hash_job {
+	size_t idx; /* in the run's ino[] */
+	uint64_t size;
+	blk64_t first; /* first physical block, 0: none (hole, inline) */
+	struct ext2_inode inode;
+	int keep; /* hard linked: keep the hash for the other names */
+};
+
+#define HASH_BIG (16ULL << 20)
+
+/* Inodes with more than one name that have been hashed (gen 0), or are
+ * to be in this run (gen = the run's, idx = their first name's). */
+struct link_ent {
+	ext2_ino_t ino; /* 0: free slot */
+	unsigned gen;
+	size_t idx;
+	errcode_t err;
+	uint8_t hash[E4T_HASH_MAX];
+};
 
 /* Many files on one or two threads, each with a hasher and a handle. */
 struct e4t_hash_pool {
@@ -256,13 +293,19 @@ struct e4t_hash_pool {
 	struct e4t_hasher *h[2];
 	ext2_filsys fs2; /* the second thread's handle, or NULL */
 	int nthreads;
+	uint64_t files;		/* inodes read */
+	struct link_ent *links; /* open addressing, power of two */
+	size_t nlinks, links_cap;
+	unsigned gen;
 	/* the run in progress */
+	struct hash_job *jobs;
+	size_t njobs, jobs_cap, next;
+	size_t *from; /* another name of the same inode, or SIZE_MAX */
+	size_t from_cap;
 	const ext2_ino_t *ino;
 	uint8_t *out;
 	errcode_t *errs;
-	size_t n, next;
 };
-
 errcode_t e4t_hash_pool_new(struct e4t_image *img, enum e4t_hash_alg alg,
 			    int threads, struct e4t_hash_pool **ret)
 {
@@ -299,20 +342,93 @@ void e4t_hash_pool_free(struct e4t_hash_pool *p)
 	e4t_hasher_free(p->h[1]);
 	if (p->fs2)
 		ext2fs_close_free(&p->fs2);
+	free(p->links);
+	free(p->jobs);
+	free(p->from);
 	free(p);
+}
+
+uint64_t e4t_hash_pool_files(const struct e4t_hash_pool *p)
+{
+	return p->files;
+}
+
+static size_t link_slot(const struct e4t_hash_pool *p, ext2_ino_t ino)
+{
+	size_t mask = p->links_cap - 1, i = (size_t)(ino * 2654435761U) & mask;
+
+	while (p->links[i].ino && p->links[i].ino != ino)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* The entry of ino, a new one (ino set, gen 0, *isnew 1) if none;
+ * NULL when out of memory.  Valid until the next call. */
+static struct link_ent *link_get(struct e4t_hash_pool *p, ext2_ino_t ino,
+				 int *isnew)
+{
+	size_t i;
+
+	if ((p->nlinks + 1) * 2 > p->links_cap) { /* grow: half full at most */
+		size_t cap = p->links_cap ? p->links_cap * 2 : 256, j;
+		struct link_ent *old = p->links, *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		p->links = n;
+		j = p->links_cap;
+		p->links_cap = cap;
+		while (j--)
+			if (old[j].ino)
+				p->links[link_slot(p, old[j].ino)] = old[j];
+		free(old);
+	}
+	i = link_slot(p, ino);
+	*isnew = !p->links[i].ino;
+	if (*isnew) {
+		p->links[i].ino = ino;
+		p->links[i].gen = 0;
+		p->nlinks++;
+	}
+	return &p->links[i];
+}
+
+static int cmp_job(const void *a, const void *b)
+{
+	const struct hash_job *x = a, *y = b;
+	int xb = x->size >= HASH_BIG, yb = y->size >= HASH_BIG;
+
+	if (xb != yb)
+		return yb - xb;
+	if (xb && x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	if (!xb && x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Test hook (bench/hash.sh, by hand): E4TIME_TEST_HASH_WALK_ORDER
+ * hashes the files in the order of their names, to measure what the
+ * order above gains. */
+static int walk_order(void)
+{
+#ifdef E4T_TEST_HOOKS
+	return getenv("E4TIME_TEST_HASH_WALK_ORDER") != NULL;
+#else
+	return 0;
+#endif
 }
 
 static void run_share(struct e4t_hash_pool *p, struct e4t_hasher *h)
 {
-	size_t i;
+	size_t k;
 
-	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->n) {
-		if (!p->ino[i]) {
-			p->errs[i] = E4T_ERR_NOT_REGULAR;
-			continue;
-		}
-		p->errs[i] = e4t_hasher_file(h, p->ino[i],
-					     p->out + i * E4T_HASH_MAX);
+	while ((k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) <
+	       p->njobs) {
+		struct hash_job *j = &p->jobs[k];
+
+		p->errs[j->idx] = hash_inode(h, p->ino[j->idx], &j->inode,
+					     p->out + j->idx * E4T_HASH_MAX);
 	}
 }
 
@@ -324,20 +440,124 @@ static void *pool_worker(void *arg)
 	return NULL;
 }
 
+/*
+ * Name i of the run: its inode read, set aside as a job, or answered from
+ * an earlier run (a hard link hashed before) or left to another name of
+ * the same inode in this run.
+ */
+static void plan_one(struct e4t_hash_pool *p, size_t i)
+{
+	ext2_filsys fs = p->h[0]->fs;
+	struct hash_job *j = &p->jobs[p->njobs];
+	errcode_t err;
+
+	p->from[i] = SIZE_MAX;
+	if (!p->ino[i]) {
+		p->errs[i] = E4T_ERR_NOT_REGULAR;
+		return;
+	}
+	err = ext2fs_read_inode(fs, p->ino[i], &j->inode);
+	if (err) {
+		p->errs[i] = err;
+		return;
+	}
+	j->keep = 0;
+	if (j->inode.i_links_count > 1 && LINUX_S_ISREG(j->inode.i_mode)) {
+		int isnew;
+		struct link_ent *e = link_get(p, p->ino[i], &isnew);
+
+		if (e && !isnew && e->gen == p->gen) { /* later in this run */
+			p->from[i] = e->idx;
+			return;
+		}
+		if (e && !isnew) { /* hashed in an earlier run */
+			p->errs[i] = e->err;
+			memcpy(p->out + i * E4T_HASH_MAX, e->hash,
+			       E4T_HASH_MAX);
+			return;
+		}
+		if (e) { /* no entry: hashed for each name */
+			e->gen = p->gen;
+			e->idx = i;
+			j->keep = 1;
+		}
+	}
+	j->idx = i;
+	j->size = EXT2_I_SIZE(&j->inode);
+	j->first = 0;
+	if (j->size && !(j->inode.i_flags & EXT4_INLINE_DATA_FL) &&
+	    ext2fs_bmap2(fs, p->ino[i], &j->inode, NULL, 0, 0, NULL, &j->first))
+		j->first = 0;
+	p->njobs++;
+}
+
+static errcode_t grow_run(struct e4t_hash_pool *p, size_t n)
+{
+	if (n > p->jobs_cap) {
+		struct hash_job *j = realloc(p->jobs, n * sizeof(*j));
+
+		if (!j)
+			return ENOMEM;
+		p->jobs = j;
+		p->jobs_cap = n;
+	}
+	if (n > p->from_cap) {
+		size_t *f = realloc(p->from, n * sizeof(*f));
+
+		if (!f)
+			return ENOMEM;
+		p->from = f;
+		p->from_cap = n;
+	}
+	return 0;
+}
+
 void e4t_hash_pool_run(struct e4t_hash_pool *p, const ext2_ino_t *ino, size_t n,
 		       uint8_t *out, errcode_t *errs, int two)
 {
 	pthread_t worker;
 	int threaded = 0;
+	errcode_t err;
+	size_t i, k;
 
 	p->ino = ino;
 	p->out = out;
 	p->errs = errs;
-	p->n = n;
+	p->njobs = 0;
 	p->next = 0;
-	if (two && p->nthreads == 2 && n > 1)
+	if (++p->gen == 0) /* gen 0 means hashed */
+		p->gen = 1;
+	err = grow_run(p, n);
+	for (i = 0; i < n; i++)
+		if (err)
+			errs[i] = err;
+		else
+			plan_one(p, i);
+	if (err)
+		return;
+	if (!walk_order())
+		qsort(p->jobs, p->njobs, sizeof(*p->jobs), cmp_job);
+	p->files += p->njobs;
+	if (two && p->nthreads == 2 && p->njobs > 1)
 		threaded = !pthread_create(&worker, NULL, pool_worker, p);
 	run_share(p, p->h[0]);
 	if (threaded)
 		pthread_join(worker, NULL);
+	for (k = 0; k < p->njobs; k++) { /* keep hard links' hashes */
+		struct hash_job *j = &p->jobs[k];
+		struct link_ent *e;
+
+		if (!j->keep)
+			continue;
+		e = &p->links[link_slot(p, ino[j->idx])]; /* there */
+		e->gen = 0;
+		e->err = errs[j->idx];
+		memcpy(e->hash, out + j->idx * E4T_HASH_MAX, E4T_HASH_MAX);
+	}
+	for (i = 0; i < n; i++) /* the other names of this run's */
+		if (p->from[i] != SIZE_MAX) {
+			errs[i] = errs[p->from[i]];
+			memcpy(out + i * E4T_HASH_MAX,
+			       out + p->from[i] * E4T_HASH_MAX, E4T_HASH_MAX);
+		}
 }
