@@ -205,8 +205,12 @@ int main(int argc, char **argv)
 				r = &recs[g * ipg + done + k + 1];
 				r->mode = in->i_mode;
 				r->isdir = LINUX_S_ISDIR(in->i_mode);
-				r->uid = in->i_uid | (uint32_t)in->osd2.linux2.l_i_uid_high << 16;
-				r->gid = in->i_gid | (uint32_t)in->osd2.linux2.l_i_gid_high << 16;
+				r->uid = in->i_uid |
+					 (uint32_t)in->osd2.linux2.l_i_uid_high
+						 << 16;
+				r->gid = in->i_gid |
+					 (uint32_t)in->osd2.linux2.l_i_gid_high
+						 << 16;
 				r->size_lo = in->i_size;
 				r->t[0] = in->i_atime;
 				r->t[1] = in->i_mtime;
@@ -237,23 +241,29 @@ int main(int argc, char **argv)
 
 			for (i = 0; i < eh->eh_entries; i++) {
 				uint64_t start = ex[i].ee_start |
-						 (uint64_t)ex[i].ee_start_hi << 32;
+						 (uint64_t)ex[i].ee_start_hi
+							 << 32;
 				unsigned len = ex[i].ee_len, k;
 
 				for (k = 0; k < len; k += 256) {
-					unsigned n = len - k < 256 ? len - k : 256, m;
+					unsigned n = len - k < 256 ? len - k
+								   : 256,
+						 m;
 
 					if (pread(fd, blkbuf, (size_t)n * bs,
 						  (off_t)(start + k) * bs) < 0)
 						return 1;
 					for (m = 0; m < n; m++)
-						parse(&d, blkbuf + (size_t)m * bs, bs);
+						parse(&d,
+						      blkbuf + (size_t)m * bs,
+						      bs);
 				}
 			}
 		} else {
-			ext2fs_block_iterate3(fs, d.ino, BLOCK_FLAG_READ_ONLY |
-					      BLOCK_FLAG_DATA_ONLY, NULL,
-					      blk_cb, &d);
+			ext2fs_block_iterate3(fs, d.ino,
+					      BLOCK_FLAG_READ_ONLY |
+						      BLOCK_FLAG_DATA_ONLY,
+					      NULL, blk_cb, &d);
 		}
 		free(d.path);
 	}

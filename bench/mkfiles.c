@@ -26,8 +26,10 @@ int main(int argc, char **argv)
 	char name[300], data[65536];
 
 	if (argc != 6) {
-		fprintf(stderr, "usage: %s DIRS FILES_PER_DIR NAME_LEN "
-				"DATA_BYTES DATA_EVERY\n", argv[0]);
+		fprintf(stderr,
+			"usage: %s DIRS FILES_PER_DIR NAME_LEN "
+			"DATA_BYTES DATA_EVERY\n",
+			argv[0]);
 		return 2;
 	}
 	dirs = atol(argv[1]);
