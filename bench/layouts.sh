@@ -15,7 +15,9 @@
 #   BENCH_DIR  image cache and outputs [/var/tmp/e4time-bench]
 #   LAYOUTS    which layouts, space separated [all but ten-million]
 #   RUNS       timed e4time runs per layout and thread count [3]
-#   FLS_RUNS   timed fls runs per layout [1]
+#   FLS_RUNS   timed fls runs per layout besides the first, which is
+#              timed too (after e4time's warm-up: the cache is warm) [0]
+#   FLS_TIMEOUT seconds before one fls run is killed, shown as ">N" [900]
 #   E4TIME     the binary to time; a copy taken at start is timed [<repo>/tools/e4time]
 #   REBUILD    1: rebuild the images even if cached [0]
 #   BUILD_ONLY 1: build (or find cached) the images and stop [0]
@@ -31,7 +33,8 @@ BENCH_DIR=${BENCH_DIR:-/var/tmp/e4time-bench}
 ALL="base fpd10 fpd100k name40 data inline nsized inode1024 noflex"
 LAYOUTS=${LAYOUTS:-$ALL}
 RUNS=${RUNS:-3}
-FLS_RUNS=${FLS_RUNS:-1}
+FLS_RUNS=${FLS_RUNS:-0}
+FLS_TIMEOUT=${FLS_TIMEOUT:-900}
 E4TIME=${E4TIME:-$top/tools/e4time}
 REBUILD=${REBUILD:-0}
 BUILD_ONLY=${BUILD_ONLY:-0}
@@ -145,14 +148,17 @@ for name in $LAYOUTS; do
     img=$LDIR/$name.img
     log "$name: warm-up, outputs kept"
     "$E4TIME" timeline --format mactime "$img" > "$OUT/$name.e4time.body" 2> "$OUT/$name.e4time.stderr" || true
-    fls -r -m / "$img" > "$OUT/$name.fls.body" 2> /dev/null || true
+    for k in e4 e4t1 e4t2 fls floor old; do : > "$OUT/$name.$k.runs"; : > "$OUT/$name.$k.runs.stderr"; done
+    # fls's first run is timed (the cache is warm from e4time's) and kept
+    log "$name: fls (timeout $FLS_TIMEOUT s)"
+    time_cmd "$OUT/$name.fls.runs.stderr" sh -c 'timeout "$1" fls -r -m / "$2" > "$3"' sh \
+        "$FLS_TIMEOUT" "$img" "$OUT/$name.fls.body" >> "$OUT/$name.fls.runs"
     "$FLOOR" "$img" > "$OUT/$name.floor.body"
     [ -z "$OLD" ] || { "$OLD" timeline --format mactime "$img" > "$OUT/$name.old.body" 2>/dev/null || true; }
-    for k in e4 e4t1 e4t2 fls floor old; do : > "$OUT/$name.$k.runs"; : > "$OUT/$name.$k.runs.stderr"; done
     for ((i = 1; i <= RUNS; i++)); do
         log "$name: round $i/$RUNS"
         run "$OUT/$name.e4.runs" "$E4TIME" timeline --format mactime "$img"
-        [ "$i" -gt "$FLS_RUNS" ] || run "$OUT/$name.fls.runs" fls -r -m / "$img"
+        [ "$i" -gt "$FLS_RUNS" ] || run "$OUT/$name.fls.runs" timeout "$FLS_TIMEOUT" fls -r -m / "$img"
         run "$OUT/$name.e4t1.runs" "$E4TIME" timeline --threads 1 --format mactime "$img"
         run "$OUT/$name.floor.runs" "$FLOOR" "$img"
         run "$OUT/$name.e4t2.runs" "$E4TIME" timeline --threads 2 --format mactime "$img"
@@ -172,7 +178,7 @@ bpi() { awk -v k="$1" -v n="$2" 'BEGIN { printf "%.1f", k * 1024 / n }'; }
     echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ); load average at start $LOAD0, at end $LOAD1"
     echo "- machine: $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM; kernel $(uname -r); $(mke2fs -V 2>&1 | head -n 1); TSK $(fls -V 2>&1 | head -n 1)"
     echo "- e4time: binary sha256 $E4_SUM, tree at commit $E4_COMMIT$E4_DIRTY$([ -z "$OLD" ] || echo "; old: $E4TIME_OLD, sha256 $OLD_SUM")"
-    echo "- runs: $RUNS rounds per layout after one untimed warm-up of each, alternating e4time (default threads), fls (first $FLS_RUNS rounds), e4time --threads 1, the floor, e4time --threads 2$([ -z "$OLD" ] || echo ", the old e4time"); medians; wall s / CPU s (user + system)"
+    echo "- runs: $RUNS rounds per layout after one untimed warm-up of each, alternating e4time (default threads), fls (once, timed, after e4time's warm-up, then in the first $FLS_RUNS rounds; timeout $FLS_TIMEOUT s: a run with rc 124 timed out), e4time --threads 1, the floor, e4time --threads 2$([ -z "$OLD" ] || echo ", the old e4time"); medians; wall s / CPU s (user + system)"
     echo "- images: written by the kernel through a loop mount (\`mount -o loop,noinit_itable\`) by \`bench/mkfiles.c\` (mkdir, open O_CREAT, write, close), then sync, umount, \`e2fsck -fn\` clean; sparse, in \`$LDIR\`"
     echo "- floor: \`bench/layouts-floor.c\`: pread of the inode tables' used parts and of every directory block, one bodyfile line formatted per name (no checksums, no escaping)"
     echo
@@ -183,6 +189,9 @@ bpi() { awk -v k="$1" -v n="$2" 'BEGIN { printf "%.1f", k * 1024 / n }'; }
         n=$(inodes_used "$LDIR/$name.img")
         e=$(median "$o.e4.runs" 1); ec=$(median "$o.e4.runs" 4)
         f=$(median "$o.fls.runs" 1); fc=$(median "$o.fls.runs" 4)
+        to=$(awk '$3 == 124 { n++ } END { print n + 0 }' "$o.fls.runs")
+        fshow="$f / $fc"
+        [ "$to" = 0 ] || fshow=">$FLS_TIMEOUT (timed out)"
         fl=$(median "$o.floor.runs" 1); flc=$(median "$o.floor.runs" 4)
         t1=$(median "$o.e4t1.runs" 1); t1c=$(median "$o.e4t1.runs" 4)
         t2=$(median "$o.e4t2.runs" 1); t2c=$(median "$o.e4t2.runs" 4)
@@ -192,7 +201,7 @@ bpi() { awk -v k="$1" -v n="$2" 'BEGIN { printf "%.1f", k * 1024 / n }'; }
             od=$(median "$o.old.runs" 1); odc=$(median "$o.old.runs" 4)
             extra=" $od / $odc | $(r2 "$od" "$f") | $(bpi "$(maxcol "$o.old.runs" 2)" "$n") |"
         fi
-        echo "| $name | $n | $e / $ec | $f / $fc | $(r2 "$e" "$f") | $(r2 "$ec" "$fc") | $fl / $flc | $(r2 "$ec" "$flc") | $(bpi "$rss" "$n") | $t1 / $t1c | $t2 / $t2c | $(r2 "$t1" "$t2") |$extra"
+        echo "| $name | $n | $e / $ec | $fshow | $(r2 "$e" "$f") | $(r2 "$ec" "$fc") | $fl / $flc | $(r2 "$ec" "$flc") | $(bpi "$rss" "$n") | $t1 / $t1c | $t2 / $t2c | $(r2 "$t1" "$t2") |$extra"
     done
     echo
     echo "| layout | what | image | e4time exit!=0 | rows: e4time, fls, floor |"
