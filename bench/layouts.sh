@@ -148,7 +148,7 @@ for name in $LAYOUTS; do
     img=$LDIR/$name.img
     log "$name: warm-up, outputs kept"
     "$E4TIME" timeline --format mactime "$img" > "$OUT/$name.e4time.body" 2> "$OUT/$name.e4time.stderr" || true
-    for k in e4 e4t1 e4t2 fls floor old; do : > "$OUT/$name.$k.runs"; : > "$OUT/$name.$k.runs.stderr"; done
+    for k in e4 e4t1 e4t2 fls floor old oldt1 oldt2; do : > "$OUT/$name.$k.runs"; : > "$OUT/$name.$k.runs.stderr"; done
     # fls's first run is timed (the cache is warm from e4time's) and kept
     log "$name: fls (timeout $FLS_TIMEOUT s)"
     time_cmd "$OUT/$name.fls.runs.stderr" sh -c 'timeout "$1" fls -r -m / "$2" > "$3"' sh \
@@ -162,7 +162,11 @@ for name in $LAYOUTS; do
         run "$OUT/$name.e4t1.runs" "$E4TIME" timeline --threads 1 --format mactime "$img"
         run "$OUT/$name.floor.runs" "$FLOOR" "$img"
         run "$OUT/$name.e4t2.runs" "$E4TIME" timeline --threads 2 --format mactime "$img"
-        [ -z "$OLD" ] || run "$OUT/$name.old.runs" "$OLD" timeline --format mactime "$img"
+        if [ -n "$OLD" ]; then
+            run "$OUT/$name.old.runs" "$OLD" timeline --format mactime "$img"
+            run "$OUT/$name.oldt1.runs" "$OLD" timeline --threads 1 --format mactime "$img"
+            run "$OUT/$name.oldt2.runs" "$OLD" timeline --threads 2 --format mactime "$img"
+        fi
     done
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -178,12 +182,12 @@ bpi() { awk -v k="$1" -v n="$2" 'BEGIN { printf "%.1f", k * 1024 / n }'; }
     echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ); load average at start $LOAD0, at end $LOAD1"
     echo "- machine: $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM; kernel $(uname -r); $(mke2fs -V 2>&1 | head -n 1); TSK $(fls -V 2>&1 | head -n 1)"
     echo "- e4time: binary sha256 $E4_SUM, tree at commit $E4_COMMIT$E4_DIRTY$([ -z "$OLD" ] || echo "; old: $E4TIME_OLD, sha256 $OLD_SUM")"
-    echo "- runs: $RUNS rounds per layout after one untimed warm-up of each, alternating e4time (default threads), fls (once, timed, after e4time's warm-up, then in the first $FLS_RUNS rounds; timeout $FLS_TIMEOUT s: a run with rc 124 timed out), e4time --threads 1, the floor, e4time --threads 2$([ -z "$OLD" ] || echo ", the old e4time"); medians; wall s / CPU s (user + system)"
+    echo "- runs: $RUNS rounds per layout after one untimed warm-up of each, alternating e4time (default threads), fls (once, timed, after e4time's warm-up, then in the first $FLS_RUNS rounds; timeout $FLS_TIMEOUT s: a run with rc 124 timed out), e4time --threads 1, the floor, e4time --threads 2$([ -z "$OLD" ] || echo ", the old e4time (default, 1 and 2 threads)"); medians; wall s / CPU s (user + system)"
     echo "- images: written by the kernel through a loop mount (\`mount -o loop,noinit_itable\`) by \`bench/mkfiles.c\` (mkdir, open O_CREAT, write, close), then sync, umount, \`e2fsck -fn\` clean; sparse, in \`$LDIR\`"
     echo "- floor: \`bench/layouts-floor.c\`: pread of the inode tables' used parts and of every directory block, one bodyfile line formatted per name (no checksums, no escaping)"
     echo
-    echo "| layout | inodes | e4time s (wall / CPU) | fls s | e4time/fls wall | CPU | floor s | e4time/floor CPU | B/inode | --threads 1 s | --threads 2 s | 2 threads gain (wall t1/t2) |$([ -z "$OLD" ] || echo " old e4time s | old/fls wall | old B/inode |")"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|$([ -z "$OLD" ] || echo "---|---|---|")"
+    echo "| layout | inodes | e4time s (wall / CPU) | fls s | e4time/fls wall | CPU | floor s | e4time/floor CPU | B/inode | --threads 1 s | --threads 2 s | 2 threads gain (wall t1/t2) |$([ -z "$OLD" ] || echo " old e4time s | old/fls wall | old B/inode | old 2 threads gain |")"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|$([ -z "$OLD" ] || echo "---|---|---|---|")"
     for name in $LAYOUTS; do
         o=$OUT/$name
         n=$(inodes_used "$LDIR/$name.img")
@@ -199,7 +203,7 @@ bpi() { awk -v k="$1" -v n="$2" 'BEGIN { printf "%.1f", k * 1024 / n }'; }
         extra=""
         if [ -n "$OLD" ]; then
             od=$(median "$o.old.runs" 1); odc=$(median "$o.old.runs" 4)
-            extra=" $od / $odc | $(r2 "$od" "$f") | $(bpi "$(maxcol "$o.old.runs" 2)" "$n") |"
+            extra=" $od / $odc | $(r2 "$od" "$f") | $(bpi "$(maxcol "$o.old.runs" 2)" "$n") | $(r2 "$(median "$o.oldt1.runs" 1)" "$(median "$o.oldt2.runs" 1)") |"
         fi
         echo "| $name | $n | $e / $ec | $fshow | $(r2 "$e" "$f") | $(r2 "$ec" "$fc") | $fl / $flc | $(r2 "$ec" "$flc") | $(bpi "$rss" "$n") | $t1 / $t1c | $t2 / $t2c | $(r2 "$t1" "$t2") |$extra"
     done

@@ -247,11 +247,10 @@ static errcode_t add_inode(struct scan_job *j, ext2_ino_t ino,
 
 	if (!r)
 		return ENOMEM; /* or full: scan_inodes() looks */
-	e4t_inode_decode(raw, t->img->inode_size, ino, &info);
-	if (e4t_ino_in(t->orphans, t->norphans, ino)) {
+	/* Only the raw time words are kept: expand() decodes them. */
+	e4t_inode_decode_fields(raw, t->img->inode_size, ino, &info);
+	if (e4t_ino_in(t->orphans, t->norphans, ino))
 		info.flags |= E4T_INO_ORPHAN_LIST;
-		e4t_inode_decode_times(&info);
-	}
 	memset(r, 0, sizeof(*r));
 	r->ino = ino;
 	r->mode = info.mode;
