@@ -51,11 +51,12 @@ struct irec {
  * known (1 byte: the tree holds the inode), the name's length (1 byte)
  * and the name.  Read in order only, so nothing needs aligning.
  */
-#define ENT_HDR 6
+#define ENT_HDR	 6
+#define IN_ENTS2 (1ULL << 63)
 
 /* A live directory: its record and where its entries are. */
 struct dir {
-	uint64_t start; /* offset in ents */
+	uint64_t start; /* offset in ents, or in ents2 with IN_ENTS2 */
 	uint32_t rec;	/* index in recs */
 	uint32_t count; /* entries */
 };
@@ -70,6 +71,9 @@ struct e4t_tree {
 	size_t ndirs;
 	unsigned char *ents;
 	size_t ents_len, ents_cap;
+	/* the second directory job's stream, kept as it is: copying it
+	 * after the first's would hold both for a moment */
+	unsigned char *ents2;
 	ext2_ino_t *orphans; /* the orphan list, sorted */
 	size_t norphans;
 	/* Which inodes have a record (one bit each), and how many records
@@ -603,6 +607,15 @@ static errcode_t list_dirs(struct e4t_tree *t)
 	return 0;
 }
 
+/* The first entry of directory d. */
+static const unsigned char *ents_of(const struct e4t_tree *t,
+				    const struct dir *d)
+{
+	const unsigned char *base = d->start & IN_ENTS2 ? t->ents2 : t->ents;
+
+	return base ? base + (d->start & ~IN_ENTS2) : NULL;
+}
+
 /* The directory of record index rec, or NULL (not a live directory). */
 static struct dir *dir_of(const struct e4t_tree *t, size_t rec)
 {
@@ -661,22 +674,14 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 	t->ents = jobs[0].ents;
 	t->ents_cap = jobs[0].ents_cap;
 	t->ents_len = jobs[0].ents_len;
-	err = jobs[0].err ? jobs[0].err : jobs[1].err;
-	if (!err && jobs[1].ents_len) {
-		err = grow((void **)&t->ents, &t->ents_cap,
-			   t->ents_len + jobs[1].ents_len, 1);
-		if (!err) {
-			size_t i;
+	t->ents2 = jobs[1].ents;
+	if (threaded) {
+		size_t i;
 
-			for (i = jobs[1].first; i < jobs[1].end; i++)
-				t->dirs[i].start += t->ents_len;
-			memcpy(t->ents + t->ents_len, jobs[1].ents,
-			       jobs[1].ents_len);
-			t->ents_len += jobs[1].ents_len;
-		}
+		for (i = jobs[1].first; i < jobs[1].end; i++)
+			t->dirs[i].start |= IN_ENTS2;
 	}
-	free(jobs[1].ents);
-	return err;
+	return jobs[0].err ? jobs[0].err : jobs[1].err;
 }
 
 /*
@@ -684,8 +689,8 @@ static errcode_t scan_dirs(struct e4t_tree *t)
  */
 struct frame {
 	struct irec *dir;
-	size_t off;    /* the next entry, in ents */
-	uint32_t left; /* entries not yet read */
+	const unsigned char *next; /* entry */
+	uint32_t left;		   /* entries not yet read */
 	size_t path_len;
 };
 
@@ -748,7 +753,7 @@ static errcode_t push(struct walker *w, struct irec *dir)
 	dir->tflags |= T_EXPANDED;
 	d = dir_of(w->t, (size_t)(dir - w->t->recs));
 	w->stack[w->depth].dir = dir;
-	w->stack[w->depth].off = d ? d->start : 0;
+	w->stack[w->depth].next = d ? ents_of(w->t, d) : NULL;
 	w->stack[w->depth].left = d ? d->count : 0;
 	w->stack[w->depth].path_len = w->path_len;
 	w->depth++;
@@ -782,8 +787,8 @@ static errcode_t walk(struct walker *w, struct irec *start)
 			w->depth--;
 			continue;
 		}
-		e = t->ents + f->off;
-		f->off += ENT_HDR + e[5];
+		e = f->next;
+		f->next += ENT_HDR + e[5];
 		f->left--;
 		memcpy(&c, e, sizeof(c));
 		child = e[4] ? &t->recs[c] : NULL;
@@ -907,6 +912,7 @@ void e4t_tree_free(struct e4t_tree *t)
 	free(t->recs);
 	free(t->dirs);
 	free(t->ents);
+	free(t->ents2);
 	free(t->orphans);
 	free(t->kept);
 	free(t->rank);
@@ -920,7 +926,7 @@ static ext2_ino_t parent_of(const struct e4t_tree *t, size_t r)
 
 	for (i = 0; i < t->ndirs; i++) {
 		const struct dir *d = &t->dirs[i];
-		const unsigned char *e = t->ents + d->start;
+		const unsigned char *e = ents_of(t, d);
 		uint32_t k, c;
 
 		for (k = 0; k < d->count; k++, e += ENT_HDR + e[5]) {
@@ -1001,7 +1007,7 @@ errcode_t e4t_tree_dir_nsec(const struct e4t_tree *t, struct e4t_dir_nsec **ret,
 	/* records are in inode order: so is the result */
 	for (i = 0; i < t->ndirs; i++) {
 		const struct dir *d = &t->dirs[i];
-		const unsigned char *e = t->ents + d->start;
+		const unsigned char *e = ents_of(t, d);
 		struct e4t_dir_nsec *dn;
 		uint32_t x;
 
