@@ -194,8 +194,10 @@ bpi() { awk -v k="$1" -v n="$2" 'BEGIN { printf "%.1f", k * 1024 / n }'; }
         e=$(median "$o.e4.runs" 1); ec=$(median "$o.e4.runs" 4)
         f=$(median "$o.fls.runs" 1); fc=$(median "$o.fls.runs" 4)
         to=$(awk '$3 == 124 { n++ } END { print n + 0 }' "$o.fls.runs")
+        bad=$(awk '$3 != 0 && $3 != 124 { print $3; exit }' "$o.fls.runs")
         fshow="$f / $fc"
         [ "$to" = 0 ] || fshow=">$FLS_TIMEOUT (timed out)"
+        [ -z "$bad" ] || { fshow="fls failed (exit $bad: $(grep -m1 . "$o.fls.runs.stderr" | tr -d '|' | cut -c1-80))"; f=0; fc=0; }
         fl=$(median "$o.floor.runs" 1); flc=$(median "$o.floor.runs" 4)
         t1=$(median "$o.e4t1.runs" 1); t1c=$(median "$o.e4t1.runs" 4)
         t2=$(median "$o.e4t2.runs" 1); t2c=$(median "$o.e4t2.runs" 4)
