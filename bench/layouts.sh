@@ -239,7 +239,13 @@ bpi() { awk -v k="$1" -v n="$2" 'BEGIN { printf "%.1f", k * 1024 / n }'; }
         n=$(inodes_used "$LDIR/$name.img")
         r=$(r2 "$(median "$o.e4.runs" 1)" "$(median "$o.fls.runs" 1)")
         b=$(bpi "$(maxcol "$o.e4.runs" 2)" "$n")
-        echo "- $name: speed $(awk -v r="$r" 'BEGIN { print (r <= 0.2) ? "MET" : "MISSED" }') ($r), memory $(awk -v b="$b" 'BEGIN { print (b < 128) ? "MET" : "MISSED" }') ($b B/inode)"
+        sp="$(awk -v r="$r" 'BEGIN { print (r <= 0.2) ? "MET" : "MISSED" }') ($r)"
+        if awk '$3 == 124 { t = 1 } END { exit !t }' "$o.fls.runs"; then
+            sp="MET (fls timed out: < $(r2 "$(median "$o.e4.runs" 1)" "$FLS_TIMEOUT"))"
+        elif awk '$3 != 0 { t = 1 } END { exit !t }' "$o.fls.runs"; then
+            sp="no ratio (fls failed)"
+        fi
+        echo "- $name: speed $sp, memory $(awk -v b="$b" 'BEGIN { print (b < 128) ? "MET" : "MISSED" }') ($b B/inode)"
     done
 } > "$RESULTS.tmp"
 mv "$RESULTS.tmp" "$RESULTS"
