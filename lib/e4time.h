@@ -129,6 +129,11 @@ struct e4t_inode {
 /* Fill info from a raw inode as libext2fs returns it (host order). */
 void e4t_inode_decode(const struct ext2_inode_large *raw, unsigned inode_size,
 		      ext2_ino_t ino, struct e4t_inode *info);
+/* The same without info->ts (all zero): e4t_inode_decode_times() fills
+ * it; for callers that keep only the raw words (the tree). */
+void e4t_inode_decode_fields(const struct ext2_inode_large *raw,
+			     unsigned inode_size, ext2_ino_t ino,
+			     struct e4t_inode *info);
 /* Decode a raw on-disk inode (little-endian, len bytes of inode_size,
  * the rest zero; as struct e4t_icopy.raw) for printing. */
 void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,

@@ -159,3 +159,36 @@ void e4t_inode_csum_set(ext2_filsys fs, ext2_ino_t ino,
 	if (has_hi)
 		inode->i_checksum_hi = ext2fs_cpu_to_le16(crc >> 16);
 }
+
+int e4t_dirent_csum_verify(ext2_filsys fs, ext2_ino_t ino, uint32_t gen,
+			   const void *block)
+{
+	const unsigned char *b = block;
+	size_t top = fs->blocksize - sizeof(struct ext2_dir_entry_tail);
+	size_t off = 0;
+	const struct ext2_dir_entry_tail *t;
+	uint32_t inum = ext2fs_cpu_to_le32(ino), crc;
+
+	/* libext2fs' __get_dirent_tail(): the entries must end at the tail */
+	while (off < top) {
+		unsigned rec_len;
+
+		if (ext2fs_get_rec_len(fs, (struct ext2_dir_entry *)(b + off),
+				       &rec_len) ||
+		    rec_len < 8 || (rec_len & 3))
+			return -1;
+		off += rec_len;
+	}
+	if (off != top)
+		return -1;
+	t = (const struct ext2_dir_entry_tail *)(b + top);
+	if (t->det_reserved_zero1 ||
+	    ext2fs_le16_to_cpu(t->det_rec_len) != sizeof(*t) ||
+	    ext2fs_le16_to_cpu(t->det_reserved_name_len) !=
+		    EXT2_DIR_NAME_LEN_CSUM)
+		return -1;
+	crc = e4t_crc32c(fs->csum_seed, &inum, sizeof(inum));
+	crc = e4t_crc32c(crc, &gen, sizeof(gen));
+	crc = e4t_crc32c(crc, b, top);
+	return ext2fs_le32_to_cpu(t->det_checksum) == crc;
+}

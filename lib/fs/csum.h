@@ -26,4 +26,13 @@ int e4t_inode_csum_verify(ext2_filsys fs, ext2_ino_t ino,
 void e4t_inode_csum_set(ext2_filsys fs, ext2_ino_t ino,
 			struct ext2_inode_large *inode);
 
+/*
+ * A directory leaf block's checksum (its 12-byte tail), as
+ * ext2fs_dir_block_csum_verify() computes it, for directory ino of
+ * generation gen (from its inode): 1 verified, 0 not, -1 the block has no
+ * leaf tail (an htree node, or damaged): ask libext2fs.
+ */
+int e4t_dirent_csum_verify(ext2_filsys fs, ext2_ino_t ino, uint32_t gen,
+			   const void *block);
+
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "e4time.h"
+#include "fs/csum.h"
 
 struct scan_ctx {
 	struct e4t_image *img;
@@ -24,6 +25,9 @@ struct scan_ctx {
 	void *priv;
 	char *buf;
 	int stop;
+	int csum;     /* metadata_csum: check each block */
+	int have_gen; /* gen read: leaf blocks checked here */
+	uint32_t gen;
 	unsigned long nblocks;
 };
 
@@ -111,10 +115,18 @@ static int block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 		warn_blk(c, err, blk, "reading ");
 		return 0;
 	}
-	if (ext2fs_has_feature_metadata_csum(fs->super) &&
-	    !ext2fs_dir_block_csum_verify(fs, c->dir,
-					  (struct ext2_dir_entry *)c->buf))
-		warn_blk(c, E4T_ERR_DIR_CSUM, blk, "");
+	if (c->csum) {
+		/* a leaf block with the instruction, the rest as libext2fs */
+		int ok = c->have_gen ? e4t_dirent_csum_verify(fs, c->dir,
+							      c->gen, c->buf)
+				     : -1;
+
+		if (ok < 0)
+			ok = ext2fs_dir_block_csum_verify(
+				fs, c->dir, (struct ext2_dir_entry *)c->buf);
+		if (!ok)
+			warn_blk(c, E4T_ERR_DIR_CSUM, blk, "");
+	}
 	parse_block(c, blk);
 	return c->stop ? BLOCK_ABORT : 0;
 }
@@ -161,6 +173,16 @@ errcode_t e4t_dir_scan(struct e4t_image *img, ext2_ino_t dir, int inline_data,
 	c.buf = malloc(img->fs->blocksize);
 	if (!c.buf)
 		return ENOMEM;
+	c.csum = ext2fs_has_feature_metadata_csum(img->fs->super);
+	if (c.csum) {
+		/* what ext2fs_dir_block_csum_verify() reads for each block */
+		struct ext2_inode inode;
+
+		if (!ext2fs_read_inode(img->fs, dir, &inode)) {
+			c.have_gen = 1;
+			c.gen = inode.i_generation;
+		}
+	}
 	err = ext2fs_block_iterate3(img->fs, dir,
 				    BLOCK_FLAG_READ_ONLY | BLOCK_FLAG_DATA_ONLY,
 				    NULL, block_cb, &c);

@@ -29,6 +29,14 @@ static int fits(unsigned extra_isize, size_t end)
 void e4t_inode_decode(const struct ext2_inode_large *raw, unsigned inode_size,
 		      ext2_ino_t ino, struct e4t_inode *info)
 {
+	e4t_inode_decode_fields(raw, inode_size, ino, info);
+	e4t_inode_decode_times(info);
+}
+
+void e4t_inode_decode_fields(const struct ext2_inode_large *raw,
+			     unsigned inode_size, ext2_ino_t ino,
+			     struct e4t_inode *info)
+{
 	unsigned extra = 0;
 
 	memset(info, 0, sizeof(*info));
@@ -79,7 +87,6 @@ void e4t_inode_decode(const struct ext2_inode_large *raw, unsigned inode_size,
 		info->raw_base[E4T_CRTIME] = raw->i_crtime;
 		info->raw_extra[E4T_CRTIME] = raw->i_crtime_extra;
 	}
-	e4t_inode_decode_times(info);
 }
 
 void e4t_inode_decode_times(struct e4t_inode *info)

@@ -5,8 +5,11 @@
  * directory's blocks.  Paths are never looked up one by one; the walk
  * builds them depth first in a single buffer.
  *
- * Memory: one compact record per kept inode (~80 bytes) and one edge per
- * directory entry (16 bytes plus the name).
+ * Memory: one compact record per kept inode (72 bytes), one entry per
+ * directory entry (6 bytes plus the name, in one byte stream) and one
+ * 16-byte index per live directory.  Two threads fill one array in place:
+ * nothing is allocated per run and copied (first touches of fresh memory
+ * were a fifth of the time).
  */
 #include "config.h"
 
@@ -18,6 +21,7 @@
 #include <unistd.h>
 
 #include "e4time.h"
+#include "fs/csum.h"
 
 /* struct irec.tflags */
 #define T_REACHED  0x01 /* some name reaches it from / */
@@ -39,16 +43,22 @@ struct irec {
 	uint8_t tflags;
 	uint32_t raw_base[E4T_NFIELDS];
 	uint32_t raw_extra[E4T_DTIME]; /* dtime has no _extra */
-	uint32_t edge_start;
-	uint32_t edge_count;
 };
 
-struct edge {
-	uint64_t name_off;
-	uint32_t child; /* index in recs, or the inode number if unknown */
-	uint8_t name_len;
-	uint8_t file_type;
-	uint8_t known; /* child is an index: the tree holds the inode */
+/*
+ * The entries of the live directories, one byte stream: per entry the
+ * child (4 bytes: an index in recs if known, else the inode number),
+ * known (1 byte: the tree holds the inode), the name's length (1 byte)
+ * and the name.  Read in order only, so nothing needs aligning.
+ */
+#define ENT_HDR	 6
+#define IN_ENTS2 (1ULL << 63)
+
+/* A live directory: its record and where its entries are. */
+struct dir {
+	uint64_t start; /* offset in ents, or in ents2 with IN_ENTS2 */
+	uint32_t rec;	/* index in recs */
+	uint32_t count; /* entries */
 };
 
 struct e4t_tree {
@@ -57,10 +67,13 @@ struct e4t_tree {
 	unsigned flags;
 	struct irec *recs;
 	size_t nrecs, recs_cap;
-	struct edge *edges;
-	size_t nedges, edges_cap;
-	char *names;
-	size_t names_len, names_cap;
+	struct dir *dirs; /* in record (inode) order */
+	size_t ndirs;
+	unsigned char *ents;
+	size_t ents_len, ents_cap;
+	/* the second directory job's stream, kept as it is: copying it
+	 * after the first's would hold both for a moment */
+	unsigned char *ents2;
 	ext2_ino_t *orphans; /* the orphan list, sorted */
 	size_t norphans;
 	/* Which inodes have a record (one bit each), and how many records
@@ -191,18 +204,20 @@ static void wb_flush(struct e4t_tree *t, struct warn_buf *wb)
 	wb->n = wb->cap = 0;
 }
 
-#define CHUNK_RECS 4096
-
 struct scan_job {
 	struct e4t_tree *t;
 	ext2_filsys fs;
 	dgrp_t first, end; /* block groups [first, end) */
-	/* The first job appends to one array; the second fills chunks that
-	 * are freed one by one as they are copied after it, so the copy
-	 * costs one chunk of memory, not half the records again. */
+	/*
+	 * One job grows its array; two jobs write into one array reserved
+	 * for both, the second from where the first's groups end (their
+	 * inodes in use, from the group descriptors), each up to a limit
+	 * (full: the descriptors were wrong, scan again with one job).
+	 */
 	struct irec *recs;
-	struct irec **chunks;
-	size_t nrecs, cap, nchunks, chunks_cap;
+	size_t nrecs, cap, limit;
+	int full;
+	int progress; /* the job that reports progress */
 	struct warn_buf wb;
 	errcode_t err;
 };
@@ -215,29 +230,16 @@ static void job_warn(struct scan_job *j, errcode_t err, ext2_ino_t ino,
 
 static struct irec *new_rec(struct scan_job *j)
 {
-	size_t k = j->nrecs % CHUNK_RECS;
-
-	if (!j->wb.buffered) {
-		if (grow((void **)&j->recs, &j->cap, j->nrecs + 1,
-			 sizeof(*j->recs)))
+	if (j->limit) {
+		if (j->nrecs >= j->limit) {
+			j->full = 1;
 			return NULL;
-		return &j->recs[j->nrecs++];
+		}
+	} else if (grow((void **)&j->recs, &j->cap, j->nrecs + 1,
+			sizeof(*j->recs))) {
+		return NULL;
 	}
-	if (k == 0) {
-		/* chunks is an array of pointers to chunks, grown by one. */
-		/* NOLINTBEGIN(bugprone-sizeof-expression) */
-		if (grow((void **)&j->chunks, &j->chunks_cap, j->nchunks + 1,
-			 sizeof(*j->chunks)))
-			return NULL;
-		/* NOLINTEND(bugprone-sizeof-expression) */
-		j->chunks[j->nchunks] =
-			malloc(CHUNK_RECS * sizeof(struct irec));
-		if (!j->chunks[j->nchunks])
-			return NULL;
-		j->nchunks++;
-	}
-	j->nrecs++;
-	return &j->chunks[j->nchunks - 1][k];
+	return &j->recs[j->nrecs++];
 }
 
 static errcode_t add_inode(struct scan_job *j, ext2_ino_t ino,
@@ -248,12 +250,11 @@ static errcode_t add_inode(struct scan_job *j, ext2_ino_t ino,
 	struct irec *r = new_rec(j);
 
 	if (!r)
-		return ENOMEM;
-	e4t_inode_decode(raw, t->img->inode_size, ino, &info);
-	if (e4t_ino_in(t->orphans, t->norphans, ino)) {
+		return ENOMEM; /* or full: scan_inodes() looks */
+	/* Only the raw time words are kept: expand() decodes them. */
+	e4t_inode_decode_fields(raw, t->img->inode_size, ino, &info);
+	if (e4t_ino_in(t->orphans, t->norphans, ino))
 		info.flags |= E4T_INO_ORPHAN_LIST;
-		e4t_inode_decode_times(&info);
-	}
 	memset(r, 0, sizeof(*r));
 	r->ino = ino;
 	r->mode = info.mode;
@@ -267,8 +268,7 @@ static errcode_t add_inode(struct scan_job *j, ext2_ino_t ino,
 	r->status = (uint8_t)status;
 	memcpy(r->raw_base, info.raw_base, sizeof(r->raw_base));
 	memcpy(r->raw_extra, info.raw_extra, sizeof(r->raw_extra));
-	if (!ext2fs_inode_csum_verify(j->fs, ino,
-				      (struct ext2_inode_large *)raw)) {
+	if (!e4t_inode_csum_verify(j->fs, ino, raw)) {
 		info.flags |= E4T_INO_CSUM_BAD;
 		job_warn(j, E4T_ERR_INODE_CSUM, ino, NULL);
 	}
@@ -342,13 +342,28 @@ static void *scan_range(void *arg)
 		status = classify(t, ino, buf);
 		if (status >= 0)
 			err = add_inode(j, ino, buf, status);
-		if (!j->wb.buffered && t->cb.progress && ++tick % 65536 == 0)
+		if (j->progress && t->cb.progress && ++tick % 65536 == 0)
 			t->cb.progress("inodes", ino, total, t->cb.priv);
 	}
 	ext2fs_close_inode_scan(scan);
 	free(buf);
 	j->err = err;
 	return NULL;
+}
+
+/* Inodes in use in groups [first, end), from the group descriptors. */
+static uint64_t used_in(ext2_filsys fs, dgrp_t first, dgrp_t end)
+{
+	uint32_t ipg = fs->super->s_inodes_per_group;
+	uint64_t used = 0;
+	dgrp_t g;
+
+	for (g = first; g < end; g++) {
+		uint32_t free_inodes = ext2fs_bg_free_inodes_count(fs, g);
+
+		used += free_inodes < ipg ? ipg - free_inodes : 0;
+	}
+	return used;
 }
 
 /*
@@ -358,17 +373,13 @@ static void *scan_range(void *arg)
 static dgrp_t split_point(ext2_filsys fs, int threads)
 {
 	uint32_t ipg = fs->super->s_inodes_per_group;
-	uint64_t used = 0, half, sum = 0;
+	uint64_t used, half, sum = 0;
 	dgrp_t g;
 
 	if (fs->group_desc_count < 2 || threads == 1 ||
 	    (threads == 0 && sysconf(_SC_NPROCESSORS_ONLN) < 2))
 		return 0;
-	for (g = 0; g < fs->group_desc_count; g++) {
-		uint32_t free_inodes = ext2fs_bg_free_inodes_count(fs, g);
-
-		used += free_inodes < ipg ? ipg - free_inodes : 0;
-	}
+	used = used_in(fs, 0, fs->group_desc_count);
 	if (threads == 0 && used < 65536) /* not worth a thread */
 		return 0;
 	half = used / 2;
@@ -382,76 +393,103 @@ static dgrp_t split_point(ext2_filsys fs, int threads)
 	return 0;
 }
 
-static errcode_t scan_inodes(struct e4t_tree *t)
+/*
+ * Two jobs into t->recs: the first from 0 up to the inodes in use in its
+ * groups, the second after that up to the end of the array.  Returns 0
+ * when both fit (the records then moved together), -1 when one of them
+ * was full or the threads could not be had: scan again with one job.
+ */
+static int scan_two(struct e4t_tree *t, dgrp_t mid, errcode_t *err)
 {
 	ext2_filsys fs = t->img->fs;
 	struct scan_job jobs[2] = {
-		{ .t = t, .fs = fs, .first = 0, .end = fs->group_desc_count },
-		{ .t = t, .wb.buffered = 1 },
+		{ .t = t,
+		  .fs = fs,
+		  .first = 0,
+		  .end = mid,
+		  .progress = 1,
+		  .wb.buffered = 1 },
+		{ .t = t,
+		  .first = mid,
+		  .end = fs->group_desc_count,
+		  .wb.buffered = 1 },
 	};
-	dgrp_t mid = split_point(fs, t->cb.threads);
+	uint64_t u0 = used_in(fs, 0, mid);
+	uint64_t u1 = used_in(fs, mid, fs->group_desc_count);
 	pthread_t worker;
-	int threaded = 0;
-	size_t i;
-	errcode_t err;
+	int ok = 0;
 
-	/* The first job fills the array reserve() sized. */
+	/* Reserved, not touched: only the records written take memory. */
+	if (u0 + u1 + 1024 > UINT32_MAX ||
+	    grow((void **)&t->recs, &t->recs_cap, u0 + u1 + 1024,
+		 sizeof(*t->recs)))
+		return -1;
+	if (e4t_image_reopen(t->img, &jobs[1].fs))
+		return -1;
 	jobs[0].recs = t->recs;
-	jobs[0].cap = t->recs_cap;
-	t->recs = NULL;
-	if (mid && !e4t_image_reopen(t->img, &jobs[1].fs)) {
-		jobs[0].end = mid;
-		jobs[1].first = mid;
-		jobs[1].end = fs->group_desc_count;
-		threaded = !pthread_create(&worker, NULL, scan_range, &jobs[1]);
-		if (!threaded) {
-			ext2fs_close_free(&jobs[1].fs);
-			jobs[0].end = fs->group_desc_count;
-		}
+	jobs[0].limit = u0 ? u0 : 1;
+	jobs[1].recs = t->recs + jobs[0].limit;
+	jobs[1].limit = t->recs_cap - jobs[0].limit;
+	if (pthread_create(&worker, NULL, scan_range, &jobs[1])) {
+		ext2fs_close_free(&jobs[1].fs);
+		return -1;
 	}
 	scan_range(&jobs[0]);
-	if (threaded) {
-		pthread_join(worker, NULL);
-		ext2fs_close_free(&jobs[1].fs);
+	pthread_join(worker, NULL);
+	ext2fs_close_free(&jobs[1].fs);
+	if (!jobs[0].full && !jobs[1].full) {
+		ok = 1;
+		wb_flush(t, &jobs[0].wb);
 		wb_flush(t, &jobs[1].wb);
+		if (jobs[0].nrecs < jobs[0].limit)
+			memmove(t->recs + jobs[0].nrecs, jobs[1].recs,
+				jobs[1].nrecs * sizeof(*t->recs));
+		t->nrecs = jobs[0].nrecs + jobs[1].nrecs;
+		*err = jobs[0].err ? jobs[0].err : jobs[1].err;
 	}
-	t->recs = jobs[0].recs;
-	t->recs_cap = jobs[0].cap;
-	t->nrecs = jobs[0].nrecs;
-	err = jobs[0].err ? jobs[0].err : jobs[1].err;
-	if (!err)
-		err = grow((void **)&t->recs, &t->recs_cap,
-			   t->nrecs + jobs[1].nrecs, sizeof(*t->recs));
-	for (i = 0; i < jobs[1].nchunks; i++) {
-		size_t n = jobs[1].nrecs - i * CHUNK_RECS;
+	free(jobs[0].wb.v);
+	free(jobs[1].wb.v);
+	return ok ? 0 : -1;
+}
 
-		if (n > CHUNK_RECS)
-			n = CHUNK_RECS;
-		if (!err) {
-			memcpy(t->recs + t->nrecs, jobs[1].chunks[i],
-			       n * sizeof(*t->recs));
-			t->nrecs += n;
-		}
-		free(jobs[1].chunks[i]);
-	}
-	free(jobs[1].chunks);
-	return err;
+static errcode_t scan_inodes(struct e4t_tree *t)
+{
+	ext2_filsys fs = t->img->fs;
+	struct scan_job job = {
+		.t = t,
+		.fs = fs,
+		.first = 0,
+		.end = fs->group_desc_count,
+		.progress = 1,
+	};
+	dgrp_t mid = split_point(fs, t->cb.threads);
+	errcode_t err = 0;
+
+	if (mid && !scan_two(t, mid, &err))
+		return err;
+	/* One job: it grows the array reserve() sized. */
+	job.recs = t->recs;
+	job.cap = t->recs_cap;
+	t->recs = NULL;
+	scan_range(&job);
+	t->recs = job.recs;
+	t->recs_cap = job.cap;
+	t->nrecs = job.nrecs;
+	return job.err;
 }
 
 /*
  * The directory pass, like the inode-table pass, can run as two jobs:
  * each reads half of the directories (by size) through its own handle
- * into its own entry and name arrays; the second job's are appended
- * after the first's, offsets fixed, so the result is the same.
+ * into its own entry stream; the second job's is appended after the
+ * first's, offsets fixed, so the result is the same.
  */
 struct dir_job {
 	struct e4t_tree *t;
 	struct e4t_image img; /* a copy of t->img, with its own fs handle */
-	size_t first, end;    /* record indexes [first, end) */
-	struct edge *edges;
-	size_t nedges, edges_cap;
-	char *names;
-	size_t names_len, names_cap;
+	size_t first, end;    /* indexes in t->dirs [first, end) */
+	unsigned char *ents;
+	size_t ents_len, ents_cap;
 	struct warn_buf wb;
 	errcode_t err;
 };
@@ -466,27 +504,26 @@ static int add_edge(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 		    unsigned name_len, unsigned file_type, void *priv)
 {
 	struct dir_job *j = priv;
-	struct e4t_tree *t = j->t;
-	struct edge *e;
 	struct irec *r;
+	unsigned char *p;
+	uint32_t child;
 
-	if (grow((void **)&j->edges, &j->edges_cap, j->nedges + 1,
-		 sizeof(*j->edges)) ||
-	    grow((void **)&j->names, &j->names_cap, j->names_len + name_len,
-		 1)) {
+	(void)dir;
+	(void)file_type;
+	if (grow((void **)&j->ents, &j->ents_cap,
+		 j->ents_len + ENT_HDR + name_len, 1)) {
 		j->err = ENOMEM;
 		return 1; /* stops the scan; the job reports it */
 	}
-	e = &j->edges[j->nedges++];
-	e->name_off = j->names_len;
+	p = j->ents + j->ents_len;
 	/* Look the child up once, here, rather than in every walk. */
-	r = find(t, ino);
-	e->known = r != NULL;
-	e->child = r ? (uint32_t)(r - t->recs) : ino;
-	e->name_len = (uint8_t)name_len;
-	e->file_type = (uint8_t)file_type;
-	memcpy(j->names + j->names_len, name, name_len);
-	j->names_len += name_len;
+	r = find(j->t, ino);
+	child = r ? (uint32_t)(r - j->t->recs) : ino;
+	memcpy(p, &child, sizeof(child));
+	p[4] = r != NULL;
+	p[5] = (unsigned char)name_len;
+	memcpy(p + ENT_HDR, name, name_len);
+	j->ents_len += ENT_HDR + name_len;
 	return 0;
 }
 
@@ -509,25 +546,31 @@ static void *scan_dir_range(void *arg)
 	errcode_t err;
 
 	for (i = j->first; i < j->end && !j->err; i++) {
-		struct irec *r = &t->recs[i];
+		struct dir *d = &t->dirs[i];
+		const struct irec *r = &t->recs[d->rec];
+		size_t before = j->ents_len;
+		uint32_t n = 0;
 
-		if (!is_live_dir(r))
-			continue;
-		r->edge_start = (uint32_t)j->nedges;
+		d->start = before;
 		err = e4t_dir_scan(&j->img, r->ino,
 				   (r->iflags & EXT4_INLINE_DATA_FL) != 0,
 				   add_edge, dir_warn, j);
 		if (err && !j->err)
 			dir_job_warn(j, err, r->ino, "reading directory");
-		r->edge_count = (uint32_t)(j->nedges - r->edge_start);
+		while (before < j->ents_len) {
+			before += ENT_HDR + j->ents[before + 5];
+			n++;
+		}
+		d->count = n;
 		if (!j->wb.buffered && t->cb.progress && ++done % 4096 == 0)
-			t->cb.progress("directories", i, j->end, t->cb.priv);
+			t->cb.progress("directories", d->rec, t->nrecs,
+				       t->cb.priv);
 	}
 	return NULL;
 }
 
-/* Where to split the records so both halves hold about as many bytes of
- * directories; 0 when one thread is enough. */
+/* Where to split the directories so both halves hold about as many bytes
+ * of them; 0 when one thread is enough. */
 static size_t dir_split_point(const struct e4t_tree *t)
 {
 	uint64_t total = 0, sum = 0;
@@ -536,47 +579,90 @@ static size_t dir_split_point(const struct e4t_tree *t)
 	if (t->cb.threads == 1 ||
 	    (t->cb.threads == 0 && sysconf(_SC_NPROCESSORS_ONLN) < 2))
 		return 0;
-	for (i = 0; i < t->nrecs; i++)
-		if (is_live_dir(&t->recs[i]))
-			total += t->recs[i].size;
+	for (i = 0; i < t->ndirs; i++)
+		total += t->recs[t->dirs[i].rec].size;
 	if (t->cb.threads == 0 && total < (16U << 20)) /* not worth a thread */
 		return 0;
-	for (i = 0; i < t->nrecs; i++) {
-		if (is_live_dir(&t->recs[i]))
-			sum += t->recs[i].size;
+	for (i = 0; i < t->ndirs; i++) {
+		sum += t->recs[t->dirs[i].rec].size;
 		if (sum * 2 >= total)
-			return i + 1 < t->nrecs ? i + 1 : 0;
+			return i + 1 < t->ndirs ? i + 1 : 0;
 	}
 	return 0;
+}
+
+/* The live directories, in record order. */
+static errcode_t list_dirs(struct e4t_tree *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nrecs; i++)
+		n += (size_t)is_live_dir(&t->recs[i]);
+	t->dirs = calloc(n ? n : 1, sizeof(*t->dirs));
+	if (!t->dirs)
+		return ENOMEM;
+	for (i = 0; i < t->nrecs; i++)
+		if (is_live_dir(&t->recs[i]))
+			t->dirs[t->ndirs++].rec = (uint32_t)i;
+	return 0;
+}
+
+/* The first entry of directory d. */
+static const unsigned char *ents_of(const struct e4t_tree *t,
+				    const struct dir *d)
+{
+	const unsigned char *base = d->start & IN_ENTS2 ? t->ents2 : t->ents;
+
+	return base ? base + (d->start & ~IN_ENTS2) : NULL;
+}
+
+/* The directory of record index rec, or NULL (not a live directory). */
+static struct dir *dir_of(const struct e4t_tree *t, size_t rec)
+{
+	size_t lo = 0, hi = t->ndirs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->dirs[mid].rec == rec)
+			return &t->dirs[mid];
+		if (t->dirs[mid].rec < rec)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 static errcode_t scan_dirs(struct e4t_tree *t)
 {
 	struct dir_job jobs[2] = {
-		{ .t = t, .img = *t->img, .first = 0, .end = t->nrecs },
+		{ .t = t, .img = *t->img },
 		{ .t = t, .img = *t->img, .wb.buffered = 1 },
 	};
-	size_t mid = dir_split_point(t);
+	size_t mid;
 	pthread_t worker;
 	int threaded = 0;
 	errcode_t err;
 
-	/* The first job fills the arrays reserve() sized. */
-	jobs[0].edges = t->edges;
-	jobs[0].edges_cap = t->edges_cap;
-	jobs[0].names = t->names;
-	jobs[0].names_cap = t->names_cap;
-	t->edges = NULL;
-	t->names = NULL;
+	err = list_dirs(t);
+	if (err)
+		return err;
+	jobs[0].end = t->ndirs;
+	mid = dir_split_point(t);
+	/* The first job fills the stream reserve() sized. */
+	jobs[0].ents = t->ents;
+	jobs[0].ents_cap = t->ents_cap;
+	t->ents = NULL;
 	if (mid && !e4t_image_reopen(t->img, &jobs[1].img.fs)) {
 		jobs[0].end = mid;
 		jobs[1].first = mid;
-		jobs[1].end = t->nrecs;
+		jobs[1].end = t->ndirs;
 		threaded = !pthread_create(&worker, NULL, scan_dir_range,
 					   &jobs[1]);
 		if (!threaded) {
 			ext2fs_close_free(&jobs[1].img.fs);
-			jobs[0].end = t->nrecs;
+			jobs[0].end = t->ndirs;
 		}
 	}
 	scan_dir_range(&jobs[0]);
@@ -585,39 +671,17 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 		ext2fs_close_free(&jobs[1].img.fs);
 		wb_flush(t, &jobs[1].wb);
 	}
-	t->edges = jobs[0].edges;
-	t->edges_cap = jobs[0].edges_cap;
-	t->nedges = jobs[0].nedges;
-	t->names = jobs[0].names;
-	t->names_cap = jobs[0].names_cap;
-	t->names_len = jobs[0].names_len;
-	err = jobs[0].err ? jobs[0].err : jobs[1].err;
-	if (!err && jobs[1].nedges) {
-		err = grow((void **)&t->edges, &t->edges_cap,
-			   t->nedges + jobs[1].nedges, sizeof(*t->edges));
-		if (!err)
-			err = grow((void **)&t->names, &t->names_cap,
-				   t->names_len + jobs[1].names_len, 1);
-		if (!err) {
-			size_t i;
+	t->ents = jobs[0].ents;
+	t->ents_cap = jobs[0].ents_cap;
+	t->ents_len = jobs[0].ents_len;
+	t->ents2 = jobs[1].ents;
+	if (threaded) {
+		size_t i;
 
-			for (i = 0; i < jobs[1].nedges; i++)
-				jobs[1].edges[i].name_off += t->names_len;
-			for (i = jobs[1].first; i < jobs[1].end; i++)
-				if (is_live_dir(&t->recs[i]))
-					t->recs[i].edge_start +=
-						(uint32_t)t->nedges;
-			memcpy(t->edges + t->nedges, jobs[1].edges,
-			       jobs[1].nedges * sizeof(*t->edges));
-			memcpy(t->names + t->names_len, jobs[1].names,
-			       jobs[1].names_len);
-			t->nedges += jobs[1].nedges;
-			t->names_len += jobs[1].names_len;
-		}
+		for (i = jobs[1].first; i < jobs[1].end; i++)
+			t->dirs[i].start |= IN_ENTS2;
 	}
-	free(jobs[1].edges);
-	free(jobs[1].names);
-	return err;
+	return jobs[0].err ? jobs[0].err : jobs[1].err;
 }
 
 /*
@@ -625,7 +689,8 @@ static errcode_t scan_dirs(struct e4t_tree *t)
  */
 struct frame {
 	struct irec *dir;
-	uint32_t next;
+	const unsigned char *next; /* entry */
+	uint32_t left;		   /* entries not yet read */
 	size_t path_len;
 };
 
@@ -678,6 +743,7 @@ static int emit(struct walker *w, struct irec *r, enum e4t_status status,
 
 static errcode_t push(struct walker *w, struct irec *dir)
 {
+	const struct dir *d;
 	errcode_t err;
 
 	err = grow((void **)&w->stack, &w->stack_cap, w->depth + 1,
@@ -685,8 +751,10 @@ static errcode_t push(struct walker *w, struct irec *dir)
 	if (err)
 		return err;
 	dir->tflags |= T_EXPANDED;
+	d = dir_of(w->t, (size_t)(dir - w->t->recs));
 	w->stack[w->depth].dir = dir;
-	w->stack[w->depth].next = 0;
+	w->stack[w->depth].next = d ? ents_of(w->t, d) : NULL;
+	w->stack[w->depth].left = d ? d->count : 0;
 	w->stack[w->depth].path_len = w->path_len;
 	w->depth++;
 	return 0;
@@ -699,8 +767,9 @@ static errcode_t walk(struct walker *w, struct irec *start)
 	int rc;
 	size_t i;
 
-	for (i = 0; i < t->nrecs; i++)
-		t->recs[i].tflags &= (uint8_t)~T_EXPANDED;
+	for (i = 0; i < t->ndirs; i++)
+		t->recs[t->dirs[i].rec].tflags &= (uint8_t)~T_EXPANDED;
+	start->tflags &= (uint8_t)~T_EXPANDED;
 	start->tflags |= T_REACHED;
 	rc = emit(w, start, E4T_LIVE, w->start_parent);
 	if (rc)
@@ -710,26 +779,30 @@ static errcode_t walk(struct walker *w, struct irec *start)
 	err = push(w, start);
 	while (!err && w->depth) {
 		struct frame *f = &w->stack[w->depth - 1];
-		struct edge *e;
+		const unsigned char *e;
 		struct irec *child;
+		uint32_t c;
 
-		if (f->next >= f->dir->edge_count) {
+		if (!f->left) {
 			w->depth--;
 			continue;
 		}
-		e = &t->edges[f->dir->edge_start + f->next++];
-		child = e->known ? &t->recs[e->child] : NULL;
+		e = f->next;
+		f->next += ENT_HDR + e[5];
+		f->left--;
+		memcpy(&c, e, sizeof(c));
+		child = e[4] ? &t->recs[c] : NULL;
 		if (!child || child->status != E4T_LIVE) {
 			if (w->fn)
 				warn(t, E4T_ERR_NOT_IN_USE,
-				     child ? child->ino : e->child,
+				     child ? child->ino : c,
 				     "named by a directory entry");
 			continue;
 		}
 		child->tflags |= T_REACHED;
 		if (w->fn) {
-			err = path_set(w, f->path_len, t->names + e->name_off,
-				       e->name_len);
+			err = path_set(w, f->path_len,
+				       (const char *)e + ENT_HDR, e[5]);
 			if (err)
 				break;
 			rc = emit(w, child, E4T_LIVE, f->dir->ino);
@@ -779,9 +852,9 @@ static errcode_t reserve(struct e4t_tree *t)
 
 	if (sb->s_free_inodes_count < sb->s_inodes_count)
 		used += sb->s_inodes_count - sb->s_free_inodes_count;
+	/* Reserved, not touched: only what is written takes memory. */
 	if (grow((void **)&t->recs, &t->recs_cap, used, sizeof(*t->recs)) ||
-	    grow((void **)&t->edges, &t->edges_cap, used, sizeof(*t->edges)) ||
-	    grow((void **)&t->names, &t->names_cap, used * 12, 1))
+	    grow((void **)&t->ents, &t->ents_cap, used * (ENT_HDR + 16), 1))
 		return ENOMEM;
 	return 0;
 }
@@ -837,8 +910,9 @@ void e4t_tree_free(struct e4t_tree *t)
 	if (!t)
 		return;
 	free(t->recs);
-	free(t->edges);
-	free(t->names);
+	free(t->dirs);
+	free(t->ents);
+	free(t->ents2);
 	free(t->orphans);
 	free(t->kept);
 	free(t->rank);
@@ -849,18 +923,16 @@ void e4t_tree_free(struct e4t_tree *t)
 static ext2_ino_t parent_of(const struct e4t_tree *t, size_t r)
 {
 	size_t i;
-	uint32_t e;
 
-	for (i = 0; i < t->nrecs; i++) {
-		const struct irec *d = &t->recs[i];
+	for (i = 0; i < t->ndirs; i++) {
+		const struct dir *d = &t->dirs[i];
+		const unsigned char *e = ents_of(t, d);
+		uint32_t k, c;
 
-		if (!is_live_dir(d))
-			continue;
-		for (e = 0; e < d->edge_count; e++) {
-			const struct edge *ed = &t->edges[d->edge_start + e];
-
-			if (ed->known && ed->child == r)
-				return d->ino;
+		for (k = 0; k < d->count; k++, e += ENT_HDR + e[5]) {
+			memcpy(&c, e, sizeof(c));
+			if (e[4] && c == r)
+				return t->recs[d->rec].ino;
 		}
 	}
 	return 0;
@@ -933,27 +1005,29 @@ errcode_t e4t_tree_dir_nsec(const struct e4t_tree *t, struct e4t_dir_nsec **ret,
 	*ret = NULL;
 	*n = 0;
 	/* records are in inode order: so is the result */
-	for (i = 0; i < t->nrecs; i++) {
-		const struct irec *d = &t->recs[i];
+	for (i = 0; i < t->ndirs; i++) {
+		const struct dir *d = &t->dirs[i];
+		const unsigned char *e = ents_of(t, d);
 		struct e4t_dir_nsec *dn;
-		uint32_t e;
+		uint32_t x;
 
-		if (!is_live_dir(d) || !d->edge_count)
+		if (!d->count)
 			continue;
 		if (e4t_grow(&a, &cap, k + 1, sizeof(*a), 256)) {
 			free(a);
 			return ENOMEM;
 		}
 		dn = &a[k++];
-		dn->dir = d->ino;
+		dn->dir = t->recs[d->rec].ino;
 		dn->entries = dn->nonzero = 0;
-		for (e = 0; e < d->edge_count; e++) {
-			const struct edge *ed = &t->edges[d->edge_start + e];
+		for (x = 0; x < d->count; x++, e += ENT_HDR + e[5]) {
 			const struct irec *c;
+			uint32_t ci;
 
-			if (!ed->known)
+			if (!e[4])
 				continue;
-			c = &t->recs[ed->child];
+			memcpy(&ci, e, sizeof(ci));
+			c = &t->recs[ci];
 			if (c->status != E4T_LIVE ||
 			    !(c->present & E4T_PRESENT_EXTRA(E4T_MTIME)))
 				continue;

@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench/layouts.sh: `e4time timeline --format mactime` against TSK's
+# `fls -r -m /` on kernel-written ext4 images of several layouts (a base
+# layout and one-factor variations of it), e4time's peak RSS per inode,
+# --threads 2 against 1, and the floor (bench/layouts-floor.c: the inode
+# tables and directory blocks read from the page cache, one bodyfile line
+# formatted per name). Writes bench/RESULTS-layouts.md.
+#
+# Needs root (loop mounts). Never run in CI. See bench/README.md.
+#
+#   sudo bench/layouts.sh
+#
+# Environment knobs (defaults in brackets):
+#   BENCH_DIR  image cache and outputs [/var/tmp/e4time-bench]
+#   LAYOUTS    which layouts, space separated [all but ten-million]
+#   RUNS       timed e4time runs per layout and thread count [3]
+#   FLS_RUNS   timed fls runs per layout besides the first, which is
+#              timed too (after e4time's warm-up: the cache is warm) [0]
+#   FLS_TIMEOUT seconds before one fls run is killed, shown as ">N" [900]
+#   E4TIME     the binary to time; a copy taken at start is timed [<repo>/tools/e4time]
+#   REBUILD    1: rebuild the images even if cached [0]
+#   BUILD_ONLY 1: build (or find cached) the images and stop [0]
+#   RESULTS    where to write the results [bench/RESULTS-layouts.md]
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
+
+BENCH_DIR=${BENCH_DIR:-/var/tmp/e4time-bench}
+ALL="base fpd10 fpd100k name40 data inline nsized inode1024 noflex"
+LAYOUTS=${LAYOUTS:-$ALL}
+RUNS=${RUNS:-3}
+FLS_RUNS=${FLS_RUNS:-0}
+FLS_TIMEOUT=${FLS_TIMEOUT:-900}
+E4TIME=${E4TIME:-$top/tools/e4time}
+REBUILD=${REBUILD:-0}
+BUILD_ONLY=${BUILD_ONLY:-0}
+RESULTS=${RESULTS:-$here/RESULTS-layouts.md}
+LDIR=$BENCH_DIR/layouts
+
+die() { echo "layouts.sh: $*" >&2; exit 1; }
+log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+[ "$(id -u)" = 0 ] || die "run as root (loop mounts): sudo $0"
+if [ -n "${CI:-}" ]; then die "not meant for CI (CI=$CI)"; fi
+for t in fls mkfs.ext4 tune2fs cc; do
+    command -v "$t" >/dev/null || die "$t missing: apt-get install -y sleuthkit e2fsprogs gcc"
+done
+[ -x /usr/bin/time ] || die "/usr/bin/time missing: apt-get install -y time"
+mkdir -p "$LDIR" "$BENCH_DIR/out" "$BENCH_DIR/bin"
+
+# layout NAME: "SIZE|MKFS_OPTIONS|DIRS FILES_PER_DIR NAME_LEN DATA_BYTES DATA_EVERY|what"
+layout() {
+    case $1 in
+    base)      echo "17G||1000 1000 8 0 0|1000 dirs x 1000 empty files, 8-byte names, mkfs defaults (256-byte inodes, flex_bg)" ;;
+    fpd10)     echo "17G||100000 10 8 0 0|100,000 dirs x 10 files" ;;
+    fpd100k)   echo "17G||10 100000 8 0 0|10 dirs x 100,000 files (htree)" ;;
+    name40)    echo "17G||1000 1000 40 0 0|40-byte names" ;;
+    data)      echo "17G||1000 1000 8 100 10|every tenth file 100 bytes (one data block)" ;;
+    inline)    echo "17G|-O inline_data|1000 1000 8 100 1|inline_data, every file 100 bytes (inline)" ;;
+    nsized)    echo "8G|-N 1010000|1000 1000 8 0 0|8 GiB, mkfs -N 1010000 (inode tables sized to the files)" ;;
+    inode1024) echo "17G|-I 1024|1000 1000 8 0 0|1024-byte inodes" ;;
+    noflex)    echo "17G|-O ^flex_bg|1000 1000 8 0 0|flex_bg off" ;;
+    ten-million) echo "170G||10000 1000 8 0 0|10,000 dirs x 1000 files (10,000,000)" ;;
+    *) die "unknown layout $1 ($ALL ten-million)" ;;
+    esac
+}
+
+MKFILES=$BENCH_DIR/bin/mkfiles
+cc -O2 -o "$MKFILES" "$here/mkfiles.c" || die "bench/mkfiles.c does not build"
+
+mnt=""
+cleanup() {
+    if [ -n "$mnt" ]; then
+        mountpoint -q "$mnt" && umount "$mnt" || true
+        rmdir "$mnt" 2>/dev/null || true
+    fi
+}
+trap cleanup EXIT
+
+# build NAME: mkfs, loop-mount (noinit_itable: the unused inode tables of a
+# sparse file read as zeros anyway), bench/mkfiles through the kernel, sync,
+# umount, e2fsck -fn; renamed into place only when whole.
+build() {
+    local name=$1 spec size opts args
+    spec=$(layout "$name")
+    IFS='|' read -r size opts args _ <<< "$spec"
+    local img=$LDIR/$name.img tmp=$LDIR/$name.img.tmp
+    if [ -f "$img" ] && [ "$REBUILD" != 1 ]; then
+        log "$name: cached ($(cat "$LDIR/$name.build" 2>/dev/null))"
+        return
+    fi
+    rm -f "$img" "$tmp"
+    log "$name: building ($size sparse, mkfs.ext4 $opts, mkfiles $args)"
+    local t0=$EPOCHREALTIME
+    truncate -s "$size" "$tmp"
+    # shellcheck disable=SC2086
+    nice mkfs.ext4 -q -F $opts "$tmp"
+    mnt=$(mktemp -d /tmp/e4time-bench-mnt.XXXXXX)
+    mount -o loop,noinit_itable "$tmp" "$mnt"
+    # shellcheck disable=SC2086
+    (cd "$mnt" && nice "$MKFILES" $args)
+    sync
+    umount "$mnt"
+    rmdir "$mnt"
+    mnt=""
+    nice e2fsck -fn "$tmp" > "$LDIR/$name.fsck" 2>&1 || die "$name: e2fsck -fn not clean ($LDIR/$name.fsck)"
+    mv "$tmp" "$img"
+    local secs
+    secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+    echo "built in $secs s, $(du -k "$img" | awk '{ printf "%.0f MiB", $1 / 1024 }') in use, $(date -u +%Y-%m-%dT%H:%MZ)" > "$LDIR/$name.build"
+    log "$name: $(cat "$LDIR/$name.build")"
+}
+
+for name in $LAYOUTS; do build "$name"; done
+[ "$BUILD_ONLY" = 1 ] && exit 0
+
+# ---------------------------------------------------------------- timing
+E4TIME_SRC=$E4TIME
+E4TIME=$BENCH_DIR/bin/e4time-layouts
+cp "$E4TIME_SRC" "$E4TIME"
+E4_SUM=$(sha256sum "$E4TIME" | cut -c1-12)
+E4_COMMIT=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?')
+E4_DIRTY=$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null | grep -qv '^.. bench/' && echo ' (work tree modified)' || true)
+OLD=""
+if [ -n "${E4TIME_OLD:-}" ]; then
+    OLD=$BENCH_DIR/bin/e4time-layouts-old
+    cp "$E4TIME_OLD" "$OLD"
+    OLD_SUM=$(sha256sum "$OLD" | cut -c1-12)
+fi
+FLOOR=$BENCH_DIR/bin/layouts-floor
+cc -O2 -o "$FLOOR" "$here/layouts-floor.c" -lext2fs -lcom_err || die "bench/layouts-floor.c does not build"
+
+inodes_used() {
+    tune2fs -l "$1" | awk -F: '/^Inode count/ { n = $2 } /^Free inodes/ { f = $2 }
+        END { print n - f }'
+}
+# run RESFILE CMD...: appends "WALL PEAK_KIB RC CPU" (bench/lib.sh)
+run() { local r=$1; shift; time_cmd "$r.stderr" "$@" >> "$r"; }
+
+OUT=$BENCH_DIR/out/layouts
+mkdir -p "$OUT"
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+for name in $LAYOUTS; do
+    img=$LDIR/$name.img
+    log "$name: warm-up, outputs kept"
+    "$E4TIME" timeline --format mactime "$img" > "$OUT/$name.e4time.body" 2> "$OUT/$name.e4time.stderr" || true
+    for k in e4 e4t1 e4t2 fls floor old oldt1 oldt2; do : > "$OUT/$name.$k.runs"; : > "$OUT/$name.$k.runs.stderr"; done
+    # fls's first run is timed (the cache is warm from e4time's) and kept
+    log "$name: fls (timeout $FLS_TIMEOUT s)"
+    time_cmd "$OUT/$name.fls.runs.stderr" sh -c 'timeout "$1" fls -r -m / "$2" > "$3"' sh \
+        "$FLS_TIMEOUT" "$img" "$OUT/$name.fls.body" >> "$OUT/$name.fls.runs"
+    "$FLOOR" "$img" > "$OUT/$name.floor.body"
+    [ -z "$OLD" ] || { "$OLD" timeline --format mactime "$img" > "$OUT/$name.old.body" 2>/dev/null || true; }
+    for ((i = 1; i <= RUNS; i++)); do
+        log "$name: round $i/$RUNS"
+        run "$OUT/$name.e4.runs" "$E4TIME" timeline --format mactime "$img"
+        [ "$i" -gt "$FLS_RUNS" ] || run "$OUT/$name.fls.runs" timeout "$FLS_TIMEOUT" fls -r -m / "$img"
+        run "$OUT/$name.e4t1.runs" "$E4TIME" timeline --threads 1 --format mactime "$img"
+        run "$OUT/$name.floor.runs" "$FLOOR" "$img"
+        run "$OUT/$name.e4t2.runs" "$E4TIME" timeline --threads 2 --format mactime "$img"
+        if [ -n "$OLD" ]; then
+            run "$OUT/$name.old.runs" "$OLD" timeline --format mactime "$img"
+            run "$OUT/$name.oldt1.runs" "$OLD" timeline --threads 1 --format mactime "$img"
+            run "$OUT/$name.oldt2.runs" "$OLD" timeline --threads 2 --format mactime "$img"
+        fi
+    done
+done
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---------------------------------------------------------------- report
+r2() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }'; }
+bpi() { awk -v k="$1" -v n="$2" 'BEGIN { printf "%.1f", k * 1024 / n }'; }
+{
+    echo "# e4time timeline on layouts"
+    echo
+    echo "Written by \`bench/layouts.sh\` (see \`bench/README.md\`). Overwritten on every run."
+    echo
+    echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ); load average at start $LOAD0, at end $LOAD1"
+    echo "- machine: $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM; kernel $(uname -r); $(mke2fs -V 2>&1 | head -n 1); TSK $(fls -V 2>&1 | head -n 1)"
+    echo "- e4time: binary sha256 $E4_SUM, tree at commit $E4_COMMIT$E4_DIRTY$([ -z "$OLD" ] || echo "; old: $E4TIME_OLD, sha256 $OLD_SUM")"
+    echo "- runs: $RUNS rounds per layout after one untimed warm-up of each, alternating e4time (default threads), fls (once, timed, after e4time's warm-up, then in the first $FLS_RUNS rounds; timeout $FLS_TIMEOUT s: a run with rc 124 timed out), e4time --threads 1, the floor, e4time --threads 2$([ -z "$OLD" ] || echo ", the old e4time (default, 1 and 2 threads)"); medians; wall s / CPU s (user + system)"
+    echo "- images: written by the kernel through a loop mount (\`mount -o loop,noinit_itable\`) by \`bench/mkfiles.c\` (mkdir, open O_CREAT, write, close), then sync, umount, \`e2fsck -fn\` clean; sparse, in \`$LDIR\`"
+    echo "- floor: \`bench/layouts-floor.c\`: pread of the inode tables' used parts and of every directory block, one bodyfile line formatted per name (no checksums, no escaping)"
+    echo
+    echo "| layout | inodes | e4time s (wall / CPU) | fls s | e4time/fls wall | CPU | floor s | e4time/floor CPU | B/inode | --threads 1 s | --threads 2 s | 2 threads gain (wall t1/t2) |$([ -z "$OLD" ] || echo " old e4time s | old/fls wall | old B/inode | old 2 threads gain |")"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|$([ -z "$OLD" ] || echo "---|---|---|---|")"
+    for name in $LAYOUTS; do
+        o=$OUT/$name
+        n=$(inodes_used "$LDIR/$name.img")
+        e=$(median "$o.e4.runs" 1); ec=$(median "$o.e4.runs" 4)
+        f=$(median "$o.fls.runs" 1); fc=$(median "$o.fls.runs" 4)
+        to=$(awk '$3 == 124 { n++ } END { print n + 0 }' "$o.fls.runs")
+        bad=$(awk '$3 != 0 && $3 != 124 { print $3; exit }' "$o.fls.runs")
+        fshow="$f / $fc"
+        [ "$to" = 0 ] || fshow=">$FLS_TIMEOUT (timed out)"
+        [ -z "$bad" ] || { fshow="fls failed (exit $bad: $(grep -m1 . "$o.fls.runs.stderr" | tr -d '|' | cut -c1-80))"; f=0; fc=0; }
+        fl=$(median "$o.floor.runs" 1); flc=$(median "$o.floor.runs" 4)
+        t1=$(median "$o.e4t1.runs" 1); t1c=$(median "$o.e4t1.runs" 4)
+        t2=$(median "$o.e4t2.runs" 1); t2c=$(median "$o.e4t2.runs" 4)
+        rss=$(maxcol "$o.e4.runs" 2)
+        extra=""
+        if [ -n "$OLD" ]; then
+            od=$(median "$o.old.runs" 1); odc=$(median "$o.old.runs" 4)
+            extra=" $od / $odc | $(r2 "$od" "$f") | $(bpi "$(maxcol "$o.old.runs" 2)" "$n") | $(r2 "$(median "$o.oldt1.runs" 1)" "$(median "$o.oldt2.runs" 1)") |"
+        fi
+        echo "| $name | $n | $e / $ec | $fshow | $(r2 "$e" "$f") | $(r2 "$ec" "$fc") | $fl / $flc | $(r2 "$ec" "$flc") | $(bpi "$rss" "$n") | $t1 / $t1c | $t2 / $t2c | $(r2 "$t1" "$t2") |$extra"
+    done
+    echo
+    echo "| layout | what | image | e4time exit!=0 | rows: e4time, fls, floor |"
+    echo "|---|---|---|---|---|"
+    for name in $LAYOUTS; do
+        o=$OUT/$name
+        bad=$(cat "$o".e4*.runs | awk '$3 != 0 { n++ } END { print n + 0 }')
+        echo "| $name | $(layout "$name" | cut -d'|' -f4); \`mkfs.ext4 $(layout "$name" | cut -d'|' -f2)\` $(layout "$name" | cut -d'|' -f1) | $(cat "$LDIR/$name.build") | $bad | $(wc -l < "$o.e4time.body"), $(wc -l < "$o.fls.body"), $(wc -l < "$o.floor.body") |"
+    done
+    if [ -n "$OLD" ]; then
+        echo
+        echo "Old and new e4time outputs (warm-up runs):"
+        for name in $LAYOUTS; do
+            if cmp -s "$OUT/$name.e4time.body" "$OUT/$name.old.body"; then s=identical; else s=DIFFERENT; fi
+            echo "- $name: $s"
+        done
+    fi
+    echo
+    echo "Row check (bench/lib.sh rowcheck):"
+    echo
+    for name in $LAYOUTS; do
+        echo "- $name: $(rowcheck "$OUT/$name.e4time.body" "$OUT/$name.fls.body" "$OUT/rowcheck")"
+    done
+    echo
+    echo "Targets (1,000,000-file layouts): e4time at most 0.2x fls (wall median), under 128 B/inode:"
+    echo
+    for name in $LAYOUTS; do
+        o=$OUT/$name
+        n=$(inodes_used "$LDIR/$name.img")
+        r=$(r2 "$(median "$o.e4.runs" 1)" "$(median "$o.fls.runs" 1)")
+        b=$(bpi "$(maxcol "$o.e4.runs" 2)" "$n")
+        sp="$(awk -v r="$r" 'BEGIN { print (r <= 0.2) ? "MET" : "MISSED" }') ($r)"
+        if awk '$3 == 124 { t = 1 } END { exit !t }' "$o.fls.runs"; then
+            sp="MET (fls timed out: < $(r2 "$(median "$o.e4.runs" 1)" "$FLS_TIMEOUT"))"
+        elif awk '$3 != 0 { t = 1 } END { exit !t }' "$o.fls.runs"; then
+            sp="no ratio (fls failed)"
+        fi
+        echo "- $name: speed $sp, memory $(awk -v b="$b" 'BEGIN { print (b < 128) ? "MET" : "MISSED" }') ($b B/inode)"
+    done
+} > "$RESULTS.tmp"
+mv "$RESULTS.tmp" "$RESULTS"
+cat "$RESULTS"
