@@ -62,7 +62,8 @@ static void mac_row(struct out *o, const struct e4t_row *row)
 	lb_body_middle(o, row, mode, esc_mactime);
 	/* The four times are often equal: format each distinct one once. */
 	int64_t prev = -1;
-	size_t prev_at = 0, prev_len = 0;
+	char *d = lb_reserve(b, 4 * 21 + 1), *prev_at = NULL;
+	size_t prev_len = 0;
 
 	for (i = 0; i < 4; i++) {
 		const struct e4t_ts *ts = &in->ts[body_fields[i]];
@@ -77,20 +78,19 @@ static void mac_row(struct out *o, const struct e4t_row *row)
 				o->big_times++;
 			}
 		}
-		lb_putc(b, '|');
+		*d++ = '|';
 		if (sec == prev) {
-			char copy[24];
-
-			memcpy(copy, b->p + prev_at, prev_len);
-			lb_write(b, copy, prev_len);
+			memcpy(d, prev_at, prev_len);
+			d += prev_len;
 			continue;
 		}
 		prev = sec;
-		prev_at = b->len;
-		lb_i64(b, sec);
-		prev_len = b->len - prev_at;
+		prev_at = d;
+		d = lb_put_u64(d, (uint64_t)sec);
+		prev_len = (size_t)(d - prev_at);
 	}
-	lb_putc(b, '\n');
+	*d++ = '\n';
+	b->len = (size_t)(d - b->p);
 }
 
 static void mac_end(struct out *o)

@@ -20,35 +20,10 @@ void lb_grow(struct lbuf *b, size_t n)
 	}
 }
 
-static const char digit_pairs[201] =
+const char lb_digit_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233"
 	"34353637383940414243444546474849505152535455565758596061626364656667"
 	"6869707172737475767778798081828384858687888990919293949596979899";
-
-void lb_u64(struct lbuf *b, uint64_t v)
-{
-	char tmp[24];
-	int i = sizeof(tmp);
-
-	if (v < 10) {
-		lb_putc(b, (char)('0' + v));
-		return;
-	}
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-
-		v /= 100;
-		tmp[--i] = digit_pairs[d + 1];
-		tmp[--i] = digit_pairs[d];
-	}
-	if (v >= 10) {
-		tmp[--i] = digit_pairs[v * 2 + 1];
-		tmp[--i] = digit_pairs[v * 2];
-	} else {
-		tmp[--i] = (char)('0' + v);
-	}
-	lb_write(b, tmp + i, sizeof(tmp) - (size_t)i);
-}
 
 void lb_i64(struct lbuf *b, int64_t v)
 {

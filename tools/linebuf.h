@@ -42,7 +42,78 @@ static inline void lb_puts(struct lbuf *b, const char *s)
 	lb_write(b, s, strlen(s));
 }
 
-void lb_u64(struct lbuf *b, uint64_t v);
+/* Room for n more bytes at the end: where they go (lb_grow's exit). */
+static inline char *lb_reserve(struct lbuf *b, size_t n)
+{
+	if (b->len + n > b->cap)
+		lb_grow(b, n);
+	return b->p + b->len;
+}
+
+extern const char lb_digit_pairs[201];
+
+/*
+ * The decimal digits of v (1 to 20 of them, unterminated) at d, in room
+ * the caller reserved: returns their end.  The digit count from the bit
+ * length (1233 / 4096 ~ log10(2)), then two digits at a time backwards.
+ */
+static inline char *lb_put_u64(char *d, uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ULL,
+		10ULL,
+		100ULL,
+		1000ULL,
+		10000ULL,
+		100000ULL,
+		1000000ULL,
+		10000000ULL,
+		100000000ULL,
+		1000000000ULL,
+		10000000000ULL,
+		100000000000ULL,
+		1000000000000ULL,
+		10000000000000ULL,
+		100000000000000ULL,
+		1000000000000000ULL,
+		10000000000000000ULL,
+		100000000000000000ULL,
+		1000000000000000000ULL,
+		10000000000000000000ULL,
+	};
+	unsigned t;
+	char *end;
+
+	if (v < 10) {
+		*d = (char)('0' + v);
+		return d + 1;
+	}
+	t = (unsigned)(64 - __builtin_clzll(v)) * 1233 >> 12;
+	end = d + t + (v >= pow10[t]);
+	d = end;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		*--d = lb_digit_pairs[r + 1];
+		*--d = lb_digit_pairs[r];
+	}
+	if (v >= 10) {
+		*--d = lb_digit_pairs[v * 2 + 1];
+		*--d = lb_digit_pairs[v * 2];
+	} else {
+		*--d = (char)('0' + v);
+	}
+	return end;
+}
+
+static inline void lb_u64(struct lbuf *b, uint64_t v)
+{
+	char *d = lb_reserve(b, 20);
+
+	b->len = (size_t)(lb_put_u64(d, v) - b->p);
+}
+
 void lb_i64(struct lbuf *b, int64_t v);
 /* v as exactly 'width' digits, zero-padded */
 void lb_uint_pad(struct lbuf *b, uint32_t v, int width);

@@ -77,18 +77,18 @@ void lb_iso(struct lbuf *b, const struct e4t_ts *ts, int digits)
 
 void mode_string(uint16_t mode, char out[11])
 {
-	static const char rwx[] = "rwxrwxrwx";
+	static const char rwx[8][3] = { { '-', '-', '-' }, { '-', '-', 'x' },
+					{ '-', 'w', '-' }, { '-', 'w', 'x' },
+					{ 'r', '-', '-' }, { 'r', '-', 'x' },
+					{ 'r', 'w', '-' }, { 'r', 'w', 'x' } };
 	char t = e4t_mode_type_char(mode);
-	int i;
 
 	out[0] = t;
 	if (t == 'r')
 		out[0] = '-';
-	for (i = 0; i < 9; i++) {
-		out[1 + i] = '-';
-		if (mode & (0400 >> i))
-			out[1 + i] = rwx[i];
-	}
+	memcpy(out + 1, rwx[(mode >> 6) & 7], 3);
+	memcpy(out + 4, rwx[(mode >> 3) & 7], 3);
+	memcpy(out + 7, rwx[mode & 7], 3);
 	if (mode & 04000)
 		out[3] = (mode & 0100) ? 's' : 'S';
 	if (mode & 02000)
@@ -172,20 +172,26 @@ void lb_body_middle(struct out *o, const struct e4t_row *row, const char *mode,
 {
 	const struct e4t_inode *in = row->inode;
 	struct lbuf *b = &o->lb;
+	size_t mlen = strlen(mode);
+	char *d;
 
 	journal_suffix(b, row);
 	lb_puts(b, status_suffix(row->status));
 	lb_link_target(o, row, esc);
-	lb_putc(b, '|');
-	lb_u64(b, in->ino);
-	lb_putc(b, '|');
-	lb_puts(b, mode);
-	lb_putc(b, '|');
-	lb_u64(b, in->uid);
-	lb_putc(b, '|');
-	lb_u64(b, in->gid);
-	lb_putc(b, '|');
-	lb_u64(b, in->size);
+	/* the rest in room reserved once: 4 numbers, the mode, 5 bars */
+	d = lb_reserve(b, 4 * 20 + mlen + 5);
+	*d++ = '|';
+	d = lb_put_u64(d, in->ino);
+	*d++ = '|';
+	memcpy(d, mode, mlen);
+	d += mlen;
+	*d++ = '|';
+	d = lb_put_u64(d, in->uid);
+	*d++ = '|';
+	d = lb_put_u64(d, in->gid);
+	*d++ = '|';
+	d = lb_put_u64(d, in->size);
+	b->len = (size_t)(d - b->p);
 }
 
 /* timeline --journal (output.h) */
