@@ -179,12 +179,11 @@ void lb_body_middle(struct out *o, const struct e4t_row *row, const char *mode,
 	lb_puts(b, status_suffix(row->status));
 	lb_link_target(o, row, esc);
 	/* the rest in room reserved once: 4 numbers, the mode, 5 bars */
-	d = lb_reserve(b, 4 * 20 + mlen + 5);
+	d = lb_reserve(b, (size_t)4 * 20 + mlen + 6);
 	*d++ = '|';
 	d = lb_put_u64(d, in->ino);
 	*d++ = '|';
-	memcpy(d, mode, mlen);
-	d += mlen;
+	d = stpcpy(d, mode); /* its NUL: room for it, the next '|' on it */
 	*d++ = '|';
 	d = lb_put_u64(d, in->uid);
 	*d++ = '|';

@@ -31,7 +31,7 @@ static void shift_init(void);
  * them (the register is linear in the data: crc(s, A B C) =
  * shift(crc(s, A), |B C|) ^ shift(crc(0, B), |C|) ^ crc(0, C)), by tables.
  */
-#define CRC_BLK 80 /* 10 words a stream: a 256-byte inode is one chunk */
+#define CRC_BLK ((size_t)80) /* 10 words a stream: 256-byte inodes, 1 chunk */
 
 static uint32_t shift_tab[2][4][256]; /* by CRC_BLK, by 2 * CRC_BLK */
 static pthread_once_t shift_once = PTHREAD_ONCE_INIT;
