@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * import_report.h --- what e4time import prints (import_report.c).
+ */
+#ifndef E4TIME_IMPORT_REPORT_H
+#define E4TIME_IMPORT_REPORT_H
+
+#include "cmd.h"
+#include "output.h"
+#include "report.h"
+
+/* The records, as text (lb) or as JSON lines or CSV (rep); diagnostics
+ * on stderr. */
+struct im_out {
+	const char *image;
+	enum report_format fmt;
+	int quiet;
+	unsigned long shown; /* unmatched entries named on stderr */
+	struct lbuf lb;
+	struct report rep;
+};
+
+/* The records' schema (jsonl, csv). */
+extern const struct rec_schema import_schema;
+
+/* e4t_import_run's records, as text, JSON lines or CSV on stdout
+ * (priv: a struct im_out); diagnostics on stderr. */
+int import_on_record(const struct e4t_import_rec *r, void *priv);
+
+#endif
