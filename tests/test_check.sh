@@ -317,6 +317,54 @@ test_ext3_grow_moves_xattrs_to_a_block() {
 	after_fix "T0003, xattr moved" "$TMP/orig.img"
 }
 
+# kill_each_write MAX CHECK ARGS...: check -y ARGS on a copy of
+# $TMP/orig.img, killed after its first write, then its second..., up to
+# MAX or until it runs to its end (RC then its status); after each kill,
+# CHECK N (the writes made) looks at the image, then the undo file must
+# restore it.  KILLS: the kills.
+kill_each_write() {
+	local max=$1 check=$2 n undo
+	shift 2
+	KILLS=0
+	undo=$(default_undo "$IMG")
+	for n in $(seq 1 "$max"); do
+		cp "$TMP/orig.img" "$IMG"
+		rm -f "$undo" "$undo.new"
+		(E4TIME_TEST_KILL_AFTER=$n "$E4TIME" check -y "$@" \
+			"$IMG" >/dev/null 2>&1) 2>/dev/null
+		RC=$?
+		[ "$RC" = 137 ] || break
+		KILLS=$((KILLS + 1))
+		"$check" "$n"
+		e2undo "$undo.new" "$IMG" >/dev/null 2>&1
+		assertTrue "killed after $n writes: e2undo" \
+			"cmp -s '$TMP/orig.img' '$IMG'"
+	done
+}
+
+# After a kill: e2fsck -fn finds nothing.
+after_kill_clean() {
+	e2fsck -fn "$IMG" >"$TMP/fsck" 2>&1
+	assertEquals "killed after $1 writes: e2fsck: $(tail -3 "$TMP/fsck")" 0 $?
+}
+
+# After a kill moving /b's xattrs: both there; at worst a leaked block
+# (LEAKS counts them), never a block in use marked free.
+after_kill_xattrs() {
+	local n=$1 fsck xa
+	xa=$(debugfs -R "ea_list /b" "$IMG" 2>/dev/null)
+	assertContains "killed after $n writes: user.test" "$xa" "user.test"
+	assertContains "killed after $n writes: user.c" "$xa" "user.c"
+	e2fsck -fn "$IMG" >"$TMP/fsck" 2>&1
+	if [ $? != 0 ]; then
+		fsck=$(grep -E '^ *[-+][0-9]|differences|count wrong|ACL|xattr|Inode' "$TMP/fsck")
+		assertNotContains "killed after $n writes: a block in use marked free: $fsck" \
+			"$fsck" "+"
+		assertNotContains "killed after $n writes: $fsck" "$fsck" "Inode"
+		LEAKS=$((LEAKS + 1))
+	fi
+}
+
 # T0003 moving xattrs to a new block, killed at every write: the inode's
 # last state reaches the image after the new block and the bitmaps (the
 # undo I/O manager holds its inode-table block back), so no kill loses an
@@ -333,34 +381,11 @@ test_killed_while_moving_xattrs_to_a_block() {
 	debugfs -w -R "ea_set /b user.c 000000000000000000000000000000000000000000000000000000000007" \
 		"$IMG" >/dev/null 2>&1
 	cp "$IMG" "$TMP/orig.img"
-	local n undo kills=0 leaks=0 fsck xa
-	undo=$(default_undo "$IMG")
-	for n in $(seq 1 100); do
-		cp "$TMP/orig.img" "$IMG"
-		rm -f "$undo" "$undo.new"
-		(E4TIME_TEST_KILL_AFTER=$n "$E4TIME" check -y --crtime-from mtime \
-			"$IMG" >/dev/null 2>&1) 2>/dev/null
-		RC=$?
-		[ "$RC" = 137 ] || break
-		kills=$((kills + 1))
-		xa=$(debugfs -R "ea_list /b" "$IMG" 2>/dev/null)
-		assertContains "killed after $n writes: user.test" "$xa" "user.test"
-		assertContains "killed after $n writes: user.c" "$xa" "user.c"
-		e2fsck -fn "$IMG" >"$TMP/fsck" 2>&1
-		if [ $? != 0 ]; then
-			fsck=$(grep -E '^ *[-+][0-9]|differences|count wrong|ACL|xattr|Inode' "$TMP/fsck")
-			assertNotContains "killed after $n writes: a block in use marked free: $fsck" \
-				"$fsck" "+"
-			assertNotContains "killed after $n writes: $fsck" "$fsck" "Inode"
-			leaks=$((leaks + 1))
-		fi
-		e2undo "$undo.new" "$IMG" >/dev/null 2>&1
-		assertTrue "killed after $n writes: e2undo" \
-			"cmp -s '$TMP/orig.img' '$IMG'"
-	done
+	LEAKS=0
+	kill_each_write 100 after_kill_xattrs --crtime-from mtime
 	assertEquals "the run ends by itself" 1 "$RC"
-	assertTrue "killed at some points ($kills)" "[ $kills -ge 2 ]"
-	echo "check -y moving xattrs: killed at $kills write points, $leaks left a leaked block"
+	assertTrue "killed at some points ($KILLS)" "[ $KILLS -ge 2 ]"
+	echo "check -y moving xattrs: killed at $KILLS write points, $LEAKS left a leaked block"
 }
 
 test_extra_isize_below_the_kernels() {
@@ -680,26 +705,11 @@ test_killed_at_write_points() {
 	# T0008's fix rewrites the superblock too: the undo file's copy
 	# follows every superblock write (undo_io.c, follow_super())
 	cp "$IMG" "$TMP/orig.img"
-	local n undo kills=0
-	undo=$(default_undo "$IMG")
 	# every write point, until the run ends by itself
-	for n in $(seq 1 200); do
-		cp "$TMP/orig.img" "$IMG"
-		rm -f "$undo" "$undo.new"
-		(E4TIME_TEST_KILL_AFTER=$n "$E4TIME" check -y --crtime-from ctime \
-			"$IMG" >/dev/null 2>&1) 2>/dev/null
-		RC=$?
-		[ "$RC" = 137 ] || break
-		kills=$((kills + 1))
-		e2fsck -fn "$IMG" >"$TMP/fsck" 2>&1
-		assertEquals "killed after $n writes: e2fsck: $(tail -3 "$TMP/fsck")" 0 $?
-		e2undo "$undo.new" "$IMG" >/dev/null 2>&1
-		assertTrue "killed after $n writes: e2undo" \
-			"cmp -s '$TMP/orig.img' '$IMG'"
-	done
+	kill_each_write 200 after_kill_clean --crtime-from ctime
 	assertEquals "the run ends by itself" 1 "$RC"
-	assertTrue "killed at some points ($kills)" "[ $kills -ge 3 ]"
-	echo "check -y: killed at $kills write points, then ran to its end"
+	assertTrue "killed at some points ($KILLS)" "[ $KILLS -ge 3 ]"
+	echo "check -y: killed at $KILLS write points, then ran to its end"
 }
 
 test_damaged_corpus_read_only() {
