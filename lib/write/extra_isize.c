@@ -88,21 +88,32 @@ static void free_list(struct xa_list *l)
 	free(l->a);
 }
 
-/* Every xattr of ino, raw (ACLs as on disk), into l. */
+/* ino's xattrs, raw (ACLs as on disk), read into a handle. */
+static errcode_t open_raw(ext2_filsys fs, ext2_ino_t ino,
+			  struct ext2_xattr_handle **h)
+{
+	unsigned int flags = XATTR_HANDLE_FLAG_RAW;
+	errcode_t err = ext2fs_xattrs_open(fs, ino, h);
+
+	if (err)
+		return err;
+	err = ext2fs_xattrs_flags(*h, &flags, NULL);
+	if (!err)
+		err = ext2fs_xattrs_read(*h);
+	if (err)
+		ext2fs_xattrs_close(h);
+	return err;
+}
+
+/* Every xattr of ino, raw, into l. */
 static errcode_t read_all(ext2_filsys fs, ext2_ino_t ino, struct xa_list *l)
 {
 	struct ext2_xattr_handle *h;
-	unsigned int flags = XATTR_HANDLE_FLAG_RAW;
-	errcode_t err;
+	errcode_t err = open_raw(fs, ino, &h);
 
-	err = ext2fs_xattrs_open(fs, ino, &h);
 	if (err)
 		return err;
-	err = ext2fs_xattrs_flags(h, &flags, NULL);
-	if (!err)
-		err = ext2fs_xattrs_read(h);
-	if (!err)
-		err = ext2fs_xattrs_iterate(h, collect, l);
+	err = ext2fs_xattrs_iterate(h, collect, l);
 	if (!err)
 		err = l->err;
 	ext2fs_xattrs_close(&h);
@@ -114,16 +125,11 @@ static errcode_t put_back(ext2_filsys fs, ext2_ino_t ino,
 			  const struct xa_list *l)
 {
 	struct ext2_xattr_handle *h;
-	unsigned int flags = XATTR_HANDLE_FLAG_RAW;
-	errcode_t err, cerr;
+	errcode_t err = open_raw(fs, ino, &h), cerr;
 	size_t i;
 
-	err = ext2fs_xattrs_open(fs, ino, &h);
 	if (err)
 		return err;
-	err = ext2fs_xattrs_flags(h, &flags, NULL);
-	if (!err)
-		err = ext2fs_xattrs_read(h);
 	for (i = 0; i < l->n && !err; i++) {
 		void *v = NULL;
 		size_t len;
