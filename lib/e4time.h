@@ -726,6 +726,22 @@ void e4t_tree_free(struct e4t_tree *tree);
  */
 errcode_t e4t_tree_walk(struct e4t_tree *tree, ext2_ino_t start,
 			const char *start_path, e4t_row_fn fn, void *priv);
+/* The same, with the walk's warnings (unreachable names, loops) going to
+ * warn rather than to the load's e4t_tree_opts.warn. */
+errcode_t e4t_tree_walk_warn(struct e4t_tree *tree, ext2_ino_t start,
+			     const char *start_path, e4t_row_fn fn, void *priv,
+			     e4t_warn_fn warn, void *wpriv);
+/*
+ * e4t_tree_walk on a second thread (treepipe.c): the walk builds the
+ * paths and decodes the inodes while this thread runs fn on the rows and
+ * warn (the walk's warnings) in the order a walk on one thread gives.
+ * threads as e4t_tree_opts.threads (1: no second thread, as when one
+ * cannot be had).  fn's non-zero return stops the walk and is returned.
+ */
+errcode_t e4t_tree_walk_threaded(struct e4t_tree *tree, ext2_ino_t start,
+				 const char *start_path, int threads,
+				 e4t_row_fn fn, void *priv, e4t_warn_fn warn,
+				 void *wpriv);
 /* The decoded inode; E4T_ERR_NOT_IN_USE when the tree holds none. */
 errcode_t e4t_tree_inode(const struct e4t_tree *tree, ext2_ino_t ino,
 			 struct e4t_inode *info);

@@ -316,6 +316,58 @@ test_threads_give_identical_output() {
 	assertTrue "identical rows, undercounted" "cmp -s '$TMP/t1.out' '$OUT'"
 }
 
+# The walk runs on a second thread and hands its rows over in batches
+# (lib/fs/treepipe.c); rows and warnings come out as with one thread,
+# over more rows than the batches hold, and a write error stops both.
+test_walk_thread_gives_identical_output() {
+	local src="$TMP/pipe-src" img="$TMP/pipe.img" i f t rc1 rc2
+	for i in 1 2 3 4 5 6; do
+		mkdir -p "$src/d$i"
+		(cd "$src/d$i" && seq -f 'file%04g' 1 1000 | xargs touch)
+	done
+	mke2fs -q -F -t ext4 -b 1024 -N 8192 -d "$src" "$img" 64M >/dev/null ||
+		{ fail "mke2fs -d failed"; return; }
+	# names of an inode not in use, early and late, and a loop
+	debugfs -w -R "ln <8000> /d1/unused-early" "$img" >/dev/null 2>&1
+	debugfs -w -R "ln <8001> /d6/unused-late" "$img" >/dev/null 2>&1
+	debugfs -w -R "link /d2 /d4/loop" "$img" >/dev/null 2>&1
+	for f in mactime jsonl; do
+		for t in 1 2; do
+			run_ro "$img" timeline -f $f --threads $t "$img"
+			cp "$OUT" "$TMP/pipe.t$t.out"
+			cp "$ERR" "$TMP/pipe.t$t.err"
+			eval "rc$t=$RC"
+		done
+		assertEquals "$f: status" 1 "$rc2"
+		assertEquals "$f: status, one thread" 1 "$rc1"
+		assertEquals "$f: rows" 6009 "$(wc -l <"$TMP/pipe.t2.out")"
+		assertEquals "$f: three warnings" 3 "$(wc -l <"$TMP/pipe.t2.err")"
+		assertContains "$f: loop" "$(cat "$TMP/pipe.t2.err")" "loop"
+		assertTrue "$f: identical rows" \
+			"cmp -s '$TMP/pipe.t1.out' '$TMP/pipe.t2.out'"
+		assertTrue "$f: identical warnings" \
+			"cmp -s '$TMP/pipe.t1.err' '$TMP/pipe.t2.err'"
+	done
+	# --sort and --deleted go through the same walk
+	run_ro "$img" timeline -f csv --sort mtime -d --threads 1 "$img"
+	cp "$OUT" "$TMP/pipe.t1.out"
+	run_ro "$img" timeline -f csv --sort mtime -d --threads 2 "$img"
+	assertTrue "sorted, deleted: identical rows" \
+		"cmp -s '$TMP/pipe.t1.out' '$OUT'"
+	# a full disk: the walk stops, nothing hangs, the same error
+	for t in 1 2; do
+		timeout 60 "$E4TIME" timeline -f mactime --threads $t "$img" \
+			>/dev/full 2>"$TMP/pipe.full$t.err"
+		eval "rc$t=$?"
+	done
+	assertEquals "full disk: status" 8 "$rc2"
+	assertEquals "full disk: status, one thread" "$rc1" "$rc2"
+	assertContains "full disk: said" "$(cat "$TMP/pipe.full2.err")" \
+		"No space left on device"
+	assertTrue "full disk: identical messages" \
+		"cmp -s '$TMP/pipe.full1.err' '$TMP/pipe.full2.err'"
+}
+
 suite() {
 	local n f
 	for n in $IMGS; do

@@ -540,7 +540,9 @@ int timeline_run(const struct timeline_args *a)
 		}
 	}
 	c.fmt->begin(&c.out);
-	err = e4t_tree_walk(tree, start, spec, on_row, &c);
+	/* the walk on a second thread, the rows formatted on this one */
+	err = e4t_tree_walk_threaded(tree, start, spec, a->threads, on_row, &c,
+				     lib_warn, &wc);
 	if (!err && c.dn)
 		err = dnames_rest(c.dn, tree, put_row, &c);
 	if (!err && c.sort)

@@ -706,6 +706,8 @@ struct walker {
 	struct e4t_tree *t;
 	e4t_row_fn fn;
 	void *priv;
+	e4t_warn_fn warn; /* the walk's warnings (not the load's) */
+	void *wpriv;
 	char *path;
 	size_t path_len, path_cap;
 	struct frame *stack;
@@ -825,10 +827,10 @@ static errcode_t walk(struct walker *w, struct irec *start)
 		memcpy(&c, e, sizeof(c));
 		child = e[4] ? &t->recs[c] : NULL;
 		if (!child || child->status != E4T_LIVE) {
-			if (w->fn)
-				warn(t, E4T_ERR_NOT_IN_USE,
-				     child ? child->ino : c,
-				     "named by a directory entry");
+			if (w->fn && w->warn)
+				w->warn(E4T_ERR_NOT_IN_USE,
+					child ? child->ino : c,
+					"named by a directory entry", w->wpriv);
 			continue;
 		}
 		child->tflags |= T_REACHED;
@@ -844,8 +846,9 @@ static errcode_t walk(struct walker *w, struct irec *start)
 		if (!LINUX_S_ISDIR(child->mode))
 			continue;
 		if (child->tflags & T_EXPANDED) {
-			if (w->fn)
-				warn(t, E4T_ERR_DIR_LOOP, child->ino, NULL);
+			if (w->fn && w->warn)
+				w->warn(E4T_ERR_DIR_LOOP, child->ino, NULL,
+					w->wpriv);
 			continue;
 		}
 		err = push(w, child);
@@ -973,7 +976,17 @@ static ext2_ino_t parent_of(const struct e4t_tree *t, size_t r)
 errcode_t e4t_tree_walk(struct e4t_tree *t, ext2_ino_t start,
 			const char *start_path, e4t_row_fn fn, void *priv)
 {
-	struct walker w = { .t = t, .fn = fn, .priv = priv };
+	return e4t_tree_walk_warn(t, start, start_path, fn, priv, t->cb.warn,
+				  t->cb.priv);
+}
+
+errcode_t e4t_tree_walk_warn(struct e4t_tree *t, ext2_ino_t start,
+			     const char *start_path, e4t_row_fn fn, void *priv,
+			     e4t_warn_fn warn_fn, void *wpriv)
+{
+	struct walker w = {
+		.t = t, .fn = fn, .priv = priv, .warn = warn_fn, .wpriv = wpriv
+	};
 	struct irec *r = find(t, start);
 	size_t len = strlen(start_path);
 	errcode_t err;

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * treepipe.c --- e4t_tree_walk on a second thread.  The walk (paths,
+ * decoded inodes) fills batches; the caller's thread takes them in order
+ * and runs its row function (a timeline formats the rows) meanwhile.
+ * The walk's warnings travel in the batches, in their place among the
+ * rows, so what is written and in what order is the same as with one
+ * thread.  The walk touches only the tree; the caller's thread only the
+ * batches it has been handed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "e4time.h"
+
+#define PIPE_ROWS    1024	/* items in a batch */
+#define PIPE_BYTES   (1U << 18) /* or path bytes, whichever comes first */
+#define PIPE_BATCHES 4
+
+/* A row, or a warning (is_warn: err, inode.ino, detail). */
+struct pitem {
+	struct e4t_inode inode;
+	size_t path; /* offset in the batch's bytes */
+	size_t path_len;
+	ext2_ino_t parent;
+	uint8_t status;
+	uint8_t is_warn;
+	uint8_t has_detail;
+	errcode_t err;
+};
+
+struct pbatch {
+	struct pitem items[PIPE_ROWS];
+	size_t n;
+	char *bytes;
+	size_t len, cap;
+};
+
+struct pipe {
+	struct e4t_tree *tree;
+	ext2_ino_t start;
+	const char *start_path;
+
+	pthread_mutex_t lock;
+	pthread_cond_t filled, emptied;
+	struct pbatch b[PIPE_BATCHES];
+	unsigned head, tail, full; /* consumer's, producer's, batches full */
+	int done;		   /* the walk returned (walk_err) */
+	int stop;		   /* the consumer stopped: walk no further */
+	errcode_t walk_err;
+};
+
+static struct pbatch *cur(struct pipe *p)
+{
+	return &p->b[p->tail];
+}
+
+/* Hand the batch being filled over; wait for a free one. */
+static void pass_on(struct pipe *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->full++;
+	p->tail = (p->tail + 1) % PIPE_BATCHES;
+	pthread_cond_signal(&p->filled);
+	while (p->full == PIPE_BATCHES && !p->stop)
+		pthread_cond_wait(&p->emptied, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	cur(p)->n = 0;
+	cur(p)->len = 0;
+}
+
+/* Room for an item and len more bytes in the batch being filled. */
+static struct pitem *new_item(struct pipe *p, size_t len, char **at)
+{
+	struct pbatch *b = cur(p);
+
+	if (b->n == PIPE_ROWS || (b->n && b->len + len > PIPE_BYTES)) {
+		pass_on(p);
+		b = cur(p);
+	}
+	if (e4t_grow(&b->bytes, &b->cap, b->len + len, 1, PIPE_BYTES))
+		return NULL;
+	*at = b->bytes + b->len;
+	b->items[b->n].path = b->len;
+	b->len += len;
+	return &b->items[b->n++];
+}
+
+static int put_row(const struct e4t_row *row, void *priv)
+{
+	struct pipe *p = priv;
+	struct pitem *it;
+	char *at;
+
+	if (__atomic_load_n(&p->stop, __ATOMIC_RELAXED))
+		return -1; /* the consumer has its own reason */
+	it = new_item(p, row->path_len + 1, &at);
+	if (!it)
+		return ENOMEM;
+	memcpy(at, row->path, row->path_len);
+	at[row->path_len] = '\0';
+	it->path_len = row->path_len;
+	it->inode = *row->inode;
+	it->parent = row->parent;
+	it->status = (uint8_t)row->status;
+	it->is_warn = 0;
+	return 0;
+}
+
+static void put_warn(errcode_t err, ext2_ino_t ino, const char *detail,
+		     void *priv)
+{
+	struct pipe *p = priv;
+	size_t len = detail ? strlen(detail) + 1 : 0;
+	struct pitem *it;
+	char *at;
+
+	it = new_item(p, len, &at);
+	if (!it)
+		return; /* the next row fails with ENOMEM */
+	if (detail)
+		memcpy(at, detail, len);
+	it->is_warn = 1;
+	it->has_detail = detail != NULL;
+	it->err = err;
+	it->inode.ino = ino;
+}
+
+static void *producer(void *arg)
+{
+	struct pipe *p = arg;
+	errcode_t err;
+
+	err = e4t_tree_walk_warn(p->tree, p->start, p->start_path, put_row, p,
+				 put_warn, p);
+	pthread_mutex_lock(&p->lock);
+	if (cur(p)->n) {
+		p->full++;
+		p->tail = (p->tail + 1) % PIPE_BATCHES;
+	}
+	p->walk_err = err;
+	p->done = 1;
+	pthread_cond_signal(&p->filled);
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* Run fn and warn over one batch; fn's non-zero return is returned. */
+static int consume(struct pbatch *b, e4t_row_fn fn, void *priv,
+		   e4t_warn_fn warn, void *wpriv)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		struct pitem *it = &b->items[i];
+		struct e4t_row row;
+		int rc;
+
+		if (it->is_warn) {
+			if (warn)
+				warn(it->err, it->inode.ino,
+				     it->has_detail ? b->bytes + it->path
+						    : NULL,
+				     wpriv);
+			continue;
+		}
+		row.path = b->bytes + it->path;
+		row.path_len = it->path_len;
+		row.inode = &it->inode;
+		row.status = (enum e4t_status)it->status;
+		row.parent = it->parent;
+		row.name_source = NULL;
+		row.journal = NULL;
+		rc = fn(&row, priv);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int want_thread(int threads)
+{
+	if (threads == 1)
+		return 0;
+	return threads >= 2 || sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
+errcode_t e4t_tree_walk_threaded(struct e4t_tree *tree, ext2_ino_t start,
+				 const char *start_path, int threads,
+				 e4t_row_fn fn, void *priv, e4t_warn_fn warn,
+				 void *wpriv)
+{
+	struct pipe *p;
+	pthread_t worker;
+	int rc = 0, threaded;
+	unsigned i;
+
+	if (!want_thread(threads))
+		return e4t_tree_walk_warn(tree, start, start_path, fn, priv,
+					  warn, wpriv);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return ENOMEM;
+	p->tree = tree;
+	p->start = start;
+	p->start_path = start_path;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->filled, NULL);
+	pthread_cond_init(&p->emptied, NULL);
+	threaded = !pthread_create(&worker, NULL, producer, p);
+	while (threaded) {
+		struct pbatch *b;
+
+		pthread_mutex_lock(&p->lock);
+		while (!p->full && !p->done)
+			pthread_cond_wait(&p->filled, &p->lock);
+		if (!p->full) { /* done, and nothing left */
+			pthread_mutex_unlock(&p->lock);
+			break;
+		}
+		b = &p->b[p->head];
+		pthread_mutex_unlock(&p->lock);
+
+		if (!rc)
+			rc = consume(b, fn, priv, warn, wpriv);
+
+		pthread_mutex_lock(&p->lock);
+		p->head = (p->head + 1) % PIPE_BATCHES;
+		p->full--;
+		if (rc)
+			__atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
+		pthread_cond_signal(&p->emptied);
+		pthread_mutex_unlock(&p->lock);
+	}
+	if (threaded)
+		pthread_join(worker, NULL);
+	pthread_cond_destroy(&p->emptied);
+	pthread_cond_destroy(&p->filled);
+	pthread_mutex_destroy(&p->lock);
+	for (i = 0; i < PIPE_BATCHES; i++)
+		free(p->b[i].bytes);
+	if (!threaded) { /* no second thread: walk on this one */
+		free(p);
+		return e4t_tree_walk_warn(tree, start, start_path, fn, priv,
+					  warn, wpriv);
+	}
+	if (!rc)
+		rc = (int)p->walk_err;
+	free(p);
+	return rc;
+}
