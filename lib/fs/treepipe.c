@@ -20,7 +20,11 @@
 
 #define PIPE_ROWS    1024	/* items in a batch */
 #define PIPE_BYTES   (1U << 18) /* or path bytes, whichever comes first */
-#define PIPE_BATCHES 4
+#define PIPE_BATCHES 8
+/* Checks of the other thread's counter before sleeping: about 50 us.
+ * A thread woken from sleep costs far more in a virtual machine (an
+ * interrupt between CPUs), and the two threads run at about one pace. */
+#define PIPE_SPIN 2000
 
 /* A row, or a warning (is_warn: err, inode.ino, detail). */
 struct pitem {
@@ -45,31 +49,84 @@ struct pipe {
 	struct e4t_tree *tree;
 	ext2_ino_t start;
 	const char *start_path;
-
-	pthread_mutex_t lock;
-	pthread_cond_t filled, emptied;
 	struct pbatch b[PIPE_BATCHES];
-	unsigned head, tail, full; /* consumer's, producer's, batches full */
-	int done;		   /* the walk returned (walk_err) */
-	int stop;		   /* the consumer stopped: walk no further */
+
+	/* batches handed over and taken back, ever (batch: count % N);
+	 * done: the walk returned walk_err; stop: the consumer stopped */
+	unsigned produced, consumed;
+	int done, stop;
 	errcode_t walk_err;
+	/* a thread that found nothing to do after spinning sleeps here */
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	int sleeping; /* threads asleep on cv */
 };
+
+static unsigned load(const unsigned *v)
+{
+	return __atomic_load_n(v, __ATOMIC_SEQ_CST);
+}
+
+static void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Wake the other thread if it sleeps (after a counter moved). */
+static void wake(struct pipe *p)
+{
+	if (__atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST)) {
+		pthread_mutex_lock(&p->lock);
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->lock);
+	}
+}
+
+/* Wait until ready(p): spin a while, then sleep until woken. */
+static void wait_until(struct pipe *p, int (*ready)(struct pipe *))
+{
+	int i;
+
+	for (i = 0; i < PIPE_SPIN; i++) {
+		if (ready(p))
+			return;
+		relax();
+	}
+	pthread_mutex_lock(&p->lock);
+	__atomic_add_fetch(&p->sleeping, 1, __ATOMIC_SEQ_CST);
+	while (!ready(p))
+		pthread_cond_wait(&p->cv, &p->lock);
+	__atomic_sub_fetch(&p->sleeping, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* The producer may fill the next batch: one is free, or no one reads. */
+static int room(struct pipe *p)
+{
+	return load(&p->produced) - load(&p->consumed) < PIPE_BATCHES ||
+	       __atomic_load_n(&p->stop, __ATOMIC_SEQ_CST);
+}
+
+/* The consumer may take a batch, or there will be none. */
+static int filled(struct pipe *p)
+{
+	return load(&p->consumed) != load(&p->produced) ||
+	       __atomic_load_n(&p->done, __ATOMIC_SEQ_CST);
+}
 
 static struct pbatch *cur(struct pipe *p)
 {
-	return &p->b[p->tail];
+	return &p->b[p->produced % PIPE_BATCHES];
 }
 
 /* Hand the batch being filled over; wait for a free one. */
 static void pass_on(struct pipe *p)
 {
-	pthread_mutex_lock(&p->lock);
-	p->full++;
-	p->tail = (p->tail + 1) % PIPE_BATCHES;
-	pthread_cond_signal(&p->filled);
-	while (p->full == PIPE_BATCHES && !p->stop)
-		pthread_cond_wait(&p->emptied, &p->lock);
-	pthread_mutex_unlock(&p->lock);
+	__atomic_add_fetch(&p->produced, 1, __ATOMIC_SEQ_CST);
+	wake(p);
+	wait_until(p, room);
 	cur(p)->n = 0;
 	cur(p)->len = 0;
 }
@@ -138,15 +195,11 @@ static void *producer(void *arg)
 
 	err = e4t_tree_walk_warn(p->tree, p->start, p->start_path, put_row, p,
 				 put_warn, p);
-	pthread_mutex_lock(&p->lock);
-	if (cur(p)->n) {
-		p->full++;
-		p->tail = (p->tail + 1) % PIPE_BATCHES;
-	}
 	p->walk_err = err;
-	p->done = 1;
-	pthread_cond_signal(&p->filled);
-	pthread_mutex_unlock(&p->lock);
+	if (cur(p)->n)
+		__atomic_add_fetch(&p->produced, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&p->done, 1, __ATOMIC_SEQ_CST);
+	wake(p);
 	return NULL;
 }
 
@@ -198,6 +251,7 @@ errcode_t e4t_tree_walk_threaded(struct e4t_tree *tree, ext2_ino_t start,
 	struct pipe *p;
 	pthread_t worker;
 	int rc = 0, threaded;
+	errcode_t err;
 	unsigned i;
 
 	if (!want_thread(threads))
@@ -210,47 +264,30 @@ errcode_t e4t_tree_walk_threaded(struct e4t_tree *tree, ext2_ino_t start,
 	p->start = start;
 	p->start_path = start_path;
 	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->filled, NULL);
-	pthread_cond_init(&p->emptied, NULL);
+	pthread_cond_init(&p->cv, NULL);
 	threaded = !pthread_create(&worker, NULL, producer, p);
 	while (threaded) {
-		struct pbatch *b;
-
-		pthread_mutex_lock(&p->lock);
-		while (!p->full && !p->done)
-			pthread_cond_wait(&p->filled, &p->lock);
-		if (!p->full) { /* done, and nothing left */
-			pthread_mutex_unlock(&p->lock);
-			break;
-		}
-		b = &p->b[p->head];
-		pthread_mutex_unlock(&p->lock);
-
+		wait_until(p, filled);
+		if (load(&p->consumed) == load(&p->produced))
+			break; /* done, and nothing left */
 		if (!rc)
-			rc = consume(b, fn, priv, warn, wpriv);
-
-		pthread_mutex_lock(&p->lock);
-		p->head = (p->head + 1) % PIPE_BATCHES;
-		p->full--;
+			rc = consume(&p->b[p->consumed % PIPE_BATCHES], fn,
+				     priv, warn, wpriv);
 		if (rc)
-			__atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
-		pthread_cond_signal(&p->emptied);
-		pthread_mutex_unlock(&p->lock);
+			__atomic_store_n(&p->stop, 1, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&p->consumed, 1, __ATOMIC_SEQ_CST);
+		wake(p);
 	}
 	if (threaded)
 		pthread_join(worker, NULL);
-	pthread_cond_destroy(&p->emptied);
-	pthread_cond_destroy(&p->filled);
+	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->lock);
 	for (i = 0; i < PIPE_BATCHES; i++)
 		free(p->b[i].bytes);
-	if (!threaded) { /* no second thread: walk on this one */
-		free(p);
+	err = p->walk_err;
+	free(p);
+	if (!threaded) /* no second thread: walk on this one */
 		return e4t_tree_walk_warn(tree, start, start_path, fn, priv,
 					  warn, wpriv);
-	}
-	if (!rc)
-		rc = (int)p->walk_err;
-	free(p);
-	return rc;
+	return rc ? rc : err;
 }
