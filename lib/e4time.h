@@ -592,6 +592,25 @@ typedef void (*e4t_warn_fn)(errcode_t err, ext2_ino_t ino, const char *detail,
 errcode_t e4t_dir_scan(struct e4t_image *img, ext2_ino_t dir, int inline_data,
 		       e4t_dirent_fn fn, e4t_warn_fn warn, void *priv);
 
+/*
+ * A directory's block map, packed from its raw inode while the inode
+ * table is scanned (e4t_dir_root_pack: at most E4T_DIR_ROOT_MAX bytes):
+ * its generation and the extents of an extent tree held whole in the
+ * inode (depth 0, sorted, initialized), or one byte saying the directory
+ * needs e4t_dir_scan (block maps, inline data, deeper or odd trees).
+ * e4t_dir_scan_root lists the entries as e4t_dir_scan does, the same
+ * entries and warnings in the same order, without reading the inode again
+ * and with one read per run of up to bufblocks blocks into buf.
+ */
+#define E4T_DIR_ROOT_MAX 53
+size_t e4t_dir_root_pack(const struct ext2_inode_large *raw,
+			 unsigned char *out);
+size_t e4t_dir_root_len(const unsigned char *root);
+errcode_t e4t_dir_scan_root(struct e4t_image *img, ext2_ino_t dir,
+			    const unsigned char *root, char *buf,
+			    unsigned bufblocks, e4t_dirent_fn fn,
+			    e4t_warn_fn warn, void *priv);
+
 /* ------------------------------------------------------------------ */
 /* Deleted entries in directory slack (slack.c)                        */
 /* ------------------------------------------------------------------ */

@@ -368,6 +368,70 @@ test_walk_thread_gives_identical_output() {
 		"cmp -s '$TMP/pipe.full1.err' '$TMP/pipe.full2.err'"
 }
 
+# Directories are read from the block maps packed during the inode pass
+# (e4t_dir_scan_root): one read per run of blocks.  A directory longer
+# than a read, bad checksums, an extent past the end of the filesystem,
+# one past the end of the image and one over blocks that are not entries
+# give the same rows and warnings as the block iteration of libext2fs
+# (test hook E4TIME_TEST_DIR_SCAN_SLOW), and fewer reads.
+test_directory_block_maps() {
+	local src="$TMP/maps-src" img="$TMP/maps.img" big s rc1
+	if [ "${E4T_TEST_HOOKS:-}" != yes ]; then
+		skip_test "no test hooks (./configure --enable-test-hooks)"
+		return
+	fi
+	mkdir -p "$src/big" "$src/s1" "$src/s2" "$src/s3"
+	(cd "$src/big" && seq -f 'a-rather-long-file-name-to-fill-blocks-%05g' 1 5000 |
+		xargs touch)
+	touch "$src/s1/x" "$src/s2/y" "$src/s3/z"
+	mke2fs -q -F -t ext4 -b 4096 -d "$src" "$img" 64M >/dev/null ||
+		{ fail "mke2fs -d failed"; return; }
+	big=$(debugfs -R "blocks /big" "$img" 2>/dev/null | awk '{ print $1 }')
+	assertEquals "/big: 65 blocks in one extent (three reads)" \
+		"(0-64):$big-$((big + 64))" \
+		"$(debugfs -R "stat /big" "$img" 2>/dev/null | sed -n '/EXTENTS/{n;p}')"
+	# a bad checksum in the 41st block of /big
+	printf '\x55' | dd of="$img" bs=1 seek=$(((big + 40) * 4096 + 4095)) \
+		conv=notrunc 2>/dev/null
+	# /s1 over 3 blocks (two are not its), /s2 past the filesystem,
+	# /s3 on the last block, which the image no longer holds
+	debugfs -w -R "sif /s1 block[4] 3" "$img" >/dev/null 2>&1
+	debugfs -w -R "sif /s2 block[5] 20000" "$img" >/dev/null 2>&1
+	debugfs -w -R "sif /s3 block[5] 16383" "$img" >/dev/null 2>&1
+	truncate -s $((16383 * 4096)) "$img"
+	for s in 1 2; do
+		E4TIME_TEST_DIR_SCAN_SLOW=1 run_ro "$img" timeline -f jsonl \
+			--threads $s "$img"
+		rc1=$RC
+		cp "$OUT" "$TMP/maps.slow.out"
+		cp "$ERR" "$TMP/maps.slow.err"
+		run_ro "$img" timeline -f jsonl --threads $s "$img"
+		assertEquals "status" 1 "$RC"
+		assertEquals "status, libext2fs' iteration" 1 "$rc1"
+		assertEquals "rows" 5009 "$(wc -l <"$OUT")"
+		assertContains "checksum" "$(cat "$ERR")" \
+			"checksum does not verify (block $((big + 40)))"
+		assertContains "past the filesystem" "$(cat "$ERR")" \
+			"(directory names block 20000)"
+		assertContains "past the image" "$(cat "$ERR")" \
+			"short read (reading block 16383)"
+		assertTrue "$s threads: same rows" \
+			"cmp -s '$TMP/maps.slow.out' '$OUT'"
+		assertTrue "$s threads: same warnings" \
+			"cmp -s '$TMP/maps.slow.err' '$ERR'"
+	done
+	if ! command -v strace >/dev/null; then
+		skip_test "strace missing: reads not counted"
+		return
+	fi
+	E4TIME_TEST_DIR_SCAN_SLOW=1 strace -f -c -e trace=pread64 -o "$TMP/maps.slow.st" \
+		"$E4TIME" timeline --threads 1 "$img" >/dev/null 2>&1
+	strace -f -c -e trace=pread64 -o "$TMP/maps.st" \
+		"$E4TIME" timeline --threads 1 "$img" >/dev/null 2>&1
+	assertTrue "fewer reads: $(awk '/pread64/ { print $4 }' "$TMP/maps.st") against $(awk '/pread64/ { print $4 }' "$TMP/maps.slow.st")" \
+		"[ $(awk '/pread64/ { print $4 }' "$TMP/maps.st") -lt $(awk '/pread64/ { print $4 }' "$TMP/maps.slow.st") ]"
+}
+
 suite() {
 	local n f
 	for n in $IMGS; do

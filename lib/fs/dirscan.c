@@ -7,6 +7,11 @@
  * checksum fails is reported and still read, as forensic work wants.
  * htree index blocks read as empty entries and fall out naturally.
  * Inline-data directories go through libext2fs' own iterator.
+ *
+ * The tree's directory pass reads most directories from a block map it
+ * packed while scanning the inode table (e4t_dir_scan_root): a
+ * directory of a few blocks then costs a read or two, not an inode read,
+ * an extent handle and a block iteration.
  */
 #include "config.h"
 
@@ -89,6 +94,26 @@ static void parse_block(struct scan_ctx *c, blk64_t blk)
 	}
 }
 
+/* A block read into c->buf: its checksum, then its entries. */
+static void check_block(struct scan_ctx *c, blk64_t blk)
+{
+	ext2_filsys fs = c->img->fs;
+
+	if (c->csum) {
+		/* a leaf block with the instruction, the rest as libext2fs */
+		int ok = c->have_gen ? e4t_dirent_csum_verify(fs, c->dir,
+							      c->gen, c->buf)
+				     : -1;
+
+		if (ok < 0)
+			ok = ext2fs_dir_block_csum_verify(
+				fs, c->dir, (struct ext2_dir_entry *)c->buf);
+		if (!ok)
+			warn_blk(c, E4T_ERR_DIR_CSUM, blk, "");
+	}
+	parse_block(c, blk);
+}
+
 /*
  * ext2fs_block_iterate3() callback: its type gives blocknr non-const (a
  * callback may remap the block); this one only reads it.
@@ -115,19 +140,7 @@ static int block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 		warn_blk(c, err, blk, "reading ");
 		return 0;
 	}
-	if (c->csum) {
-		/* a leaf block with the instruction, the rest as libext2fs */
-		int ok = c->have_gen ? e4t_dirent_csum_verify(fs, c->dir,
-							      c->gen, c->buf)
-				     : -1;
-
-		if (ok < 0)
-			ok = ext2fs_dir_block_csum_verify(
-				fs, c->dir, (struct ext2_dir_entry *)c->buf);
-		if (!ok)
-			warn_blk(c, E4T_ERR_DIR_CSUM, blk, "");
-	}
-	parse_block(c, blk);
+	check_block(c, blk);
 	return c->stop ? BLOCK_ABORT : 0;
 }
 
@@ -196,4 +209,132 @@ errcode_t e4t_dir_scan(struct e4t_image *img, ext2_ino_t dir, int inline_data,
 			err = E4T_ERR_DIR_UNREADABLE;
 	}
 	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Directories whose block map was packed from the inode table scan    */
+/* ------------------------------------------------------------------ */
+
+#define ROOT_SLOW     0xff /* e4t_dir_scan reads it */
+#define EXT_HDR_MAGIC 0xf30a
+#define EXT_INIT_MAX  32768
+
+size_t e4t_dir_root_pack(const struct ext2_inode_large *raw, unsigned char *out)
+{
+	const struct ext3_extent_header *eh =
+		(const struct ext3_extent_header *)raw->i_block;
+	const struct ext3_extent *x = (const struct ext3_extent *)(eh + 1);
+	uint64_t next = 0;
+	unsigned n, i;
+
+	out[0] = ROOT_SLOW;
+	if (!(raw->i_flags & EXT4_EXTENTS_FL) ||
+	    (raw->i_flags & EXT4_INLINE_DATA_FL) ||
+	    ext2fs_le16_to_cpu(eh->eh_magic) != EXT_HDR_MAGIC ||
+	    ext2fs_le16_to_cpu(eh->eh_depth) != 0 ||
+	    ext2fs_le16_to_cpu(eh->eh_max) != 4)
+		return 1;
+	n = ext2fs_le16_to_cpu(eh->eh_entries);
+	if (n < 1 || n > 4)
+		return 1;
+	/* what ext2fs_block_iterate3 walks in the same order: sorted,
+	 * not overlapping, initialized extents */
+	for (i = 0; i < n; i++) {
+		uint32_t lblk = ext2fs_le32_to_cpu(x[i].ee_block);
+		unsigned len = ext2fs_le16_to_cpu(x[i].ee_len);
+
+		if (len == 0 || len > EXT_INIT_MAX || lblk < next)
+			return 1;
+		next = (uint64_t)lblk + len;
+	}
+	out[0] = (unsigned char)n;
+	memcpy(out + 1, &raw->i_generation, 4);
+	for (i = 0; i < n; i++) {
+		uint32_t lblk = ext2fs_le32_to_cpu(x[i].ee_block);
+		uint16_t len = ext2fs_le16_to_cpu(x[i].ee_len);
+		uint64_t start = ext2fs_le32_to_cpu(x[i].ee_start) |
+				 (uint64_t)ext2fs_le16_to_cpu(x[i].ee_start_hi)
+					 << 32;
+		unsigned char *p = out + 5 + (size_t)12 * i;
+
+		memcpy(p, &lblk, 4);
+		memcpy(p + 4, &len, 2);
+		memcpy(p + 6, &start, 6); /* 48 bits, little-endian host */
+	}
+	return 5 + 12 * (size_t)n;
+}
+
+size_t e4t_dir_root_len(const unsigned char *root)
+{
+	return root[0] == ROOT_SLOW ? 1 : 5 + 12 * (size_t)root[0];
+}
+
+errcode_t e4t_dir_scan_root(struct e4t_image *img, ext2_ino_t dir,
+			    const unsigned char *root, char *buf,
+			    unsigned bufblocks, e4t_dirent_fn fn,
+			    e4t_warn_fn warn, void *priv)
+{
+	struct scan_ctx c = {
+		.img = img,
+		.dir = dir,
+		.fn = fn,
+		.warn = warn,
+		.priv = priv,
+		.have_gen = 1,
+	};
+	ext2_filsys fs = img->fs;
+	unsigned bs = fs->blocksize, n = root[0], i;
+	blk64_t first = fs->super->s_first_data_block;
+	blk64_t count = ext2fs_blocks_count(fs->super);
+
+	if (n == ROOT_SLOW)
+		return e4t_dir_scan(img, dir, 0, fn, warn, priv);
+	memcpy(&c.gen, root + 1, 4);
+	c.csum = ext2fs_has_feature_metadata_csum(fs->super);
+	for (i = 0; i < n && !c.stop; i++) {
+		const unsigned char *p = root + 5 + (size_t)12 * i;
+		uint64_t start = 0;
+		uint16_t len;
+		unsigned j = 0;
+
+		memcpy(&len, p + 4, 2);
+		memcpy(&start, p + 6, 6);
+		while (j < len && !c.stop) {
+			blk64_t blk = start + j;
+			unsigned k = 0, b;
+			errcode_t err;
+
+			if (blk < first || blk >= count) {
+				c.nblocks++;
+				warn_blk(&c, E4T_ERR_DIR_CORRUPT, blk,
+					 "directory names ");
+				j++;
+				continue;
+			}
+			/* a run of blocks inside the filesystem */
+			while (j + k < len && k < bufblocks &&
+			       start + j + k < count)
+				k++;
+			err = io_channel_read_blk64(fs->io, blk, (int)k, buf);
+			for (b = 0; b < k && !c.stop; b++) {
+				c.nblocks++;
+				c.buf = buf + (size_t)b * bs;
+				/* a run that failed: block by block, to name
+				 * the one that cannot be read */
+				if (err) {
+					errcode_t e = io_channel_read_blk64(
+						fs->io, blk + b, 1, c.buf);
+
+					if (e) {
+						warn_blk(&c, e, blk + b,
+							 "reading ");
+						continue;
+					}
+				}
+				check_block(&c, blk + b);
+			}
+			j += k;
+		}
+	}
+	return 0;
 }

@@ -74,6 +74,10 @@ struct e4t_tree {
 	/* the second directory job's stream, kept as it is: copying it
 	 * after the first's would hold both for a moment */
 	unsigned char *ents2;
+	/* the live directories' block maps (e4t_dir_root_pack), in inode
+	 * order as dirs: from the inode pass to the directory pass */
+	unsigned char *roots;
+	size_t roots_len, nroots;
 	ext2_ino_t *orphans; /* the orphan list, sorted */
 	size_t norphans;
 	/* Which inodes have a record (one bit each), and how many records
@@ -217,7 +221,9 @@ struct scan_job {
 	struct irec *recs;
 	size_t nrecs, cap, limit;
 	int full;
-	int progress; /* the job that reports progress */
+	int progress;	      /* the job that reports progress */
+	unsigned char *roots; /* its live directories' block maps */
+	size_t roots_len, roots_cap, nroots;
 	struct warn_buf wb;
 	errcode_t err;
 };
@@ -275,6 +281,13 @@ static errcode_t add_inode(struct scan_job *j, ext2_ino_t ino,
 	if (info.flags & E4T_INO_EXTRA_BAD)
 		job_warn(j, E4T_ERR_EXTRA_ISIZE, ino, NULL);
 	r->flags = info.flags;
+	if (status == E4T_LIVE && LINUX_S_ISDIR(info.mode)) {
+		if (grow((void **)&j->roots, &j->roots_cap,
+			 j->roots_len + E4T_DIR_ROOT_MAX, 1))
+			return ENOMEM;
+		j->roots_len += e4t_dir_root_pack(raw, j->roots + j->roots_len);
+		j->nroots++;
+	}
 	return 0;
 }
 
@@ -446,7 +459,20 @@ static int scan_two(struct e4t_tree *t, dgrp_t mid, errcode_t *err)
 				jobs[1].nrecs * sizeof(*t->recs));
 		t->nrecs = jobs[0].nrecs + jobs[1].nrecs;
 		*err = jobs[0].err ? jobs[0].err : jobs[1].err;
+		if (!*err &&
+		    !grow((void **)&jobs[0].roots, &jobs[0].roots_cap,
+			  jobs[0].roots_len + jobs[1].roots_len + 1, 1)) {
+			if (jobs[1].roots_len)
+				memcpy(jobs[0].roots + jobs[0].roots_len,
+				       jobs[1].roots, jobs[1].roots_len);
+			t->roots = jobs[0].roots;
+			t->roots_len = jobs[0].roots_len + jobs[1].roots_len;
+			t->nroots = jobs[0].nroots + jobs[1].nroots;
+			jobs[0].roots = NULL;
+		}
 	}
+	free(jobs[0].roots);
+	free(jobs[1].roots);
 	free(jobs[0].wb.v);
 	free(jobs[1].wb.v);
 	return ok ? 0 : -1;
@@ -475,6 +501,9 @@ static errcode_t scan_inodes(struct e4t_tree *t)
 	t->recs = job.recs;
 	t->recs_cap = job.cap;
 	t->nrecs = job.nrecs;
+	t->roots = job.roots;
+	t->roots_len = job.roots_len;
+	t->nroots = job.nroots;
 	return job.err;
 }
 
@@ -488,6 +517,7 @@ struct dir_job {
 	struct e4t_tree *t;
 	struct e4t_image img; /* a copy of t->img, with its own fs handle */
 	size_t first, end;    /* indexes in t->dirs [first, end) */
+	const unsigned char *root; /* t->dirs[first]'s block map, or NULL */
 	unsigned char *ents;
 	size_t ents_len, ents_cap;
 	struct warn_buf wb;
@@ -538,6 +568,9 @@ static int is_live_dir(const struct irec *r)
 	return LINUX_S_ISDIR(r->mode) && r->status == E4T_LIVE;
 }
 
+/* Bytes of a directory read at once (fewer blocks when smaller). */
+#define DIR_READ (128U << 10)
+
 static void *scan_dir_range(void *arg)
 {
 	struct dir_job *j = arg;
@@ -545,6 +578,15 @@ static void *scan_dir_range(void *arg)
 	size_t i, done = 0;
 	errcode_t err;
 
+	unsigned bufblocks = DIR_READ / j->img.fs->blocksize;
+	const unsigned char *root = j->root;
+	char *buf;
+
+	if (!bufblocks)
+		bufblocks = 1;
+	buf = root ? malloc((size_t)bufblocks * j->img.fs->blocksize) : NULL;
+	if (!buf)
+		root = NULL;
 	for (i = j->first; i < j->end && !j->err; i++) {
 		struct dir *d = &t->dirs[i];
 		const struct irec *r = &t->recs[d->rec];
@@ -552,9 +594,17 @@ static void *scan_dir_range(void *arg)
 		uint32_t n = 0;
 
 		d->start = before;
-		err = e4t_dir_scan(&j->img, r->ino,
-				   (r->iflags & EXT4_INLINE_DATA_FL) != 0,
-				   add_edge, dir_warn, j);
+		if (root && !(r->iflags & EXT4_INLINE_DATA_FL))
+			err = e4t_dir_scan_root(&j->img, r->ino, root, buf,
+						bufblocks, add_edge, dir_warn,
+						j);
+		else
+			err = e4t_dir_scan(&j->img, r->ino,
+					   (r->iflags & EXT4_INLINE_DATA_FL) !=
+						   0,
+					   add_edge, dir_warn, j);
+		if (root)
+			root += e4t_dir_root_len(root);
 		if (err && !j->err)
 			dir_job_warn(j, err, r->ino, "reading directory");
 		while (before < j->ents_len) {
@@ -566,6 +616,7 @@ static void *scan_dir_range(void *arg)
 			t->cb.progress("directories", d->rec, t->nrecs,
 				       t->cb.priv);
 	}
+	free(buf);
 	return NULL;
 }
 
@@ -634,6 +685,18 @@ static struct dir *dir_of(const struct e4t_tree *t, size_t rec)
 	return NULL;
 }
 
+/* Test hook (test_timeline): E4TIME_TEST_DIR_SCAN_SLOW reads every
+ * directory through e4t_dir_scan, as before the block maps, so that both
+ * ways can be shown to give the same entries and warnings. */
+static int dir_scan_slow(void)
+{
+#ifdef E4T_TEST_HOOKS
+	return getenv("E4TIME_TEST_DIR_SCAN_SLOW") != NULL;
+#else
+	return 0;
+#endif
+}
+
 static errcode_t scan_dirs(struct e4t_tree *t)
 {
 	struct dir_job jobs[2] = {
@@ -649,6 +712,9 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 	if (err)
 		return err;
 	jobs[0].end = t->ndirs;
+	/* the block maps from the inode pass, when they are the dirs' */
+	if (t->roots && t->nroots == t->ndirs && !dir_scan_slow())
+		jobs[0].root = t->roots;
 	mid = dir_split_point(t);
 	/* The first job fills the stream reserve() sized. */
 	jobs[0].ents = t->ents;
@@ -658,6 +724,14 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 		jobs[0].end = mid;
 		jobs[1].first = mid;
 		jobs[1].end = t->ndirs;
+		if (jobs[0].root) {
+			const unsigned char *p = t->roots;
+			size_t i;
+
+			for (i = 0; i < mid; i++)
+				p += e4t_dir_root_len(p);
+			jobs[1].root = p;
+		}
 		threaded = !pthread_create(&worker, NULL, scan_dir_range,
 					   &jobs[1]);
 		if (!threaded) {
@@ -675,6 +749,9 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 	t->ents_cap = jobs[0].ents_cap;
 	t->ents_len = jobs[0].ents_len;
 	t->ents2 = jobs[1].ents;
+	free(t->roots); /* only the directory pass reads them */
+	t->roots = NULL;
+	t->roots_len = t->nroots = 0;
 	if (threaded) {
 		size_t i;
 
@@ -948,6 +1025,7 @@ void e4t_tree_free(struct e4t_tree *t)
 	free(t->dirs);
 	free(t->ents);
 	free(t->ents2);
+	free(t->roots);
 	free(t->orphans);
 	free(t->kept);
 	free(t->rank);
