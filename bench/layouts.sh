@@ -30,7 +30,7 @@ top=$(cd "$here/.." && pwd)
 . "$here/lib.sh"
 
 BENCH_DIR=${BENCH_DIR:-/var/tmp/e4time-bench}
-ALL="base fpd10 fpd100k name40 data inline nsized inode1024 noflex"
+ALL="base fpd10 fpd10n fpd100k name40 data inline nsized inode1024 noflex"
 LAYOUTS=${LAYOUTS:-$ALL}
 RUNS=${RUNS:-3}
 FLS_RUNS=${FLS_RUNS:-0}
@@ -56,7 +56,8 @@ mkdir -p "$LDIR" "$BENCH_DIR/out" "$BENCH_DIR/bin"
 layout() {
     case $1 in
     base)      echo "17G||1000 1000 8 0 0|1000 dirs x 1000 empty files, 8-byte names, mkfs defaults (256-byte inodes, flex_bg)" ;;
-    fpd10)     echo "17G||100000 10 8 0 0|100,000 dirs x 10 files" ;;
+    fpd10)     echo "17G||100000 10 8 0 0|100,000 dirs x 10 files (in /: fls cannot read it)" ;;
+    fpd10n)    echo "17G||100000 10 8 0 0 1000|1000 dirs x 100 dirs x 10 files" ;;
     fpd100k)   echo "17G||10 100000 8 0 0|10 dirs x 100,000 files (htree)" ;;
     name40)    echo "17G||1000 1000 40 0 0|40-byte names" ;;
     data)      echo "17G||1000 1000 8 100 10|every tenth file 100 bytes (one data block)" ;;
