@@ -18,13 +18,18 @@
 
 #include "e4time.h"
 
-#define PIPE_ROWS    1024	/* items in a batch */
-#define PIPE_BYTES   (1U << 18) /* or path bytes, whichever comes first */
+#define PIPE_ROWS  1024	      /* items in a batch */
+#define PIPE_BYTES (1U << 18) /* or path bytes, whichever comes first */
+/*
+ * The faster thread waits in long stretches: the walk, finding every
+ * batch full, sleeps until half of them are free again; the formatting,
+ * finding none full, until half are full (or the walk is done).  A wake-up
+ * costs an interrupt between CPUs (dear in a virtual machine), and a
+ * thread spinning while it waits slows the other where the two CPUs are
+ * one core's two hyperthreads: so neither spins, and a wake-up comes once
+ * per PIPE_BATCHES / 2 batches at most.
+ */
 #define PIPE_BATCHES 8
-/* Checks of the other thread's counter before sleeping: about 50 us.
- * A thread woken from sleep costs far more in a virtual machine (an
- * interrupt between CPUs), and the two threads run at about one pace. */
-#define PIPE_SPIN 2000
 
 /* A row, or a warning (is_warn: err, inode.ino, detail). */
 struct pitem {
@@ -56,63 +61,57 @@ struct pipe {
 	unsigned produced, consumed;
 	int done, stop;
 	errcode_t walk_err;
-	/* a thread that found nothing to do after spinning sleeps here */
+	/* a thread with nothing to do sleeps here */
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
-	int sleeping; /* threads asleep on cv */
+	int sleeps[2]; /* WALK, FORMAT: that thread sleeps */
 };
+
+enum { WALK, FORMAT };
 
 static unsigned load(const unsigned *v)
 {
 	return __atomic_load_n(v, __ATOMIC_SEQ_CST);
 }
 
-static void relax(void)
+/* Wake the other thread if it sleeps and may go on (ready). */
+static void wake(struct pipe *p, int who, int (*ready)(struct pipe *))
 {
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
-/* Wake the other thread if it sleeps (after a counter moved). */
-static void wake(struct pipe *p)
-{
-	if (__atomic_load_n(&p->sleeping, __ATOMIC_SEQ_CST)) {
+	if (__atomic_load_n(&p->sleeps[who], __ATOMIC_SEQ_CST) && ready(p)) {
 		pthread_mutex_lock(&p->lock);
 		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->lock);
 	}
 }
 
-/* Wait until ready(p): spin a while, then sleep until woken. */
-static void wait_until(struct pipe *p, int (*ready)(struct pipe *))
+/* Sleep until ready(p); sleeps[who] says so meanwhile (see wake()). */
+static void wait_until(struct pipe *p, int who, int (*ready)(struct pipe *))
 {
-	int i;
-
-	for (i = 0; i < PIPE_SPIN; i++) {
-		if (ready(p))
-			return;
-		relax();
-	}
 	pthread_mutex_lock(&p->lock);
-	__atomic_add_fetch(&p->sleeping, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&p->sleeps[who], 1, __ATOMIC_SEQ_CST);
 	while (!ready(p))
 		pthread_cond_wait(&p->cv, &p->lock);
-	__atomic_sub_fetch(&p->sleeping, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&p->sleeps[who], 0, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* The producer may fill the next batch: one is free, or no one reads. */
+static unsigned queued(struct pipe *p)
+{
+	return load(&p->produced) - load(&p->consumed);
+}
+
+/* The walk may go on: half of the batches are free, or no one reads. */
 static int room(struct pipe *p)
 {
-	return load(&p->produced) - load(&p->consumed) < PIPE_BATCHES ||
+	return queued(p) <= PIPE_BATCHES / 2 ||
 	       __atomic_load_n(&p->stop, __ATOMIC_SEQ_CST);
 }
 
-/* The consumer may take a batch, or there will be none. */
+/* The formatting may go on: half of the batches are full, or the walk
+ * is done. */
 static int filled(struct pipe *p)
 {
-	return load(&p->consumed) != load(&p->produced) ||
+	return queued(p) >= PIPE_BATCHES / 2 ||
 	       __atomic_load_n(&p->done, __ATOMIC_SEQ_CST);
 }
 
@@ -125,8 +124,9 @@ static struct pbatch *cur(struct pipe *p)
 static void pass_on(struct pipe *p)
 {
 	__atomic_add_fetch(&p->produced, 1, __ATOMIC_SEQ_CST);
-	wake(p);
-	wait_until(p, room);
+	wake(p, FORMAT, filled);
+	if (queued(p) == PIPE_BATCHES)
+		wait_until(p, WALK, room);
 	cur(p)->n = 0;
 	cur(p)->len = 0;
 }
@@ -199,7 +199,7 @@ static void *producer(void *arg)
 	if (cur(p)->n)
 		__atomic_add_fetch(&p->produced, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&p->done, 1, __ATOMIC_SEQ_CST);
-	wake(p);
+	wake(p, FORMAT, filled);
 	return NULL;
 }
 
@@ -267,8 +267,9 @@ errcode_t e4t_tree_walk_threaded(struct e4t_tree *tree, ext2_ino_t start,
 	pthread_cond_init(&p->cv, NULL);
 	threaded = !pthread_create(&worker, NULL, producer, p);
 	while (threaded) {
-		wait_until(p, filled);
-		if (load(&p->consumed) == load(&p->produced))
+		if (!queued(p) && !__atomic_load_n(&p->done, __ATOMIC_SEQ_CST))
+			wait_until(p, FORMAT, filled);
+		if (!queued(p))
 			break; /* done, and nothing left */
 		if (!rc)
 			rc = consume(&p->b[p->consumed % PIPE_BATCHES], fn,
@@ -276,7 +277,7 @@ errcode_t e4t_tree_walk_threaded(struct e4t_tree *tree, ext2_ino_t start,
 		if (rc)
 			__atomic_store_n(&p->stop, 1, __ATOMIC_SEQ_CST);
 		__atomic_add_fetch(&p->consumed, 1, __ATOMIC_SEQ_CST);
-		wake(p);
+		wake(p, WALK, room);
 	}
 	if (threaded)
 		pthread_join(worker, NULL);
