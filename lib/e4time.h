@@ -139,6 +139,10 @@ void e4t_inode_decode_fields(const struct ext2_inode_large *raw,
 void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
 			   unsigned inode_size, ext2_ino_t ino,
 			   struct e4t_inode *info);
+/* The present bits (E4T_PRESENT, E4T_PRESENT_EXTRA) of an inode of
+ * inode_size bytes whose i_extra_isize is extra_isize as on disk, as
+ * e4t_inode_decode_fields() sets them (an impossible one: no _extra). */
+uint16_t e4t_inode_present(unsigned inode_size, unsigned extra_isize);
 /* (Re)compute info->ts[] from raw_base, raw_extra and present. */
 void e4t_inode_decode_times(struct e4t_inode *info);
 /* Why is field f absent in this inode?  Static text, or NULL if present. */

@@ -283,8 +283,41 @@ static void test_iso_against_libc(void)
 	CHECK(n > 100000 && !bad, "iso against libc: %u of %u differ", bad, n);
 }
 
+/* e4t_inode_present() says what e4t_inode_decode_fields() sets, for
+ * every inode size and i_extra_isize (the tree keeps only the latter). */
+static void test_inode_present(void)
+{
+	static const unsigned sizes[] = { 128, 256, 512, 1024 };
+	unsigned k, extra, bad = 0, n = 0;
+
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		for (extra = 0; extra <= 1100; extra++) {
+			unsigned char buf[1024] = { 0 };
+			struct ext2_inode_large *raw = (void *)buf;
+			struct e4t_inode info;
+
+			raw->i_extra_isize = (uint16_t)extra;
+			e4t_inode_decode_fields(raw, sizes[k], 12, &info);
+			n++;
+			if (info.present !=
+			    e4t_inode_present(sizes[k], info.extra_isize)) {
+				if (!bad)
+					printf("present: size %u extra %u: "
+					       "%#x against %#x\n",
+					       sizes[k], extra, info.present,
+					       e4t_inode_present(
+						       sizes[k],
+						       info.extra_isize));
+				bad++;
+			}
+		}
+	}
+	CHECK(!bad, "inode present: %u of %u differ", bad, n);
+}
+
 int main(void)
 {
+	test_inode_present();
 	test_boundaries();
 	test_out_of_range();
 	test_suspect();

@@ -26,6 +26,28 @@ static int fits(unsigned extra_isize, size_t end)
 	(offsetof(struct ext2_inode_large, f) +                                \
 	 sizeof(((struct ext2_inode_large *)0)->f))
 
+uint16_t e4t_inode_present(unsigned inode_size, unsigned extra_isize)
+{
+	uint16_t p = E4T_PRESENT(E4T_ATIME) | E4T_PRESENT(E4T_MTIME) |
+		     E4T_PRESENT(E4T_CTIME) | E4T_PRESENT(E4T_DTIME);
+	unsigned extra = 0;
+
+	if (inode_size > GOOD_OLD_INODE_SIZE) {
+		extra = extra_isize;
+		if (GOOD_OLD_INODE_SIZE + extra > inode_size || (extra & 3))
+			extra = 0;
+	}
+	if (fits(extra, FIELD_END(i_ctime_extra)))
+		p |= E4T_PRESENT_EXTRA(E4T_CTIME);
+	if (fits(extra, FIELD_END(i_mtime_extra)))
+		p |= E4T_PRESENT_EXTRA(E4T_MTIME);
+	if (fits(extra, FIELD_END(i_atime_extra)))
+		p |= E4T_PRESENT_EXTRA(E4T_ATIME);
+	if (fits(extra, FIELD_END(i_crtime_extra)))
+		p |= E4T_PRESENT(E4T_CRTIME) | E4T_PRESENT_EXTRA(E4T_CRTIME);
+	return p;
+}
+
 void e4t_inode_decode(const struct ext2_inode_large *raw, unsigned inode_size,
 		      ext2_ino_t ino, struct e4t_inode *info)
 {

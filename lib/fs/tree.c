@@ -5,9 +5,12 @@
  * directory's blocks.  Paths are never looked up one by one; the walk
  * builds them depth first in a single buffer.
  *
- * Memory: one compact record per kept inode (72 bytes), one entry per
+ * Memory: one compact record per kept inode (64 bytes, a cache line; the
+ * dtime of deleted and orphan inodes, 8 bytes, aside), one entry per
  * directory entry (6 bytes plus the name, in one byte stream) and one
- * 16-byte index per live directory.  Two threads fill one array in place:
+ * 16-byte index per live directory; while the directories are read, a
+ * block map of at most 53 bytes (mostly 17) per directory, packed during
+ * the inode pass.  Two threads fill one array in place:
  * nothing is allocated per run and copied (first touches of fresh memory
  * were a fifth of the time).
  */
@@ -23,11 +26,17 @@
 #include "e4time.h"
 #include "fs/csum.h"
 
-/* struct irec.tflags */
-#define T_REACHED  0x01 /* some name reaches it from / */
-#define T_EXPANDED 0x02 /* directory already walked in this walk */
-#define T_CSUM_BAD 0x04
+/* struct irec.flags: E4T_INO_* in the low four bits, then the tree's */
+#define T_INO_MASK 0x0f
+#define T_REACHED  0x10 /* some name reaches it from / */
+#define T_EXPANDED 0x20 /* directory already walked in this walk */
+#define T_DTIME	   0x40 /* i_dtime is not 0: see t->dtimes */
 
+/*
+ * An inode as the tree keeps it: 64 bytes, a cache line.  What the
+ * inode stores (present) follows from extra_isize; i_dtime, zero but for
+ * deleted and orphan inodes, is kept aside.
+ */
 struct irec {
 	uint32_t ino;
 	uint16_t mode;
@@ -37,12 +46,21 @@ struct irec {
 	uint64_t size;
 	uint32_t iflags;
 	uint16_t extra_isize;
-	uint16_t flags;
-	uint16_t present;
+	uint8_t flags;
 	uint8_t status;
-	uint8_t tflags;
-	uint32_t raw_base[E4T_NFIELDS];
-	uint32_t raw_extra[E4T_DTIME]; /* dtime has no _extra */
+	uint32_t raw_base[E4T_DTIME]; /* atime, mtime, ctime, crtime */
+	uint32_t raw_extra[E4T_DTIME];
+};
+
+_Static_assert(sizeof(struct irec) == 64, "a record is a cache line");
+_Static_assert((E4T_INO_CSUM_BAD | E4T_INO_EXTRA_BAD | E4T_INO_INLINE |
+		E4T_INO_ORPHAN_LIST) <= T_INO_MASK,
+	       "E4T_INO_* fit below the tree's flags");
+
+/* The i_dtime of a record with T_DTIME, in inode order. */
+struct dtime {
+	uint32_t ino;
+	uint32_t dtime;
 };
 
 /*
@@ -78,6 +96,8 @@ struct e4t_tree {
 	 * order as dirs: from the inode pass to the directory pass */
 	unsigned char *roots;
 	size_t roots_len, nroots;
+	struct dtime *dtimes; /* sorted by inode */
+	size_t ndtimes;
 	ext2_ino_t *orphans; /* the orphan list, sorted */
 	size_t norphans;
 	/* Which inodes have a record (one bit each), and how many records
@@ -112,9 +132,28 @@ static struct irec *find(const struct e4t_tree *t, ext2_ino_t ino)
 			(size_t)__builtin_popcountll(t->kept[w] & (bit - 1))];
 }
 
-static void expand(const struct irec *r, unsigned inode_size,
+static uint32_t dtime_of(const struct e4t_tree *t, ext2_ino_t ino)
+{
+	size_t lo = 0, hi = t->ndtimes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->dtimes[mid].ino == ino)
+			return t->dtimes[mid].dtime;
+		if (t->dtimes[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static void expand(const struct e4t_tree *t, const struct irec *r,
 		   struct e4t_inode *info)
 {
+	unsigned inode_size = t->img->inode_size;
+
 	memset(info, 0, sizeof(*info));
 	info->ino = r->ino;
 	info->mode = r->mode;
@@ -125,9 +164,11 @@ static void expand(const struct irec *r, unsigned inode_size,
 	info->iflags = r->iflags;
 	info->inode_size = (uint16_t)inode_size;
 	info->extra_isize = r->extra_isize;
-	info->flags = r->flags;
-	info->present = r->present;
+	info->flags = r->flags & T_INO_MASK;
+	info->present = e4t_inode_present(inode_size, r->extra_isize);
 	memcpy(info->raw_base, r->raw_base, sizeof(r->raw_base));
+	if (r->flags & T_DTIME)
+		info->raw_base[E4T_DTIME] = dtime_of(t, r->ino);
 	memcpy(info->raw_extra, r->raw_extra, sizeof(r->raw_extra));
 	e4t_inode_decode_times(info);
 }
@@ -224,6 +265,8 @@ struct scan_job {
 	int progress;	      /* the job that reports progress */
 	unsigned char *roots; /* its live directories' block maps */
 	size_t roots_len, roots_cap, nroots;
+	struct dtime *dtimes; /* its records' dtimes (T_DTIME) */
+	size_t ndtimes, dtimes_cap;
 	struct warn_buf wb;
 	errcode_t err;
 };
@@ -270,17 +313,24 @@ static errcode_t add_inode(struct scan_job *j, ext2_ino_t ino,
 	r->size = info.size;
 	r->iflags = info.iflags;
 	r->extra_isize = info.extra_isize;
-	r->present = info.present;
 	r->status = (uint8_t)status;
 	memcpy(r->raw_base, info.raw_base, sizeof(r->raw_base));
 	memcpy(r->raw_extra, info.raw_extra, sizeof(r->raw_extra));
+	if (info.raw_base[E4T_DTIME]) {
+		if (grow((void **)&j->dtimes, &j->dtimes_cap, j->ndtimes + 1,
+			 sizeof(*j->dtimes)))
+			return ENOMEM;
+		j->dtimes[j->ndtimes].ino = ino;
+		j->dtimes[j->ndtimes++].dtime = info.raw_base[E4T_DTIME];
+		info.flags |= T_DTIME; /* not an E4T_INO_* bit */
+	}
 	if (!e4t_inode_csum_verify(j->fs, ino, raw)) {
 		info.flags |= E4T_INO_CSUM_BAD;
 		job_warn(j, E4T_ERR_INODE_CSUM, ino, NULL);
 	}
 	if (info.flags & E4T_INO_EXTRA_BAD)
 		job_warn(j, E4T_ERR_EXTRA_ISIZE, ino, NULL);
-	r->flags = info.flags;
+	r->flags = (uint8_t)info.flags;
 	if (status == E4T_LIVE && LINUX_S_ISDIR(info.mode)) {
 		if (grow((void **)&j->roots, &j->roots_cap,
 			 j->roots_len + E4T_DIR_ROOT_MAX, 1))
@@ -459,6 +509,19 @@ static int scan_two(struct e4t_tree *t, dgrp_t mid, errcode_t *err)
 				jobs[1].nrecs * sizeof(*t->recs));
 		t->nrecs = jobs[0].nrecs + jobs[1].nrecs;
 		*err = jobs[0].err ? jobs[0].err : jobs[1].err;
+		if (!*err && grow((void **)&jobs[0].dtimes, &jobs[0].dtimes_cap,
+				  jobs[0].ndtimes + jobs[1].ndtimes + 1,
+				  sizeof(*jobs[0].dtimes)))
+			*err = ENOMEM;
+		if (!*err) {
+			if (jobs[1].ndtimes)
+				memcpy(jobs[0].dtimes + jobs[0].ndtimes,
+				       jobs[1].dtimes,
+				       jobs[1].ndtimes * sizeof(*t->dtimes));
+			t->dtimes = jobs[0].dtimes;
+			t->ndtimes = jobs[0].ndtimes + jobs[1].ndtimes;
+			jobs[0].dtimes = NULL;
+		}
 		if (!*err &&
 		    !grow((void **)&jobs[0].roots, &jobs[0].roots_cap,
 			  jobs[0].roots_len + jobs[1].roots_len + 1, 1)) {
@@ -473,6 +536,8 @@ static int scan_two(struct e4t_tree *t, dgrp_t mid, errcode_t *err)
 	}
 	free(jobs[0].roots);
 	free(jobs[1].roots);
+	free(jobs[0].dtimes);
+	free(jobs[1].dtimes);
 	free(jobs[0].wb.v);
 	free(jobs[1].wb.v);
 	return ok ? 0 : -1;
@@ -504,6 +569,8 @@ static errcode_t scan_inodes(struct e4t_tree *t)
 	t->roots = job.roots;
 	t->roots_len = job.roots_len;
 	t->nroots = job.nroots;
+	t->dtimes = job.dtimes;
+	t->ndtimes = job.ndtimes;
 	return job.err;
 }
 
@@ -817,7 +884,7 @@ static int emit(struct walker *w, struct irec *r, enum e4t_status status,
 
 	if (!w->fn)
 		return 0;
-	expand(r, w->t->img->inode_size, &info);
+	expand(w->t, r, &info);
 	row.path = w->path;
 	row.path_len = w->path_len;
 	row.inode = &info;
@@ -841,9 +908,7 @@ static inline void prefetch_next(const struct e4t_tree *t, struct frame *f)
 	if (!e[4])
 		return;
 	memcpy(&c, e, sizeof(c));
-	/* 72 bytes: most records straddle two cache lines */
-	__builtin_prefetch(&t->recs[c]);
-	__builtin_prefetch((const char *)&t->recs[c + 1] - 1);
+	__builtin_prefetch(&t->recs[c]); /* 64 bytes, one line */
 }
 
 static errcode_t push(struct walker *w, struct irec *dir)
@@ -856,7 +921,7 @@ static errcode_t push(struct walker *w, struct irec *dir)
 		   sizeof(*w->stack));
 	if (err)
 		return err;
-	dir->tflags |= T_EXPANDED;
+	dir->flags |= T_EXPANDED;
 	d = dir_of(w->t, (size_t)(dir - w->t->recs));
 	w->stack[w->depth].dir = dir;
 	w->stack[w->depth].next = d ? ents_of(w->t, d) : NULL;
@@ -878,9 +943,9 @@ static errcode_t walk(struct walker *w, struct irec *start)
 	size_t i;
 
 	for (i = 0; i < t->ndirs; i++)
-		t->recs[t->dirs[i].rec].tflags &= (uint8_t)~T_EXPANDED;
-	start->tflags &= (uint8_t)~T_EXPANDED;
-	start->tflags |= T_REACHED;
+		t->recs[t->dirs[i].rec].flags &= (uint8_t)~T_EXPANDED;
+	start->flags &= (uint8_t)~T_EXPANDED;
+	start->flags |= T_REACHED;
 	rc = emit(w, start, E4T_LIVE, w->start_parent);
 	if (rc)
 		return rc;
@@ -910,7 +975,7 @@ static errcode_t walk(struct walker *w, struct irec *start)
 					"named by a directory entry", w->wpriv);
 			continue;
 		}
-		child->tflags |= T_REACHED;
+		child->flags |= T_REACHED;
 		if (w->fn) {
 			err = path_set(w, f->path_len,
 				       (const char *)e + ENT_HDR, e[5]);
@@ -922,7 +987,7 @@ static errcode_t walk(struct walker *w, struct irec *start)
 		}
 		if (!LINUX_S_ISDIR(child->mode))
 			continue;
-		if (child->tflags & T_EXPANDED) {
+		if (child->flags & T_EXPANDED) {
 			if (w->fn && w->warn)
 				w->warn(E4T_ERR_DIR_LOOP, child->ino, NULL,
 					w->wpriv);
@@ -961,12 +1026,18 @@ static errcode_t reserve(struct e4t_tree *t)
 {
 	const struct ext2_super_block *sb = t->img->fs->super;
 	size_t used = 1024;
+	void *recs;
 
 	if (sb->s_free_inodes_count < sb->s_inodes_count)
 		used += sb->s_inodes_count - sb->s_free_inodes_count;
-	/* Reserved, not touched: only what is written takes memory. */
-	if (grow((void **)&t->recs, &t->recs_cap, used, sizeof(*t->recs)) ||
-	    grow((void **)&t->ents, &t->ents_cap, used * (ENT_HDR + 16), 1))
+	/* Reserved, not touched: only what is written takes memory.  The
+	 * records start on a cache line, so each is one line (a larger
+	 * array later, for a superblock that undercounts, may not). */
+	if (posix_memalign(&recs, 64, used * sizeof(*t->recs)))
+		return ENOMEM;
+	t->recs = recs;
+	t->recs_cap = used;
+	if (grow((void **)&t->ents, &t->ents_cap, used * (ENT_HDR + 16), 1))
 		return ENOMEM;
 	return 0;
 }
@@ -1026,6 +1097,7 @@ void e4t_tree_free(struct e4t_tree *t)
 	free(t->ents);
 	free(t->ents2);
 	free(t->roots);
+	free(t->dtimes);
 	free(t->orphans);
 	free(t->kept);
 	free(t->rank);
@@ -1089,7 +1161,7 @@ errcode_t e4t_tree_walk_warn(struct e4t_tree *t, ext2_ino_t start,
 
 			if (o->status == E4T_DELETED)
 				st = E4T_DELETED;
-			else if (!(o->tflags & T_REACHED))
+			else if (!(o->flags & T_REACHED))
 				st = E4T_ORPHAN;
 			else
 				continue;
@@ -1111,7 +1183,7 @@ errcode_t e4t_tree_inode(const struct e4t_tree *t, ext2_ino_t ino,
 
 	if (!r)
 		return E4T_ERR_NOT_IN_USE;
-	expand(r, t->img->inode_size, info);
+	expand(t, r, info);
 	return 0;
 }
 
@@ -1152,7 +1224,9 @@ errcode_t e4t_tree_dir_nsec(const struct e4t_tree *t, struct e4t_dir_nsec **ret,
 			memcpy(&ci, e, sizeof(ci));
 			c = &t->recs[ci];
 			if (c->status != E4T_LIVE ||
-			    !(c->present & E4T_PRESENT_EXTRA(E4T_MTIME)))
+			    !(e4t_inode_present(t->img->inode_size,
+						c->extra_isize) &
+			      E4T_PRESENT_EXTRA(E4T_MTIME)))
 				continue;
 			dn->entries++;
 			if (c->raw_extra[E4T_MTIME] >> 2)
