@@ -22,6 +22,7 @@
 #   REBUILD    1: rebuild the images even if cached [0]
 #   BUILD_ONLY 1: build (or find cached) the images and stop [0]
 #   RESULTS    where to write the results [bench/RESULTS-layouts.md]
+#   SUMMARY    where to keep one row per layout [bench/RESULTS.md]
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -39,6 +40,7 @@ E4TIME=${E4TIME:-$top/tools/e4time}
 REBUILD=${REBUILD:-0}
 BUILD_ONLY=${BUILD_ONLY:-0}
 RESULTS=${RESULTS:-$here/RESULTS-layouts.md}
+SUMMARY=${SUMMARY:-$here/RESULTS.md}
 LDIR=$BENCH_DIR/layouts
 
 die() { echo "layouts.sh: $*" >&2; exit 1; }
@@ -251,3 +253,53 @@ bpi() { awk -v k="$1" -v n="$2" 'BEGIN { printf "%.1f", k * 1024 / n }'; }
 } > "$RESULTS.tmp"
 mv "$RESULTS.tmp" "$RESULTS"
 cat "$RESULTS"
+
+# ------------------------------------------- summary rows in RESULTS.md
+# One row per layout between the markers of $SUMMARY: this run's layouts
+# replace their rows, the others' stay (bench/timeline.sh keeps the block).
+for name in $LAYOUTS; do
+    o=$OUT/$name
+    n=$(inodes_used "$LDIR/$name.img")
+    e=$(median "$o.e4.runs" 1); f=$(median "$o.fls.runs" 1)
+    r=$(r2 "$e" "$f")
+    if awk '$3 == 124 { t = 1 } END { exit !t }' "$o.fls.runs"; then
+        f=">$FLS_TIMEOUT (timed out)"; r="< $(r2 "$e" "$FLS_TIMEOUT")"
+    elif awk '$3 != 0 { t = 1 } END { exit !t }' "$o.fls.runs"; then
+        f="fails (exit $(awk '$3 != 0 { print $3; exit }' "$o.fls.runs"))"; r="-"
+    fi
+    echo "$name|| $name | $(layout "$name" | cut -d'|' -f4) | $n | $e | $f | $r | $(r2 "$(median "$o.e4.runs" 4)" "$(median "$o.floor.runs" 4)") | $(bpi "$(maxcol "$o.e4.runs" 2)" "$n") | $(r2 "$(median "$o.e4t1.runs" 1)" "$(median "$o.e4t2.runs" 1)") | $(date -u +%Y-%m-%d), $E4_COMMIT |"
+done > "$OUT/summary.rows"
+python3 - "$SUMMARY" "$OUT/summary.rows" "$ALL ten-million" <<'PY'
+import sys
+path, rows_file, order = sys.argv[1], sys.argv[2], sys.argv[3].split()
+begin, end = "<!-- layouts.sh: begin -->", "<!-- layouts.sh: end -->"
+try:
+    text = open(path).read()
+except FileNotFoundError:
+    text = ""
+rows = {}
+if begin in text and end in text:
+    head, rest = text.split(begin, 1)
+    block, tail = rest.split(end, 1)
+    for line in block.splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) > 2 and cells[1] in order:
+            rows[cells[1]] = line
+else:
+    head, tail = text.rstrip("\n") + "\n\n", "\n"
+for line in open(rows_file):
+    name, row = line.rstrip("\n").split("||", 1)
+    rows[name] = "|" + row
+table = [begin,
+         "Layouts of 1,000,000 files (and one of 10,000,000), by `bench/layouts.sh`; "
+         "each row from its latest run (details, old binary, floor and "
+         "row checks: [RESULTS-layouts.md](RESULTS-layouts.md)). Wall medians, "
+         "warm page cache; floor: `bench/layouts-floor.c` (CPU ratio); "
+         "threads gain: wall of `--threads 1` / `--threads 2`.",
+         "",
+         "| layout | what | inodes | e4time s | fls s | e4time/fls | e4time/floor CPU | B/inode | threads gain | run |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
+table += [rows[n] for n in order if n in rows]
+open(path, "w").write(head + "\n".join(table) + "\n" + end + tail)
+PY
+log "summary rows written to $SUMMARY"

@@ -218,7 +218,12 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
     echo
     echo "Written by \`bench/timeline.sh\` (see \`bench/README.md\`). Overwritten on every run."
     echo
-    echo "Other layouts (files per directory, name length, data, inline data, \`-N\`, inode size, flex_bg): [RESULTS-layouts.md](RESULTS-layouts.md), by \`bench/layouts.sh\`."
+    # the rows bench/layouts.sh keeps here, as they are
+    if [ -f "$RESULTS" ] && grep -q '^<!-- layouts.sh: begin -->' "$RESULTS"; then
+        sed -n '/^<!-- layouts.sh: begin -->/,/^<!-- layouts.sh: end -->/p' "$RESULTS"
+    else
+        echo "Other layouts (files per directory, name length, data, inline data, \`-N\`, inode size, flex_bg): run \`bench/layouts.sh\`."
+    fi
     echo
     echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "- machine: $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM"
