@@ -29,9 +29,9 @@
  * batch full, sleeps until half of them are free again; the formatting,
  * finding none full, until half are full (or the walk is done).  A wake-up
  * costs an interrupt between CPUs (dear in a virtual machine), and a
- * thread spinning while it waits slows the other where the two CPUs are
- * one core's two hyperthreads: so neither spins, and a wake-up comes once
- * per PIPE_BATCHES / 2 batches at most.
+ * thread spinning while it waits burns a CPU the other may share (as a
+ * hyperthread, or on a host that runs both virtual CPUs): so neither
+ * spins, and a wake-up comes once per PIPE_BATCHES / 2 batches at most.
  */
 #define PIPE_BATCHES 8
 
