@@ -120,10 +120,7 @@ fi
 mnt="" loop=""
 cleanup() {
     set +e
-    if [ -n "$mnt" ]; then
-        mountpoint -q "$mnt" && umount "$mnt"
-        rmdir "$mnt" 2>/dev/null
-    fi
+    unmount_mnt
     [ -z "$loop" ] || losetup -d "$loop"
     [ "${#TMPBIN[@]}" = 0 ] || rm -f "${TMPBIN[@]}"
 }

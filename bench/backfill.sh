@@ -66,10 +66,7 @@ UNDO=$BENCH_DIR/undo.e2undo
 # ---------------------------------------------------------------- image
 mnt=""
 cleanup() {
-    if [ -n "$mnt" ]; then
-        mountpoint -q "$mnt" && umount "$mnt" || true
-        rmdir "$mnt" 2>/dev/null || true
-    fi
+    unmount_mnt
     rm -f "$COPY" "$UNDO"
 }
 trap cleanup EXIT

@@ -47,13 +47,7 @@ E4_COMMIT=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?')
 export E2FSPROGS_UNDO_DIR=$BENCH_DIR/undo
 
 mnt=""
-cleanup() {
-    if [ -n "$mnt" ]; then
-        mountpoint -q "$mnt" && umount "$mnt" || true
-        rmdir "$mnt" 2>/dev/null || true
-    fi
-}
-trap cleanup EXIT
+trap unmount_mnt EXIT
 
 # ratio A B: A / B, two decimals
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }

@@ -39,10 +39,7 @@ die() { echo "deleted.sh: $*" >&2; exit 1; }
 
 mnt="" bin=""
 cleanup() {
-	if [ -n "$mnt" ]; then
-		mountpoint -q "$mnt" && umount "$mnt" || true
-		rmdir "$mnt" 2>/dev/null || true
-	fi
+	unmount_mnt
 	[ -z "$bin" ] || rm -f "$bin"
 }
 trap cleanup EXIT

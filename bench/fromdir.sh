@@ -53,10 +53,7 @@ B=$BENCH_DIR/b.img # a fresh copy: import's target
 UNDO=$BENCH_DIR/undo.e2undo
 mnt=""
 cleanup() {
-    if [ -n "$mnt" ]; then
-        mountpoint -q "$mnt" && umount "$mnt" || true
-        rmdir "$mnt" 2>/dev/null || true
-    fi
+    unmount_mnt
     rm -f "$A" "$B" "$UNDO"
 }
 trap cleanup EXIT

@@ -56,11 +56,7 @@ large_sum=0
 for m in $LARGE_MB; do large_sum=$((large_sum + m)); done
 img=$BENCH_DIR/hash-mix-${LARGE_MB// /+}-$MID-$SMALL-$LINKS.img
 mnt=$(mktemp -d /tmp/e4time-hash-mnt.XXXXXX)
-cleanup() {
-	mountpoint -q "$mnt" && umount "$mnt"
-	rmdir "$mnt" 2>/dev/null || true
-}
-trap cleanup EXIT
+trap unmount_mnt EXIT
 
 if [ ! -f "$img" ]; then
 	# data plus a quarter for metadata and slack; sparse

@@ -76,13 +76,7 @@ MKFILES=$BENCH_DIR/bin/mkfiles
 cc -O2 -o "$MKFILES" "$here/mkfiles.c" || die "bench/mkfiles.c does not build"
 
 mnt=""
-cleanup() {
-    if [ -n "$mnt" ]; then
-        mountpoint -q "$mnt" && umount "$mnt" || true
-        rmdir "$mnt" 2>/dev/null || true
-    fi
-}
-trap cleanup EXIT
+trap unmount_mnt EXIT
 
 # build NAME: mkfs, loop-mount (noinit_itable: the unused inode tables of a
 # sparse file read as zeros anyway), bench/mkfiles through the kernel, sync,

@@ -1,6 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench/lib.sh: timing helpers shared by the benchmark scripts (sourced).
 
+# unmount_mnt: unmount the script's loop mount $mnt and remove the mount
+# point, if there is one (each script's EXIT trap calls it).
+unmount_mnt() {
+    if [ -n "${mnt:-}" ]; then
+        mountpoint -q "$mnt" && umount "$mnt" || true
+        rmdir "$mnt" 2>/dev/null || true
+    fi
+}
+
 # time_cmd ERRFILE CMD...: run CMD (stdout dropped, stderr appended to
 # ERRFILE) and print "WALL_SECONDS PEAK_RSS_KIB RC CPU_SECONDS". Wall time
 # is bash's EPOCHREALTIME around /usr/bin/time (microseconds; time(1)'s %e

@@ -64,13 +64,7 @@ E4_DIRTY=$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null | g
 
 # ---------------------------------------------------------------- images
 mnt=""
-cleanup() {
-    if [ -n "$mnt" ]; then
-        mountpoint -q "$mnt" && umount "$mnt" || true
-        rmdir "$mnt" 2>/dev/null || true
-    fi
-}
-trap cleanup EXIT
+trap unmount_mnt EXIT
 
 # build_image NAME SIZE INODES FILLER: mkfs, loop-mount, run FILLER in the
 # mount point, sync, umount; the image is renamed into place only when whole.
