@@ -213,18 +213,10 @@ static errcode_t journal_before(struct dnames *d, struct e4t_journal *j)
 
 static struct dbefore *before_of(const struct dnames *d, ext2_ino_t ino)
 {
-	size_t lo = 0, hi = d->nbefore;
+	size_t i = E4T_LOWER_BOUND(d->before, d->nbefore, struct dbefore, ino,
+				   ino);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->before[mid].ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < d->nbefore && d->before[lo].ino == ino ? &d->before[lo]
-							   : NULL;
+	return i < d->nbefore && d->before[i].ino == ino ? &d->before[i] : NULL;
 }
 
 /* The journal's names of deleted files under the directories walked. */
@@ -274,17 +266,9 @@ static int cmp_dname(const void *x, const void *y)
 /* The first name of ino in v (sorted), or NULL. */
 static struct dname *first_in(struct dname *v, size_t n, ext2_ino_t ino)
 {
-	size_t lo = 0, hi = n;
+	size_t i = E4T_LOWER_BOUND(v, n, struct dname, ino, ino);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].ino == ino ? &v[lo] : NULL;
+	return i < n && v[i].ino == ino ? &v[i] : NULL;
 }
 
 /* The walk is past the live rows: sort, and read the journal once. */

@@ -159,7 +159,7 @@ static errcode_t journal_flags(struct tl_ctx *c, struct e4t_image *img,
  * inode rules, then the journal rules, each id once. */
 static void row_flags(struct tl_ctx *c, const struct e4t_row *row)
 {
-	size_t lo = 0, hi = c->njf;
+	size_t lo;
 	uint32_t last = UINT32_MAX;
 
 	if (!c->out.flags_on)
@@ -170,14 +170,8 @@ static void row_flags(struct tl_ctx *c, const struct e4t_row *row)
 		row->parent ? e4t_dir_nsec_find(c->dirs, c->ndirs, row->parent)
 			    : NULL,
 		add_flag, &c->out);
-	while (lo < hi) { /* the first finding of the inode */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->jf[mid].ino < row->inode->ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the first finding of the inode */
+	lo = E4T_LOWER_BOUND(c->jf, c->njf, struct jflag, ino, row->inode->ino);
 	for (; lo < c->njf && c->jf[lo].ino == row->inode->ino; lo++) {
 		if (c->jf[lo].rule == last)
 			continue;

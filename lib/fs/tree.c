@@ -134,19 +134,11 @@ static struct irec *find(const struct e4t_tree *t, ext2_ino_t ino)
 
 static uint32_t dtime_of(const struct e4t_tree *t, ext2_ino_t ino)
 {
-	size_t lo = 0, hi = t->ndtimes;
+	size_t i =
+		E4T_LOWER_BOUND(t->dtimes, t->ndtimes, struct dtime, ino, ino);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->dtimes[mid].ino == ino)
-			return t->dtimes[mid].dtime;
-		if (t->dtimes[mid].ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	return i < t->ndtimes && t->dtimes[i].ino == ino ? t->dtimes[i].dtime
+							 : 0;
 }
 
 static void expand(const struct e4t_tree *t, const struct irec *r,
@@ -737,19 +729,9 @@ static const unsigned char *ents_of(const struct e4t_tree *t,
 /* The directory of record index rec, or NULL (not a live directory). */
 static struct dir *dir_of(const struct e4t_tree *t, size_t rec)
 {
-	size_t lo = 0, hi = t->ndirs;
+	size_t i = E4T_LOWER_BOUND(t->dirs, t->ndirs, struct dir, rec, rec);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->dirs[mid].rec == rec)
-			return &t->dirs[mid];
-		if (t->dirs[mid].rec < rec)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return i < t->ndirs && t->dirs[i].rec == rec ? &t->dirs[i] : NULL;
 }
 
 /* Test hook (test_timeline): E4TIME_TEST_DIR_SCAN_SLOW reads every
@@ -1241,17 +1223,7 @@ errcode_t e4t_tree_dir_nsec(const struct e4t_tree *t, struct e4t_dir_nsec **ret,
 const struct e4t_dir_nsec *e4t_dir_nsec_find(const struct e4t_dir_nsec *a,
 					     size_t n, ext2_ino_t dir)
 {
-	size_t lo = 0, hi = n;
+	size_t i = E4T_LOWER_BOUND(a, n, struct e4t_dir_nsec, dir, dir);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (a[mid].dir == dir)
-			return &a[mid];
-		if (a[mid].dir < dir)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return i < n && a[i].dir == dir ? &a[i] : NULL;
 }

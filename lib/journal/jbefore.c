@@ -61,17 +61,9 @@ static int cmp_ino(const void *x, const void *y)
 /* The first wanted inode of home block blk, or NULL. */
 static struct want *first_of(struct want *w, size_t n, blk64_t blk)
 {
-	size_t lo = 0, hi = n;
+	size_t i = E4T_LOWER_BOUND(w, n, struct want, home, blk);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (w[mid].home < blk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && w[lo].home == blk ? &w[lo] : NULL;
+	return i < n && w[i].home == blk ? &w[i] : NULL;
 }
 
 static int usable(const struct e4t_jtrans *t)
@@ -170,17 +162,9 @@ static int cmp_by_ino(const void *x, const void *y)
 static struct want *find_ino(struct want *w, const struct by_ino *idx, size_t n,
 			     ext2_ino_t ino)
 {
-	size_t lo = 0, hi = n;
+	size_t i = E4T_LOWER_BOUND(idx, n, struct by_ino, ino, ino);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (idx[mid].ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && idx[lo].ino == ino ? &w[idx[lo].at] : NULL;
+	return i < n && idx[i].ino == ino ? &w[idx[i].at] : NULL;
 }
 
 errcode_t e4t_journal_before_delete(struct e4t_image *img,

@@ -244,18 +244,10 @@ static int cmp_dblock(const void *x, const void *y)
 
 static const struct dblock *find_block(const struct jn_ctx *c, blk64_t blk)
 {
-	size_t lo = 0, hi = c->nblocks;
+	size_t i =
+		E4T_LOWER_BOUND(c->blocks, c->nblocks, struct dblock, blk, blk);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->blocks[mid].blk < blk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->nblocks && c->blocks[lo].blk == blk ? &c->blocks[lo]
-							   : NULL;
+	return i < c->nblocks && c->blocks[i].blk == blk ? &c->blocks[i] : NULL;
 }
 
 /* By directory, inode and name (each is there once). */
@@ -300,18 +292,11 @@ static int cmp_dinode(const void *x, const void *y)
 
 static const struct dinode *find_inode(const struct jn_ctx *c, blk64_t blk)
 {
-	size_t lo = 0, hi = c->ninodes;
+	size_t i = E4T_LOWER_BOUND(c->inodes, c->ninodes, struct dinode, home,
+				   blk);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->inodes[mid].home < blk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->ninodes && c->inodes[lo].home == blk ? &c->inodes[lo]
-							    : NULL;
+	return i < c->ninodes && c->inodes[i].home == blk ? &c->inodes[i]
+							  : NULL;
 }
 
 /* Remember where directory dir's inode lies (inline_data only). */

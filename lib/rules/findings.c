@@ -106,16 +106,9 @@ static int on_row(const struct e4t_row *row, void *priv)
 	/* the journal's findings on this inode get its name */
 	if (fs->njournal) {
 		struct e4t_kept *j;
-		size_t lo = 0, hi = fs->njournal;
+		size_t lo = E4T_LOWER_BOUND(fs->k, fs->njournal,
+					    struct e4t_kept, f.ino, ino);
 
-		while (lo < hi) { /* the first with this ino */
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (fs->k[mid].f.ino < ino)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		for (j = fs->k + lo;
 		     j < fs->k + fs->njournal && j->f.ino == ino; j++) {
 			j->path = copy_path(row->path, row->path_len);
