@@ -124,51 +124,17 @@ static int on_row(const struct e4t_row *row, void *priv)
 	return 0;
 }
 
-/*
- * Into inode order: a radix sort, 16 bits at a time (the walk's order is
- * a run of ascending inodes per directory; qsort took longer than the
- * whole walk).  Inodes are unique, so stability does not matter.
- */
+/* Into inode order (inodes are unique here). */
 static errcode_t sort_todo(struct bf_ctx *c)
 {
-	enum { BUCKETS = 65536 };
-	size_t *count, i;
-	struct todo *tmp, *from = c->todo, *to;
-	int pass;
+	size_t i;
 
 	for (i = 1; i < c->ntodo && c->todo[i - 1].ino < c->todo[i].ino; i++)
 		;
 	if (i >= c->ntodo)
 		return 0; /* sorted already */
-	tmp = malloc(c->ntodo * sizeof(*tmp));
-	count = calloc(2 * ((size_t)BUCKETS + 1), sizeof(*count));
-	if (!tmp || !count) {
-		free(tmp);
-		free(count);
-		return ENOMEM;
-	}
-	for (i = 0; i < c->ntodo; i++) {
-		count[(c->todo[i].ino & 0xffff) + 1]++;
-		count[BUCKETS + 1 + (c->todo[i].ino >> 16) + 1]++;
-	}
-	for (pass = 0; pass < 2; pass++) {
-		size_t *n = count + (size_t)pass * (BUCKETS + 1);
-
-		for (i = 1; i <= BUCKETS; i++)
-			n[i] += n[i - 1];
-		to = from == c->todo ? tmp : c->todo;
-		for (i = 0; i < c->ntodo; i++) {
-			unsigned d =
-				pass ? from[i].ino >> 16 : from[i].ino & 0xffff;
-
-			to[n[d]++] = from[i];
-		}
-		from = to;
-	}
-	/* two passes: the result is back in c->todo */
-	free(tmp);
-	free(count);
-	return 0;
+	return e4t_inorder_sort(c->todo, c->ntodo, sizeof(*c->todo),
+				offsetof(struct todo, ino));
 }
 
 /*

@@ -239,10 +239,9 @@ static errcode_t match_by_inode(struct im_ctx *c)
  */
 static errcode_t sort_assigns(struct im_ctx *c)
 {
-	enum { BUCKETS = 65536 };
-	struct assign *a = c->assigns, *tmp, *from = a, *to;
-	size_t n = c->nassigns, *count, i, k;
-	int pass;
+	struct assign *a = c->assigns;
+	size_t n = c->nassigns, i, k;
+	errcode_t err;
 
 	for (i = 1; i < n &&
 		    (a[i - 1].ino < a[i].ino ||
@@ -251,34 +250,9 @@ static errcode_t sort_assigns(struct im_ctx *c)
 		;
 	if (i >= n)
 		return 0; /* sorted already */
-	tmp = malloc(n * sizeof(*tmp));
-	count = calloc(2 * ((size_t)BUCKETS + 1), sizeof(*count));
-	if (!tmp || !count) {
-		free(tmp);
-		free(count);
-		return ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		count[(a[i].ino & 0xffff) + 1]++;
-		count[BUCKETS + 1 + (a[i].ino >> 16) + 1]++;
-	}
-	for (pass = 0; pass < 2; pass++) {
-		size_t *cn = count + (size_t)pass * (BUCKETS + 1);
-
-		for (i = 1; i <= BUCKETS; i++)
-			cn[i] += cn[i - 1];
-		to = from == a ? tmp : a;
-		for (i = 0; i < n; i++) {
-			unsigned d =
-				pass ? from[i].ino >> 16 : from[i].ino & 0xffff;
-
-			to[cn[d]++] = from[i];
-		}
-		from = to;
-	}
-	/* two passes: the result is back in c->assigns */
-	free(tmp);
-	free(count);
+	err = e4t_inorder_sort(a, n, sizeof(*a), offsetof(struct assign, ino));
+	if (err)
+		return err;
 	for (i = 1; i < n; i++) {
 		struct assign x = a[i];
 
