@@ -190,6 +190,10 @@ struct e4t_image {
 	unsigned inode_size;
 	/* writing (write.c) */
 	int writable;
+	/* the image, opened once by name (holders.c): every check, lock and
+	 * later open goes through it, as io_name ("/proc/self/fd/N"), or -1 */
+	int image_fd;
+	char io_name[32];
 	int lock_fd;		  /* flock()ed against a second writer, or -1 */
 	int backing_fd;		  /* the same, on a loop device's file, or -1 */
 	int undo_fd;		  /* undo_new, flock()ed while written, or -1 */
@@ -207,6 +211,17 @@ errcode_t e4t_image_open(const char *name, uint64_t offset,
  * name is the evidence file's, for messages.  v must outlive img. */
 errcode_t e4t_image_open_view(const char *name, const struct e4t_view *v,
 			      uint64_t offset, struct e4t_image **ret);
+/*
+ * Open read-only the image already open as fd (opened by name, once: name
+ * is for messages); every later open of it, read-write ones included,
+ * goes through /proc/self/fd/FD, the same file whatever the name is now.
+ * On success img owns fd (see e4t_image_hold_fd()); on failure the caller
+ * keeps it.
+ */
+errcode_t e4t_image_open_fd(const char *name, int fd, uint64_t offset,
+			    struct e4t_image **ret);
+/* img's later opens go through fd, which e4t_image_close() closes. */
+void e4t_image_hold_fd(struct e4t_image *img, int fd);
 void e4t_image_close(struct e4t_image *img);
 /* Another read-only handle on the same filesystem (for a second thread). */
 errcode_t e4t_image_reopen(struct e4t_image *img, ext2_filsys *fs);
@@ -431,6 +446,26 @@ int e4t_undo_replaceable(const char *path);
 errcode_t e4t_check_in_use(const char *name, uint64_t offset, uint64_t length,
 			   struct e4t_in_use *hold, struct e4t_refusal *why);
 void e4t_in_use_release(struct e4t_in_use *hold);
+struct stat;
+/*
+ * Does other (a regular file: all of it; a block device: the bytes it
+ * holds, traced as above) overlap [offset, offset + length) of target
+ * (an image file's or block device's stat)?  1 or 0.
+ */
+int e4t_bytes_overlap(const struct stat *target, uint64_t offset,
+		      uint64_t length, const struct stat *other);
+/*
+ * Is the image target (the fstat of its open descriptor), at [offset,
+ * offset + length), mounted by a source that is the same file under any
+ * name (a FUSE mount: /proc/self/mountinfo), or open in another process
+ * (every /proc/PID/fd, holders.c)?  Open for writing in another process
+ * refuses (E4T_ERR_HELD; a FUSE server's: E4T_ERR_MOUNTED), open
+ * read-only only in a FUSE server (E4T_ERR_MOUNTED); why->what names the
+ * mount or the process and its PID.  Processes that cannot be inspected
+ * are passed over.
+ */
+errcode_t e4t_check_holders(const struct stat *target, uint64_t offset,
+			    uint64_t length, struct e4t_refusal *why);
 /* With the mmp feature: refuse (E4T_ERR_MMP) unless the MMP block says
  * clean. */
 errcode_t e4t_check_mmp(ext2_filsys fs, struct e4t_refusal *why);

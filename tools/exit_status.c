@@ -139,6 +139,8 @@ enum cond cond_of_refusal(errcode_t err, const char *image)
 	case E4T_ERR_MOUNTED:
 	case E4T_ERR_BUSY:
 	case E4T_ERR_MMP:
+	case E4T_ERR_HELD:
+	case E4T_ERR_IMAGE_CHANGED:
 	case E4T_ERR_LOCKED: return COND_IN_USE;
 	case E4T_ERR_NEEDS_RECOVERY:
 	case E4T_ERR_WRITE_NEEDS_RECOVERY:

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "e4time.h"
 #include "container/container.h"
@@ -72,8 +73,10 @@ static errcode_t open_fs(struct e4t_image *img, int flags, io_manager io,
 	if (img->view &&
 	    (img->view->c->kind != E4T_C_RAW || io != e4t_undo_io_manager))
 		return E4T_ERR_CONTAINER_READONLY;
-	return ext2fs_open2(img->name, img->offset ? opts : NULL, flags, 0, 0,
-			    io, fs);
+	/* Opened once by name (write.c): the same file, whatever the name
+	 * is now. */
+	return ext2fs_open2(img->io_name[0] ? img->io_name : img->name,
+			    img->offset ? opts : NULL, flags, 0, 0, io, fs);
 }
 
 errcode_t e4t_image_reopen(struct e4t_image *img, ext2_filsys *fs)
@@ -103,6 +106,7 @@ static struct e4t_image *image_new(const char *name, uint64_t offset)
 	img->lock_fd = -1;
 	img->backing_fd = -1;
 	img->undo_fd = -1;
+	img->image_fd = -1;
 	pthread_mutex_init(&img->write_lock, NULL);
 	return img;
 }
@@ -147,15 +151,16 @@ errcode_t e4t_image_open_view(const char *name, const struct e4t_view *v,
 	return image_start(img, v->size, ret);
 }
 
-errcode_t e4t_image_open(const char *name, uint64_t offset,
-			 struct e4t_image **ret)
+/* name, or with fd >= 0 the file open as fd (img owns it on success). */
+static errcode_t open_file(const char *name, int fd, uint64_t offset,
+			   struct e4t_image **ret)
 {
 	struct e4t_image *img;
 	struct stat st;
 	uint64_t image_size = 0;
 
 	*ret = NULL;
-	if (stat(name, &st) < 0)
+	if (fd >= 0 ? fstat(fd, &st) : stat(name, &st))
 		return errno;
 	if (S_ISDIR(st.st_mode))
 		return E4T_ERR_IS_DIR;
@@ -169,7 +174,27 @@ errcode_t e4t_image_open(const char *name, uint64_t offset,
 	img = image_new(name, offset);
 	if (!img)
 		return ENOMEM;
+	if (fd >= 0)
+		e4t_image_hold_fd(img, fd);
 	return image_start(img, image_size, ret);
+}
+
+errcode_t e4t_image_open(const char *name, uint64_t offset,
+			 struct e4t_image **ret)
+{
+	return open_file(name, -1, offset, ret);
+}
+
+errcode_t e4t_image_open_fd(const char *name, int fd, uint64_t offset,
+			    struct e4t_image **ret)
+{
+	return open_file(name, fd, offset, ret);
+}
+
+void e4t_image_hold_fd(struct e4t_image *img, int fd)
+{
+	img->image_fd = fd;
+	snprintf(img->io_name, sizeof(img->io_name), "/proc/self/fd/%d", fd);
 }
 
 void e4t_image_close(struct e4t_image *img)
@@ -178,6 +203,8 @@ void e4t_image_close(struct e4t_image *img)
 		return;
 	if (img->fs)
 		ext2fs_close_free(&img->fs);
+	if (img->image_fd >= 0)
+		close(img->image_fd);
 	if (img->view)
 		e4t_view_io_forget(img->view);
 	free(img->undo_path);

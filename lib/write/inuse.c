@@ -303,6 +303,43 @@ static int claimed(const char *node, int *keep)
 	return 0;
 }
 
+/*
+ * The bytes [offset, offset + length) of the file or device st (length 0:
+ * all of them).
+ */
+static errcode_t stat_bytes(const struct stat *st, const char *name,
+			    uint64_t offset, uint64_t length, struct bytes *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (S_ISREG(st->st_mode)) {
+		t->is_file = 1;
+		t->dev = st->st_dev;
+		t->ino = st->st_ino;
+		t->start = offset;
+		t->len = length ? length : UINT64_MAX / 2;
+		snprintf(t->file, sizeof(t->file), "%s", name);
+		return 0;
+	}
+	if (!S_ISBLK(st->st_mode) || trace_disk(st->st_rdev, t, 0))
+		return -1; /* nothing to compare: the open says what it is */
+	t->start += offset;
+	if (length)
+		t->len = length;
+	return 0;
+}
+
+int e4t_bytes_overlap(const struct stat *target, uint64_t offset,
+		      uint64_t length, const struct stat *other)
+{
+	struct bytes t, o;
+
+	if (S_ISREG(target->st_mode) && S_ISREG(other->st_mode))
+		return target->st_dev == other->st_dev &&
+		       target->st_ino == other->st_ino;
+	return !stat_bytes(target, "", offset, length, &t) &&
+	       !stat_bytes(other, "", 0, 0, &o) && overlap(&t, &o);
+}
+
 static errcode_t target_bytes(const char *name, uint64_t offset,
 			      uint64_t length, struct bytes *t)
 {
@@ -311,20 +348,7 @@ static errcode_t target_bytes(const char *name, uint64_t offset,
 	memset(t, 0, sizeof(*t));
 	if (stat(name, &st))
 		return errno;
-	if (S_ISREG(st.st_mode)) {
-		t->is_file = 1;
-		t->dev = st.st_dev;
-		t->ino = st.st_ino;
-		t->start = offset;
-		t->len = length;
-		snprintf(t->file, sizeof(t->file), "%s", name);
-		return 0;
-	}
-	if (!S_ISBLK(st.st_mode) || trace_disk(st.st_rdev, t, 0))
-		return -1; /* nothing to compare: the open says what it is */
-	t->start += offset;
-	t->len = length;
-	return 0;
+	return stat_bytes(&st, name, offset, length, t);
 }
 
 static void note(struct e4t_refusal *why, const char *fmt, ...)

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,12 +47,12 @@ static errcode_t check_unused(struct e4t_image *img,
 	errcode_t err;
 	int flags = 0;
 
-	if (stat(img->name, &st))
+	if (fstat(img->image_fd, &st))
 		return errno;
-	err = e4t_check_in_use(img->name, start, len,
+	err = e4t_check_in_use(img->io_name, start, len,
 			       opts->dry_run ? NULL : &img->in_use, opts->why);
 	if (!err && !S_ISREG(st.st_mode)) {
-		err = ext2fs_check_if_mounted(img->name, &flags);
+		err = ext2fs_check_if_mounted(img->io_name, &flags);
 		if (!err && (flags & EXT2_MF_MOUNTED))
 			err = E4T_ERR_MOUNTED;
 		else if (!err && (flags & EXT2_MF_BUSY))
@@ -94,6 +95,75 @@ static errcode_t lock_file(const char *path, int *fd)
 	return err;
 }
 
+/*
+ * Lock the image (the descriptor every check looked at) and, for a loop
+ * device, its backing file too, so that a writer through the file and one
+ * through the device see each other.
+ */
+static errcode_t lock_image(struct e4t_image *img)
+{
+	struct stat st;
+
+	if (flock(img->image_fd, LOCK_EX | LOCK_NB))
+		return errno == EWOULDBLOCK ? E4T_ERR_LOCKED : errno;
+	if (img->in_use.backing[0] && !fstat(img->image_fd, &st) &&
+	    !S_ISREG(st.st_mode))
+		return lock_file(img->in_use.backing, &img->backing_fd);
+	return 0;
+}
+
+/*
+ * Held where no block device shows it (holders.c): a FUSE mount of the
+ * file, a process with it open for writing.  After the lock: another
+ * e4time writing is told as such.
+ */
+static errcode_t check_held(struct e4t_image *img, uint64_t start, uint64_t len,
+			    struct e4t_refusal *why)
+{
+	struct stat st;
+
+	if (fstat(img->image_fd, &st))
+		return errno;
+	return e4t_check_holders(&st, start, len, why);
+}
+
+#ifdef E4T_TEST_HOOKS
+/* E4TIME_TEST_STOP_BEFORE_WRITE_OPEN: stop after every check, before the
+ * read-write open (a test renames the image meanwhile). */
+static void hook_before_write_open(void)
+{
+	const char *v = getenv("E4TIME_TEST_STOP_BEFORE_WRITE_OPEN");
+
+	if (v && *v)
+		raise(SIGSTOP);
+}
+#else
+static void hook_before_write_open(void)
+{
+}
+#endif
+
+/*
+ * Before the first write (libext2fs writes the MMP block as it opens): is
+ * what the read-write open will reach, /proc/self/fd/N, the file checked?
+ */
+static errcode_t same_image(const struct e4t_image *img,
+			    struct e4t_refusal *why)
+{
+	struct stat held, now;
+
+	if (fstat(img->image_fd, &held))
+		return errno;
+	if (!stat(img->io_name, &now) && now.st_dev == held.st_dev &&
+	    now.st_ino == held.st_ino && now.st_rdev == held.st_rdev)
+		return 0;
+	if (why) {
+		snprintf(why->what, sizeof(why->what), "%s", img->io_name);
+		why->cause = 0;
+	}
+	return E4T_ERR_IMAGE_CHANGED;
+}
+
 #define MAX_INPUTS 16
 
 /*
@@ -108,7 +178,7 @@ static errcode_t prepare_undo(struct e4t_image *img,
 	struct stat a, b;
 	errcode_t err = 0;
 
-	inputs[n++] = img->name;
+	inputs[n++] = img->io_name[0] ? img->io_name : img->name;
 	if (img->in_use.backing[0])
 		inputs[n++] = img->in_use.backing;
 	for (i = 0; opts->inputs && opts->inputs[i] && i < MAX_INPUTS; i++)
@@ -212,6 +282,42 @@ static errcode_t view_layout(const struct e4t_view *v, uint64_t off,
 }
 
 /*
+ * The read-only handle of open_write(), on the image opened once by name:
+ * every check, the lock and the read-write open use that descriptor.  A
+ * view of a raw image is read through the container's descriptor, which
+ * must be the same file.
+ */
+static errcode_t open_once(const char *name, const struct e4t_view *v,
+			   uint64_t offset, struct e4t_image **img)
+{
+	struct stat a, b;
+	errcode_t err;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO named is refused, not waited on. */
+	fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return errno;
+	if (!v) {
+		err = e4t_image_open_fd(name, fd, offset, img);
+		if (err)
+			close(fd);
+		return err;
+	}
+	if (v->c->fd >= 0 && (fstat(fd, &a) || fstat(v->c->fd, &b) ||
+			      a.st_dev != b.st_dev || a.st_ino != b.st_ino)) {
+		close(fd);
+		return E4T_ERR_IMAGE_CHANGED;
+	}
+	err = e4t_image_open_view(name, v, offset, img);
+	if (err)
+		close(fd);
+	else
+		e4t_image_hold_fd(*img, fd);
+	return err;
+}
+
+/*
  * Both ways in: the file at offset (v NULL), or the filesystem at offset
  * of view v, a volume of a raw image, written where its segments lie.
  */
@@ -222,7 +328,6 @@ static errcode_t open_write(const char *name, const struct e4t_view *v,
 	struct e4t_extent whole;
 	struct e4t_image *img = NULL;
 	uint64_t lo, hi;
-	struct stat st;
 	errcode_t err;
 
 	*ret = NULL;
@@ -233,8 +338,7 @@ static errcode_t open_write(const char *name, const struct e4t_view *v,
 	if (v && v->c->kind != E4T_C_RAW)
 		return E4T_ERR_CONTAINER_READONLY;
 	/* First a read-only look: refuse before anything is opened RW. */
-	err = v ? e4t_image_open_view(name, v, offset, &img)
-		: e4t_image_open(name, offset, &img);
+	err = open_once(name, v, offset, &img);
 	if (err)
 		return err;
 	lo = img->fs_offset = offset;
@@ -247,22 +351,19 @@ static errcode_t open_write(const char *name, const struct e4t_view *v,
 		err = check_unused(img, opts, lo, hi - lo);
 	if (!err)
 		err = check_writable_state(img);
+	if (!err && !opts->dry_run)
+		err = lock_image(img);
+	if (!err)
+		err = check_held(img, lo, hi - lo, opts->why);
 	if (err || opts->dry_run) {
-		if (err)
+		if (err) {
+			release_write(img, 1);
 			e4t_image_close(img);
-		else
+		} else {
 			*ret = img;
+		}
 		return err;
 	}
-	/*
-	 * Lock what holds the bytes: the image file, and for a loop device
-	 * its backing file too, so that a writer through the file and one
-	 * through the device see each other.
-	 */
-	err = lock_file(name, &img->lock_fd);
-	if (!err && img->in_use.backing[0] && !stat(name, &st) &&
-	    !S_ISREG(st.st_mode))
-		err = lock_file(img->in_use.backing, &img->backing_fd);
 	ext2fs_close_free(&img->fs);
 	if (!err && !opts->no_undo)
 		err = prepare_undo(img, opts);
@@ -275,6 +376,10 @@ static errcode_t open_write(const char *name, const struct e4t_view *v,
 	if (!err && v)
 		err = e4t_undo_io_setup_map(v->next ? v->ext : &whole,
 					    v->next ? v->next : 1);
+	if (!err) {
+		hook_before_write_open();
+		err = same_image(img, opts->why);
+	}
 	if (!err)
 		err = e4t_image_reopen_rw(img, opts->no_undo && !v
 						       ? unix_io_manager
