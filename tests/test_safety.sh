@@ -380,4 +380,183 @@ test_mmp_in_use() {
 	rm -f "$img" "$TMP/mmp-copy.img" "$TMP/mu"
 }
 
+# --- issue 24: mounts no loop device shows, processes holding the file ---
+
+# fuse_mount IMAGE OPTS: fuse2fs IMAGE (as given: a relative name stays
+# relative in mountinfo) on $MNT; FUSE_PID is its server.  Status 1, and
+# the test skipped visibly, when FUSE cannot mount here.
+fuse_mount() {
+	local p
+	FUSE_PID=
+	if ! command -v fuse2fs >/dev/null || [ ! -c /dev/fuse ]; then
+		skip_test "no fuse2fs or /dev/fuse here"
+		return 1
+	fi
+	if ! fuse2fs "$1" "$MNT" -o "$2,fakeroot" >"$TMP/fuse.out" 2>&1; then
+		skip_test "fuse2fs cannot mount here: $(head -1 "$TMP/fuse.out")"
+		return 1
+	fi
+	for p in $(pgrep -x fuse2fs); do
+		ls -l "/proc/$p/fd" 2>/dev/null | grep -q -- "-> $TMP/" &&
+			FUSE_PID=$p
+	done
+	[ -n "$FUSE_PID" ] || fail "no fuse2fs server found"
+}
+
+# fuse_umount: unmount $MNT and wait for the server to have let go.
+fuse_umount() {
+	local i
+	umount "$MNT"
+	for i in $(seq 1 100); do
+		[ -n "$FUSE_PID" ] && [ -d "/proc/$FUSE_PID" ] || break
+		sleep 0.05
+	done
+}
+
+# A FUSE mount read-write, its source relative (fuse2fs run in the
+# image's directory): no loop device, no name to match.  set and check -y
+# are refused, the image untouched.
+test_fuse_mount_rw() {
+	fresh
+	cd "$TMP" || return
+	fuse_mount w.img rw
+	local rc=$? sum
+	cd - >/dev/null || return
+	[ $rc = 0 ] || return
+	sum=$(sha256sum <"$IMG")
+	run set "$IMG" /hello.txt --crtime 2001-01-01
+	refused "set" "$IMG: refusing to write: FUSE server fuse2fs (PID $FUSE_PID) has $IMG open for writing (fd "
+	assertContains "$(cat "$ERR")" "Filesystem is mounted"
+	run check -y "$IMG"
+	assertEquals "check -y: status: $(cat "$ERR")" 8 "$RC"
+	assertContains "check -y" "$(cat "$ERR")" \
+		"refusing to write: FUSE server fuse2fs (PID $FUSE_PID)"
+	assertEquals "check -y: no undo file" "" "$(ls "$E2FSPROGS_UNDO_DIR")"
+	assertEquals "the mounted image is untouched" "$sum" "$(sha256sum <"$IMG")"
+	fuse_umount
+}
+
+# Read-only, by a relative name e4time's directory does not resolve: the
+# FUSE server holding the file (and /dev/fuse) is what tells.
+test_fuse_mount_ro() {
+	fresh
+	cd "$TMP" || return
+	fuse_mount w.img ro
+	local rc=$?
+	cd / || return
+	[ $rc = 0 ] || { cd - >/dev/null; return; }
+	run set "$IMG" /hello.txt --crtime 2001-01-01
+	cd - >/dev/null || return
+	refused "ro" "$IMG: refusing to write: FUSE server fuse2fs (PID $FUSE_PID) has $IMG open read-only (fd "
+	fuse_umount
+	unchanged "fuse ro"
+}
+
+# Mounted by another name of the same file: its mountinfo source, stat()ed,
+# is the image.
+test_fuse_mount_by_another_name() {
+	local how src n=0
+	for how in hard symlink; do
+		fresh
+		src="$TMP/other-name.img"
+		rm -f "$src"
+		if [ $how = hard ]; then
+			ln "$IMG" "$src"
+		else
+			ln -s "$IMG" "$src"
+		fi
+		fuse_mount "$src" ro || return
+		run set "$IMG" /hello.txt --crtime 2001-01-01
+		refused "$how link" "$IMG: refusing to write: $src is mounted on $MNT (fuse.ext4)"
+		fuse_umount
+		unchanged "$how link"
+		rm -f "$src"
+		n=$((n + 1))
+	done
+	assertEquals "cases run" 2 "$n"
+}
+
+# A process with the file open for writing (a VM on the raw file, dd):
+# refused, naming it; open read-only, it is no writer.
+test_process_holding_the_image() {
+	fresh
+	local holder
+	sleep 30 7<>"$IMG" &
+	holder=$!
+	sleep 0.2
+	run set "$IMG" /hello.txt --crtime 2001-01-01
+	refused "held O_RDWR" "$IMG: refusing to write: sleep (PID $holder) has $IMG open for writing (fd 7): Image is open for writing in another process"
+	run set -n "$IMG" /hello.txt --crtime 2001-01-01
+	refused "held O_RDWR, -n" "sleep (PID $holder) has $IMG open for writing"
+	kill $holder
+	wait $holder 2>/dev/null
+	unchanged "held O_RDWR"
+	sleep 30 7<"$IMG" &
+	holder=$!
+	sleep 0.2
+	run set "$IMG" /hello.txt --crtime 2001-01-01 -z "$TMP/ru"
+	assertEquals "held O_RDONLY is written: $(cat "$ERR")" 0 "$RC"
+	kill $holder
+	wait $holder 2>/dev/null
+	rm -f "$TMP/ru"
+}
+
+# The same through a loop device: a process writing /dev/loopN writes the
+# image's bytes.
+test_process_holding_a_loop_device() {
+	need_loops || return
+	fresh
+	local l holder
+	l=$(loop "$IMG") || { fail "losetup"; return; }
+	sleep 30 7<>"$l" &
+	holder=$!
+	sleep 0.2
+	run set "$IMG" /hello.txt --crtime 2001-01-01
+	refused "the file" "$IMG: refusing to write: sleep (PID $holder) has $l open for writing (fd 7)"
+	run set "$l" /hello.txt --crtime 2001-01-01
+	refused "the device" "$l: refusing to write: sleep (PID $holder) has $l open for writing (fd 7)"
+	kill $holder
+	wait $holder 2>/dev/null
+	unloop "$l"
+	unchanged "loop device held"
+}
+
+# The name swapped between the checks and the write (mv a.img a.orig;
+# ln other.img a.img): the file checked is the file written, and a mounted
+# other.img is left alone.
+test_name_swapped_before_the_write() {
+	need_loops || return
+	[ "${E4T_TEST_HOOKS:-}" = yes ] || {
+		skip_test "e4time built without --enable-test-hooks"
+		return
+	}
+	fresh
+	local other="$TMP/other.img" pid stopped osum
+	cp "$TMP/ext4-4k.img" "$other"
+	mount -o ro,noload "$other" "$MNT" || { fail "mount"; return; }
+	osum=$(sha256sum <"$other")
+	E4TIME_TEST_STOP_BEFORE_WRITE_OPEN=1 "$E4TIME" set -z "$TMP/su" \
+		"$IMG" /hello.txt --crtime 2001-01-01 >/dev/null 2>"$TMP/race.err" &
+	pid=$!
+	stopped=$(wait_stopped "$pid") || {
+		kill -KILL "$pid"
+		umount "$MNT"
+		fail "e4time did not stop before the write open"
+		return
+	}
+	mv "$IMG" "$TMP/w.orig"
+	ln "$other" "$IMG"
+	kill -CONT "$stopped"
+	wait "$pid"
+	assertEquals "written: $(cat "$TMP/race.err")" 0 $?
+	assertEquals "the mounted other file is untouched" "$osum" \
+		"$(sha256sum <"$other")"
+	assertNotEquals "the file checked got the write" "$BASE_SUM" \
+		"$(sha256sum <"$TMP/w.orig")"
+	umount "$MNT"
+	e2undo "$TMP/su" "$TMP/w.orig" >/dev/null 2>&1
+	unchanged "undone" "$TMP/w.orig"
+	rm -f "$other" "$TMP/w.orig" "$TMP/su" "$IMG"
+}
+
 . shunit2
