@@ -52,10 +52,14 @@ need_mount() {
 mkimg() {
 	truncate -s 16M "$IMG" && "$@" -q -F "$IMG" >/dev/null 2>&1 &&
 		mount -o loop "$IMG" "$MNT" || return 1
-	mkdir "$MNT/d" && echo a >"$MNT/a" && echo b >"$MNT/b" &&
-		echo c >"$MNT/d/c" &&
+	# b's xattr first, then its data: the write sets its mtime and
+	# ctime to one instant (a setxattr after it would leave ctime later
+	# than mtime, by seconds on a loaded machine: then T0006 refuses
+	# --crtime-from ctime)
+	mkdir "$MNT/d" && echo a >"$MNT/a" && : >"$MNT/b" &&
 		python3 -c "import os,sys; os.setxattr(sys.argv[1], 'user.test', b'hello')" \
-			"$MNT/b"
+			"$MNT/b" &&
+		echo b >"$MNT/b" && echo c >"$MNT/d/c"
 	umount "$MNT"
 }
 
