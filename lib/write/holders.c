@@ -222,7 +222,7 @@ static errcode_t check_process(const char *pid, const struct stat *target,
 			       struct e4t_refusal *why)
 {
 	struct held *h = calloc(1, sizeof(*h));
-	char path[320], comm[64];
+	char path[320];
 	struct dirent *de;
 	errcode_t err = 0;
 	DIR *d;
@@ -241,6 +241,8 @@ static errcode_t check_process(const char *pid, const struct stat *target,
 			look_at_fd(pid, de->d_name, target, offset, length, h);
 	closedir(d);
 	if (h->fd[0] && (h->writable || h->fuse)) {
+		char comm[64];
+
 		proc_comm(pid, comm, sizeof(comm));
 		if (h->fuse) {
 			note(why,

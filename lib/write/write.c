@@ -295,6 +295,7 @@ static errcode_t open_once(const char *name, const struct e4t_view *v,
 	int fd;
 
 	/* O_NONBLOCK: a FIFO named is refused, not waited on. */
+	*img = NULL;
 	fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return errno;
@@ -339,8 +340,8 @@ static errcode_t open_write(const char *name, const struct e4t_view *v,
 		return E4T_ERR_CONTAINER_READONLY;
 	/* First a read-only look: refuse before anything is opened RW. */
 	err = open_once(name, v, offset, &img);
-	if (err)
-		return err;
+	if (err || !img)
+		return err ? err : EIO;
 	lo = img->fs_offset = offset;
 	hi = lo +
 	     ext2fs_blocks_count(img->fs->super) * (uint64_t)img->fs->blocksize;
@@ -365,9 +366,9 @@ static errcode_t open_write(const char *name, const struct e4t_view *v,
 		return err;
 	}
 	ext2fs_close_free(&img->fs);
-	if (!err && !opts->no_undo)
+	if (!opts->no_undo)
 		err = prepare_undo(img, opts);
-	else if (!err && v) /* the undo manager, with no undo file */
+	else if (v) /* the undo manager, with no undo file */
 		err = e4t_undo_io_setup(NULL, UNDO_REGION);
 	/* A view: its segments, for the undo manager only (image.c). */
 	whole.lstart = 0;
