@@ -455,6 +455,32 @@ btime() {
 	umount "$TMP/mnt2"
 }
 
+# claimed_while_writing: a write to partition 2 through the disk image,
+# its first pwrite held up by strace: meanwhile partition 2 (whose bytes
+# it writes; the whole device, busy with partition 1, cannot be claimed)
+# is claimed.
+claimed_while_writing() {
+	if ! command -v strace >/dev/null || [ "${P2#/dev/}" = "$P2" ]; then
+		echo "SKIP: ${_shunit_test_}: the claim kept: no strace, or no /dev node for $P2"
+		return
+	fi
+	local pid rc
+	# LeakSanitizer cannot run under ptrace
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0" \
+		strace -f -o /dev/null -e trace=pwrite64 \
+		-e inject=pwrite64:delay_enter=3000000:when=1 "$E4TIME" \
+		set -o 67584 "$DISK" /hello.txt --crtime 1999-01-01 -z "$TMP/p2c" \
+		>"$TMP/p2c.out" 2>"$TMP/p2c.err" &
+	pid=$!
+	for _ in $(seq 1 100); do [ -e "$TMP/p2c.new" ] && break; sleep 0.05; done
+	assertFalse "$P2 is claimed while written" \
+		"python3 -c 'import os, sys; os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)' '$P2' 2>/dev/null"
+	wait $pid
+	rc=$?
+	assertEquals "the held-up write: $(cat "$TMP/p2c.err")" 0 $rc
+	assertEquals "p2 written (the kernel's btime)" 915148800 "$(btime "$P2" hello.txt)"
+}
+
 # Partition 1 mounted: partition 2 is written, through the disk image at
 # its offset and through its own node; partition 1 is not.
 test_other_partition_of_a_loop_device_mounted() {
@@ -467,6 +493,7 @@ test_other_partition_of_a_loop_device_mounted() {
 	run set -o 67584 "$DISK" /hello.txt --crtime 2000-01-01 -z "$TMP/p2a"
 	assertEquals "p2 through the image: $(cat "$ERR")" 0 "$RC"
 	assertEquals "p2 written (the kernel's btime)" 946684800 "$(btime "$P2" hello.txt)"
+	claimed_while_writing
 	run set "$P2" /hello.txt --crtime 2001-01-01 -z "$TMP/p2b"
 	assertEquals "p2 through $P2: $(cat "$ERR")" 0 "$RC"
 	assertEquals "p2 written again" 978307200 "$(btime "$P2" hello.txt)"
