@@ -348,10 +348,10 @@ static int each_partition(const char *dir, part_fn fn, void *arg)
 }
 
 /*
- * Is this partition claimed, so that its whole device's claim may be its
- * doing?  Ours, mounted, swap, held, or free (then the whole device is
- * not claimed as a whole: a claim of a whole device makes every
- * exclusive open of its partitions fail).
+ * Does this partition show that its whole device is busy only through
+ * its partitions?  It does when it is claimed (ours, mounted, swap, held:
+ * nothing else can claim the whole device then), and when it is free (a
+ * claim on the whole device would make its exclusive open fail too).
  */
 static int explains(const char *name, const char *dir, dev_t dev, void *arg)
 {
