@@ -439,9 +439,10 @@ int e4t_undo_replaceable(const char *path);
  * exclusively (E4T_ERR_BUSY) refuses the write, why->what naming it.
  * With hold, the exclusive claims of the loop devices over an image file
  * are kept there (so that none is mounted while the image is written;
- * e4t_in_use_release() lets them go), and hold->backing names the file
- * that holds the bytes (the image file, or a loop device's backing
- * file), which writers lock.
+ * e4t_in_use_release() lets them go; claims add up over calls, one per
+ * span of the same bytes, and one already held is not in use), and
+ * hold->backing names the file that holds the bytes (the image file, or
+ * a loop device's backing file), which writers lock.
  */
 errcode_t e4t_check_in_use(const char *name, uint64_t offset, uint64_t length,
 			   struct e4t_in_use *hold, struct e4t_refusal *why);

@@ -15,6 +15,7 @@ suite_setup() {
 	BASE_SUM=$(sha256sum <"$TMP/ext4-4k.img")
 	probe_mount
 	LOOPS=()
+	HOLDERS=()
 }
 
 suite_teardown() {
@@ -22,6 +23,7 @@ suite_teardown() {
 	grep -q " $TMP/" /proc/self/mounts 2>/dev/null &&
 		grep " $TMP/" /proc/self/mounts | awk '{print $2}' |
 		sort -r | xargs -r -n1 umount 2>/dev/null
+	for l in "${HOLDERS[@]}"; do kill "$l" 2>/dev/null; done
 	for l in "${LOOPS[@]}"; do losetup -d "$l" 2>/dev/null; done
 }
 
@@ -557,6 +559,253 @@ test_name_swapped_before_the_write() {
 	e2undo "$TMP/su" "$TMP/w.orig" >/dev/null 2>&1
 	unchanged "undone" "$TMP/w.orig"
 	rm -f "$other" "$TMP/w.orig" "$TMP/su" "$IMG"
+}
+
+# --- issue 24: refusals that should not happen, and their messages ------
+
+# two_parts: $DISK, a GPT disk image whose partitions 1 (sector 2048) and
+# 2 (sector 67584) each hold ext4-4k, on a loop device with partitions
+# ($PL); $P1 and $P2 their nodes (/dev/${PL}pN, or made here without
+# udev).
+two_parts() {
+	DISK="$TMP/twoparts.img"
+	rm -f "$DISK"
+	truncate -s 80M "$DISK"
+	printf 'label: gpt\nstart=2048, size=65536\nstart=67584, size=65536\n' |
+		sfdisk -q "$DISK" >/dev/null 2>&1 || return 1
+	dd if="$TMP/ext4-4k.img" of="$DISK" bs=512 seek=2048 conv=notrunc status=none &&
+		dd if="$TMP/ext4-4k.img" of="$DISK" bs=512 seek=67584 conv=notrunc status=none ||
+		return 1
+	PL=$(loop -P "$DISK") || return 1
+	P1=$(part_dev "$PL" 1) && P2=$(part_dev "$PL" 2)
+}
+
+# part_dev LOOP N: a node of LOOP's partition N.
+part_dev() {
+	local n=${1#/dev/} i num
+	for i in $(seq 1 25); do
+		[ -e "/sys/block/$n/${n}p$2/dev" ] && break
+		partx -u "$1" >/dev/null 2>&1
+		sleep 0.2
+	done
+	num=$(cat "/sys/block/$n/${n}p$2/dev" 2>/dev/null) || return 1
+	for i in $(seq 1 25); do
+		[ -b "/dev/${n}p$2" ] &&
+			[ "$(stat -c '%t:%T' "/dev/${n}p$2")" = "$(printf '%x:%x' ${num%:*} ${num#*:})" ] &&
+			{ echo "/dev/${n}p$2"; return 0; }
+		sleep 0.1
+	done
+	rm -f "$TMP/${n}p$2"
+	mknod "$TMP/${n}p$2" b ${num%:*} ${num#*:} && echo "$TMP/${n}p$2"
+}
+
+need_parts() {
+	need_loops || return 1
+	command -v sfdisk >/dev/null && command -v partx >/dev/null && return 0
+	skip_test "sfdisk or partx missing"
+	return 1
+}
+
+# hold DEV: a process that holds DEV open with O_EXCL, as mkfs or a mount
+# in another namespace does; its pid in $HOLDER (killed by let_go).
+hold() {
+	rm -f "$TMP/held"
+	python3 -c 'import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
+print("held", flush=True)
+time.sleep(60)' "$1" >"$TMP/held" &
+	HOLDER=$!
+	HOLDERS+=("$HOLDER")
+	for _ in $(seq 1 100); do grep -q held "$TMP/held" && return 0; sleep 0.1; done
+	return 1
+}
+
+let_go() {
+	kill "$HOLDER" 2>/dev/null
+	wait "$HOLDER" 2>/dev/null
+}
+
+# btime FS PATH: the kernel's birth time of PATH, FS (a partition) mounted
+# read-only with nothing replayed.
+btime() {
+	mkdir -p "$TMP/mnt2"
+	mount -o ro,noload "$1" "$TMP/mnt2" || return 1
+	stat -c %W "$TMP/mnt2/$2"
+	umount "$TMP/mnt2"
+}
+
+# claimed_while_writing: a write to partition 2 through the disk image,
+# its first pwrite held up by strace: meanwhile partition 2 (whose bytes
+# it writes; the whole device, busy with partition 1, cannot be claimed)
+# is claimed.
+claimed_while_writing() {
+	if ! command -v strace >/dev/null || [ "${P2#/dev/}" = "$P2" ]; then
+		echo "SKIP: ${_shunit_test_}: the claim kept: no strace, or no /dev node for $P2"
+		return
+	fi
+	local pid rc
+	# LeakSanitizer cannot run under ptrace
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0" \
+		strace -f -o /dev/null -e trace=pwrite64 \
+		-e inject=pwrite64:delay_enter=3000000:when=1 "$E4TIME" \
+		set -o 67584 "$DISK" /hello.txt --crtime 1999-01-01 -z "$TMP/p2c" \
+		>"$TMP/p2c.out" 2>"$TMP/p2c.err" &
+	pid=$!
+	for _ in $(seq 1 100); do [ -e "$TMP/p2c.new" ] && break; sleep 0.05; done
+	assertFalse "$P2 is claimed while written" \
+		"python3 -c 'import os, sys; os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)' '$P2' 2>/dev/null"
+	wait $pid
+	rc=$?
+	assertEquals "the held-up write: $(cat "$TMP/p2c.err")" 0 $rc
+	assertEquals "p2 written (the kernel's btime)" 915148800 "$(btime "$P2" hello.txt)"
+}
+
+# Partition 1 mounted: partition 2 is written, through the disk image at
+# its offset and through its own node; partition 1 is not.
+test_other_partition_of_a_loop_device_mounted() {
+	need_parts || return
+	fresh_undo_dir
+	two_parts || { fail "two partitions on a loop device"; return; }
+	mount "$P1" "$MNT" || { fail "mount $P1"; return; }
+	echo "kept" >"$MNT/keep.txt"
+	sync
+	run set -o 67584 "$DISK" /hello.txt --crtime 2000-01-01 -z "$TMP/p2a"
+	assertEquals "p2 through the image: $(cat "$ERR")" 0 "$RC"
+	assertEquals "p2 written (the kernel's btime)" 946684800 "$(btime "$P2" hello.txt)"
+	claimed_while_writing
+	run set "$P2" /hello.txt --crtime 2001-01-01 -z "$TMP/p2b"
+	assertEquals "p2 through $P2: $(cat "$ERR")" 0 "$RC"
+	assertEquals "p2 written again" 978307200 "$(btime "$P2" hello.txt)"
+	# Partition 1 itself is still refused, by both names.
+	run set -o 2048 "$DISK" /hello.txt --crtime 2000-01-01 -z "$TMP/p1a"
+	assertEquals "p1 through the image: refused" 16 "$RC"
+	assertContains "p1 through the image" "$(cat "$ERR")" "$P1 is mounted on $MNT"
+	run set "$P1" /hello.txt --crtime 2000-01-01 -z "$TMP/p1b"
+	assertEquals "p1 through $P1: refused" 16 "$RC"
+	assertContains "p1 through $P1" "$(cat "$ERR")" "Filesystem is mounted"
+	assertFalse "no undo file for p1" "[ -e '$TMP/p1a' ] || [ -e '$TMP/p1b' ]"
+	# Partition 1 stayed mounted and whole.
+	assertTrue "p1 still mounted" "grep -q '^$P1 $MNT ' /proc/self/mounts"
+	assertEquals "p1's file" "kept" "$(cat "$MNT/keep.txt")"
+	umount "$MNT"
+	e2fsck -fn "$P1" >"$TMP/fsck.out" 2>&1
+	assertEquals "p1 is clean: $(cat "$TMP/fsck.out")" 0 $?
+	unloop "$PL"
+	rm -f "$DISK" "$TMP"/p2? "$TMP"/p1?
+}
+
+# The whole loop device claimed by another (no partition of it is): its
+# partitions' bytes are in use.
+test_whole_loop_device_claimed() {
+	need_parts || return
+	fresh_undo_dir
+	two_parts || { fail "two partitions on a loop device"; return; }
+	local sum
+	sum=$(sha256sum <"$DISK")
+	hold "$PL" || { fail "hold $PL"; let_go; unloop "$PL"; return; }
+	run set -o 67584 "$DISK" /hello.txt --crtime 2000-01-01
+	assertEquals "p2 through the image: refused" 16 "$RC"
+	assertContains "p2 through the image" "$(cat "$ERR")" "$PL is in exclusive use"
+	run set "$P2" /hello.txt --crtime 2000-01-01
+	assertEquals "p2 through $P2: refused" 16 "$RC"
+	let_go
+	assertEquals "no undo file" "" "$(ls "$E2FSPROGS_UNDO_DIR")"
+	assertEquals "the disk is unchanged" "$sum" "$(sha256sum <"$DISK")"
+	unloop "$PL"
+	rm -f "$DISK"
+}
+
+# A logical volume of two segments with another volume between them: in
+# use is what is in each segment, not what lies between.
+test_two_segment_volume_with_the_gap_in_use() {
+	need_loops || return
+	command -v lvm >/dev/null || {
+		skip_test "lvm tools missing"
+		return
+	}
+	fresh_undo_dir
+	local lvd="$TMP/lv.img" vg=e4ts$$ l cfg f pe root other r i=0 sum
+	rm -f "$lvd"
+	truncate -s 32M "$lvd"
+	l=$(loop "$lvd") || { fail "losetup"; return; }
+	f="\"a|^$l\$|\", \"r|.*|\""
+	cfg="devices { filter=[ $f ] global_filter=[ $f ] use_devicesfile=0 obtain_device_list_from_udev=0 hints=\"none\" } activation { udev_sync=0 udev_rules=0 } backup { backup=0 archive=0 }"
+	# root: extents 0 and 2; other: extent 1 (no device-mapper needed)
+	lvm pvcreate "$l" --config "$cfg" >/dev/null 2>&1 &&
+		lvm vgcreate -s 4M "$vg" "$l" --config "$cfg" >/dev/null 2>&1 &&
+		lvm lvcreate --driverloaded n -an -Zn -n root -L 4M "$vg" --config "$cfg" >/dev/null 2>&1 &&
+		lvm lvcreate --driverloaded n -an -Zn -n other -L 4M "$vg" --config "$cfg" >/dev/null 2>&1 &&
+		lvm lvextend --driverloaded n -L +4M "$vg/root" --config "$cfg" >/dev/null 2>&1 ||
+		{ fail "lvm"; unloop "$l"; return; }
+	pe=$(lvm pvs --config "$cfg" --noheadings --units b --nosuffix -o pe_start "$l" 2>/dev/null | tr -d ' ')
+	root=$(lvm lvs --config "$cfg" --noheadings --segments -o seg_pe_ranges "$vg/root" 2>/dev/null | tr -d ' ' | sed 's/.*://')
+	other=$(lvm lvs --config "$cfg" --noheadings --segments -o seg_pe_ranges "$vg/other" 2>/dev/null | tr -d ' ' | sed 's/.*://')
+	unloop "$l"
+	assertEquals "root's segments" "0-0 2-2" "$(echo $root)"
+	assertEquals "other between them" "1-1" "$other"
+	# ext4-128 (8 MiB) into root's two segments
+	unpack ext4-128 >/dev/null || { fail "unpack"; return; }
+	for r in $root; do
+		dd if="$TMP/ext4-128.img" of="$lvd" bs=4M skip=$i count=1 conv=notrunc \
+			status=none oflag=seek_bytes seek=$((pe + ${r%-*} * 4194304))
+		i=$((i + 1))
+	done
+	# "other" held exclusively, through a loop device over its bytes only
+	l=$(loop -o $((pe + 4194304)) --sizelimit 4194304 "$lvd") || { fail "losetup other"; return; }
+	hold "$l" || { fail "hold $l"; let_go; unloop "$l"; return; }
+	run set --volume "$vg/root" --mtime 2001-01-01T00:00:00Z "$lvd" / -z "$TMP/lvu"
+	assertEquals "root, with other in use: $(cat "$ERR")" 0 "$RC"
+	let_go
+	unloop "$l"
+	run stat -f jsonl --volume "$vg/root" "$lvd" /
+	assertEquals "root written" "2001-01-01T00:00:00.000000000Z" "$(jq -r .mtime.iso "$OUT")"
+	# The bytes of root's second segment held: refused, nothing written.
+	sum=$(sha256sum <"$lvd")
+	l=$(loop -o $((pe + 2 * 4194304)) --sizelimit 4194304 "$lvd") || { fail "losetup seg 2"; return; }
+	hold "$l" || { fail "hold $l"; let_go; unloop "$l"; return; }
+	run set --volume "$vg/root" --mtime 2002-01-01T00:00:00Z "$lvd" / -z "$TMP/lvu2"
+	let_go
+	assertEquals "root's second segment in use: refused" 16 "$RC"
+	assertContains "names it" "$(cat "$ERR")" "$l is in exclusive use"
+	assertEquals "nothing written" "$sum" "$(sha256sum <"$lvd")"
+	assertFalse "no undo file" "[ -e '$TMP/lvu2' ]"
+	unloop "$l"
+	rm -f "$lvd" "$TMP/lvu" "$TMP/ext4-128.img"
+}
+
+# -z naming the image by a name that resolves to it: it is the image
+# (not "Less than 1.1 MiB free", /proc's room).
+test_undo_file_is_the_image_by_proc_fd() {
+	fresh
+	ln -s "$IMG" "$TMP/link.img"
+	exec 7<"$IMG"
+	run set "$IMG" /hello.txt --crtime 2000-01-01 -z /proc/self/fd/7
+	exec 7<&-
+	refused "-z /proc/self/fd/7" "undo file /proc/self/fd/7: Is the image"
+	unchanged "-z /proc/self/fd/7"
+	run set "$IMG" /hello.txt --crtime 2000-01-01 -z "$TMP/link.img"
+	refused "-z a symbolic link to the image" "undo file $TMP/link.img: Is the image"
+	unchanged "-z a symbolic link"
+	rm -f "$TMP/link.img"
+}
+
+# A NAME.new that is no undo file (here a hard link to another image) is
+# not called an undo file of an interrupted run, and is left as it is.
+test_undo_new_that_is_not_an_undo_file() {
+	fresh
+	local other="$TMP/other.img" sum
+	cp "$TMP/ext4-4k.img" "$other"
+	ln "$other" "$TMP/u.new"
+	sum=$(sha256sum <"$other")
+	run set "$IMG" /hello.txt --crtime 2000-01-01 -z "$TMP/u"
+	refused "NAME.new, another image" \
+		"undo file $TMP/u.new: Exists and is not an e2undo file"
+	assertNotContains "not an interrupted run's" "$(cat "$ERR")" "interrupted"
+	assertEquals "the other image is untouched" "$sum" "$(sha256sum <"$other")"
+	assertEquals "still its hard link" 2 "$(stat -c %h "$other")"
+	assertFalse "no undo file" "[ -e '$TMP/u' ]"
+	unchanged "NAME.new, another image"
+	rm -f "$other" "$TMP/u.new"
 }
 
 . shunit2

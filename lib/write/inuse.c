@@ -12,7 +12,9 @@
  * namespace's /proc/self/mountinfo), swap, held by another device (device
  * mapper, md: its holders/ directory), or claimed exclusively (an open
  * with O_EXCL fails with EBUSY: a mount in any namespace, mkfs, e2fsck, a
- * writing e4time).  ext2fs_check_if_mounted() sees only the device named
+ * writing e4time).  A whole device is busy too while any of its
+ * partitions is claimed: that counts only through the partition, when its
+ * bytes overlap.  ext2fs_check_if_mounted() sees only the device named
  * and the loop devices that hold a file from byte 0; this sees the same
  * bytes under every name.
  */
@@ -340,6 +342,133 @@ int e4t_bytes_overlap(const struct stat *target, uint64_t offset,
 	       !stat_bytes(other, "", 0, 0, &o) && overlap(&t, &o);
 }
 
+/* Does hold already claim dev (an earlier span of the same write)? */
+static int ours(const struct e4t_in_use *hold, dev_t dev)
+{
+	struct stat st;
+	int i;
+
+	for (i = 0; hold && i < hold->nfds; i++)
+		if (!fstat(hold->fds[i], &st) && S_ISBLK(st.st_mode) &&
+		    st.st_rdev == dev)
+			return 1;
+	return 0;
+}
+
+/*
+ * Calls fn on each partition of the whole device at dir (its sysfs
+ * directory) until fn returns non-zero; that value, or 0.
+ */
+typedef int (*part_fn)(const char *name, const char *dir, dev_t dev, void *arg);
+
+static int each_partition(const char *dir, part_fn fn, void *arg)
+{
+	char sub[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	dev_t dev;
+	int ret = 0;
+
+	if (!d)
+		return 0;
+	/* cppcheck-suppress readdirCalled ; one thread reads d */
+	while (!ret && (de = readdir(d))) {
+		if (de->d_name[0] == '.' ||
+		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", dir,
+				     de->d_name) >= sizeof(sub) ||
+		    !is_file(sub, "partition") || read_devnum(sub, &dev))
+			continue;
+		ret = fn(de->d_name, sub, dev, arg);
+	}
+	closedir(d);
+	return ret;
+}
+
+/*
+ * Does this partition show that its whole device is busy only through
+ * its partitions?  It does when it is claimed (ours, mounted, swap, held:
+ * nothing else can claim the whole device then), and when it is free (a
+ * claim on the whole device would make its exclusive open fail too).
+ */
+static int explains(const char *name, const char *dir, dev_t dev, void *arg)
+{
+	char info[PATH_MAX], node[PATH_MAX];
+	int fd;
+
+	if (ours(arg, dev) || mounted_at(dev, info, sizeof(info)) ||
+	    swap_on(dev) || held_by(dir, info, sizeof(info)))
+		return 1;
+	dev_node(name, dev, node, sizeof(node));
+	if (!*node)
+		return 0;
+	fd = open(node, O_RDONLY | O_EXCL | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/*
+ * The kernel refuses an exclusive open of a whole device while one of
+ * its partitions is claimed (mounted, say): that claim is on the
+ * partition's bytes, which its own check_dev() judges.  Is that why the
+ * whole device at dir is busy?
+ */
+static int claimed_by_partitions(const char *dir, const struct e4t_in_use *hold)
+{
+	return each_partition(dir, explains, (void *)hold);
+}
+
+struct part_claim {
+	const struct bytes *t;
+	struct e4t_in_use *hold;
+	struct e4t_refusal *why;
+	errcode_t err;
+};
+
+static void note(struct e4t_refusal *why, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define EXCL_USE                                                               \
+	"%s is in exclusive use (mounted, or opened by mkfs, e2fsck or "       \
+	"another e4time)"
+
+/* Claim the partition into hold when it holds bytes of the target. */
+static int claim_part(const char *name, const char *dir, dev_t dev, void *arg)
+{
+	struct part_claim *pc = arg;
+	char node[PATH_MAX];
+	struct bytes b;
+	int fd;
+
+	if (trace_sysdir(dir, &b, 0) || !overlap(pc->t, &b) ||
+	    ours(pc->hold, dev) || pc->hold->nfds >= E4T_IN_USE_MAX_FDS)
+		return 0;
+	dev_node(name, dev, node, sizeof(node));
+	if (!*node)
+		return 0;
+	fd = open(node, O_RDONLY | O_EXCL | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		pc->hold->fds[pc->hold->nfds++] = fd;
+		return 0;
+	}
+	if (errno != EBUSY)
+		return 0;
+	note(pc->why, EXCL_USE, node);
+	pc->err = E4T_ERR_BUSY;
+	return 1;
+}
+
+static errcode_t claim_partitions(const char *dir, const struct bytes *t,
+				  struct e4t_in_use *hold,
+				  struct e4t_refusal *why)
+{
+	struct part_claim pc = { t, hold, why, 0 };
+
+	each_partition(dir, claim_part, &pc);
+	return pc.err;
+}
+
 static errcode_t target_bytes(const char *name, uint64_t offset,
 			      uint64_t length, struct bytes *t)
 {
@@ -350,9 +479,6 @@ static errcode_t target_bytes(const char *name, uint64_t offset,
 		return errno;
 	return stat_bytes(&st, name, offset, length, t);
 }
-
-static void note(struct e4t_refusal *why, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 static void note(struct e4t_refusal *why, const char *fmt, ...)
 {
@@ -403,18 +529,27 @@ static errcode_t check_dev(const char *name, const struct bytes *t, int pass,
 			note(why, "%s is held by %s", label, info);
 			return E4T_ERR_BUSY;
 		}
+		if (ours(hold, dev))
+			return 0;
 		break;
 	default:
-		if (is_file(dir, "partition") ||
+		if (is_file(dir, "partition") || ours(hold, dev) ||
 		    hold->nfds >= E4T_IN_USE_MAX_FDS)
 			return 0;
 		break;
 	}
 	if (claimed(node, pass == 2 ? &fd : NULL)) {
-		note(why,
-		     "%s is in exclusive use (mounted, or opened by mkfs, "
-		     "e2fsck or another e4time)",
-		     label);
+		/*
+		 * Busy because a partition is claimed: that partition's
+		 * own check says whether it holds the target's bytes.
+		 * Then what is kept is the partitions over them (the
+		 * whole device cannot be claimed while any one is).
+		 */
+		if (!is_file(dir, "partition") &&
+		    claimed_by_partitions(dir, hold))
+			return pass == 2 ? claim_partitions(dir, t, hold, why)
+					 : 0;
+		note(why, EXCL_USE, label);
 		return E4T_ERR_BUSY;
 	}
 	if (fd >= 0)
@@ -430,10 +565,8 @@ errcode_t e4t_check_in_use(const char *name, uint64_t offset, uint64_t length,
 	errcode_t err = 0;
 	int pass, keep_claims;
 
-	if (hold) {
-		hold->nfds = 0;
-		hold->backing[0] = '\0';
-	}
+	if (hold)
+		hold->backing[0] = '\0'; /* claims add up, span by span */
 	err = target_bytes(name, offset, length, &t);
 	if (err)
 		return err == (errcode_t)-1 ? 0 : err;
@@ -446,7 +579,8 @@ errcode_t e4t_check_in_use(const char *name, uint64_t offset, uint64_t length,
 	 * Mounts and swap first: they say the most.  Then holders and
 	 * claims.  Last, over an image file, the whole devices are claimed
 	 * and kept (a claim of a whole device refuses one of its partitions,
-	 * and the other way round: so only those, and after every probe).
+	 * and the other way round: so only those, and after every probe;
+	 * one busy with a claimed partition, its partitions over the bytes).
 	 */
 	for (pass = 0; pass < (keep_claims ? 3 : 2) && !err; pass++) {
 		struct dirent *de;

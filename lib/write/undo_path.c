@@ -98,23 +98,28 @@ errcode_t e4t_undo_default_path(const char *image, uint64_t offset, char **path,
 	return *path ? 0 : ENOMEM;
 }
 
-/* Does the regular file at path start as an undo file does (or is it
+/* Does the regular file open at fd start as an undo file does (or is it
  * empty)? */
-static int undo_or_empty(const char *path, const struct stat *st)
+static int fd_undo_or_empty(int fd, const struct stat *st)
 {
 	char magic[sizeof(E2UNDO_MAGIC) - 1];
-	ssize_t n;
-	int fd;
 
 	if (st->st_size == 0)
 		return 1;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	return pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	       !memcmp(magic, E2UNDO_MAGIC, sizeof(magic));
+}
+
+/* The same for the regular file at path. */
+static int undo_or_empty(const char *path, const struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), ret;
+
 	if (fd < 0)
 		return 0;
-	n = read(fd, magic, sizeof(magic));
+	ret = fd_undo_or_empty(fd, st);
 	close(fd);
-	return n == (ssize_t)sizeof(magic) &&
-	       !memcmp(magic, E2UNDO_MAGIC, sizeof(magic));
+	return ret;
 }
 
 static int same_file(const struct stat *a, const struct stat *b)
@@ -150,6 +155,17 @@ errcode_t e4t_undo_check_path(const char *path, const char *const *inputs,
 
 	if (!copy)
 		return ENOMEM;
+	/*
+	 * The image or an input under any name (a hard link, a symbolic
+	 * link, /proc/self/fd/N) first: said so, whatever else is wrong
+	 * with the place (/proc has no room).
+	 */
+	for (i = 0; !stat(path, &st) && inputs && inputs[i]; i++)
+		if (!stat(inputs[i], &in) && same_file(&st, &in)) {
+			free(copy);
+			return refuse(why, E4T_ERR_UNDO_IS_INPUT, 0,
+				      "undo file", path);
+		}
 	dir = dirname(copy);
 	/* The directory: there, a directory, writable, with room. */
 	cause = dir_unusable(dir);
@@ -167,10 +183,6 @@ errcode_t e4t_undo_check_path(const char *path, const char *const *inputs,
 		return errno == ENOENT ? 0
 				       : refuse(why, E4T_ERR_UNDO_PATH, errno,
 						"undo file", path);
-	for (i = 0; inputs && inputs[i]; i++)
-		if (!stat(inputs[i], &in) && same_file(&st, &in))
-			return refuse(why, E4T_ERR_UNDO_IS_INPUT, 0,
-				      "undo file", path);
 	if (S_ISDIR(st.st_mode))
 		return refuse(why, E4T_ERR_UNDO_PATH, EISDIR, "undo file",
 			      path);
@@ -210,8 +222,11 @@ errcode_t e4t_undo_claim_new(const char *path, int *fd, struct e4t_refusal *why)
 	}
 	if (fstat(*fd, &st) || !S_ISREG(st.st_mode) ||
 	    (!created && st.st_size != 0)) {
-		errcode_t err = S_ISREG(st.st_mode) ? E4T_ERR_UNDO_LEFTOVER
-						    : E4T_ERR_UNDO_NOT_REG;
+		/* Left by a run that saved something, or not ours at all. */
+		errcode_t err = !S_ISREG(st.st_mode) ? E4T_ERR_UNDO_NOT_REG
+				: fd_undo_or_empty(*fd, &st)
+					? E4T_ERR_UNDO_LEFTOVER
+					: E4T_ERR_UNDO_NOT_UNDO;
 
 		close(*fd);
 		*fd = -1;

@@ -34,10 +34,43 @@
 #define UNDO_REGION (1U << 20)
 
 /*
+ * e4t_check_in_use() on the bytes of the image the filesystem lies in:
+ * [start, start + len), or in a view of several segments each segment's
+ * piece of it (what lies between two is another volume's), their claims
+ * kept together in hold.
+ */
+static errcode_t check_spans(struct e4t_image *img, uint64_t start,
+			     uint64_t len, struct e4t_in_use *hold,
+			     struct e4t_refusal *why)
+{
+	const struct e4t_view *v = img->view;
+	uint64_t off = img->offset, end;
+	errcode_t err = 0;
+	unsigned i;
+
+	if (!v || !v->next)
+		return e4t_check_in_use(img->io_name, start, len, hold, why);
+	end = off + ext2fs_blocks_count(img->fs->super) *
+			    (uint64_t)img->fs->blocksize;
+	for (i = 0; i < v->next && !err; i++) {
+		const struct e4t_extent *e = &v->ext[i];
+		uint64_t s = e->lstart > off ? e->lstart : off;
+		uint64_t t =
+			e->lstart + e->len < end ? e->lstart + e->len : end;
+
+		if (s < t)
+			err = e4t_check_in_use(img->io_name,
+					       e->pstart + (s - e->lstart),
+					       t - s, hold, why);
+	}
+	return err;
+}
+
+/*
  * Is anything else using the filesystem's bytes, [start, start + len) of
- * the file?  Mounted or busy under any name (inuse.c; libext2fs' own check
- * for a device named), or, with multiple-mount protection, in use by
- * another node.
+ * the file (each segment's, in a view)?  Mounted or busy under any name
+ * (inuse.c; libext2fs' own check for a device named), or, with multiple-mount
+ * protection, in use by another node.
  */
 static errcode_t check_unused(struct e4t_image *img,
 			      const struct e4t_write_opts *opts, uint64_t start,
@@ -49,8 +82,8 @@ static errcode_t check_unused(struct e4t_image *img,
 
 	if (fstat(img->image_fd, &st))
 		return errno;
-	err = e4t_check_in_use(img->io_name, start, len,
-			       opts->dry_run ? NULL : &img->in_use, opts->why);
+	err = check_spans(img, start, len, opts->dry_run ? NULL : &img->in_use,
+			  opts->why);
 	if (!err && !S_ISREG(st.st_mode)) {
 		err = ext2fs_check_if_mounted(img->io_name, &flags);
 		if (!err && (flags & EXT2_MF_MOUNTED))
