@@ -647,13 +647,17 @@ claimed_while_writing() {
 	# LeakSanitizer cannot run under ptrace
 	ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0" \
 		strace -f -o /dev/null -e trace=pwrite64 \
-		-e inject=pwrite64:delay_enter=3000000:when=1 "$E4TIME" \
+		-e inject=pwrite64:delay_enter=10000000:when=1 "$E4TIME" \
 		set -o 67584 "$DISK" /hello.txt --crtime 1999-01-01 -z "$TMP/p2c" \
 		>"$TMP/p2c.out" 2>"$TMP/p2c.err" &
 	pid=$!
-	for _ in $(seq 1 100); do [ -e "$TMP/p2c.new" ] && break; sleep 0.05; done
+	# NAME.new is made after the claims (and the checks): wait for it,
+	# however loaded the machine
+	for _ in $(seq 1 600); do [ -e "$TMP/p2c.new" ] && break; sleep 0.05; done
+	assertTrue "the undo file is being written" "[ -e '$TMP/p2c.new' ]"
 	assertFalse "$P2 is claimed while written" \
 		"python3 -c 'import os, sys; os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)' '$P2' 2>/dev/null"
+	assertTrue "still writing after the probe" "kill -0 $pid"
 	wait $pid
 	rc=$?
 	assertEquals "the held-up write: $(cat "$TMP/p2c.err")" 0 $rc
