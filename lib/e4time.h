@@ -190,13 +190,13 @@ struct e4t_image {
 	unsigned inode_size;
 	/* writing (write.c) */
 	int writable;
-	/* the image, opened once by name (holders.c): every check, lock and
-	 * later open goes through it, as io_name ("/proc/self/fd/N"), or -1 */
+	/* the image, opened once by name (write.c), or -1: every check looks
+	 * at it, the lock against a second writer is on it (flock), and every
+	 * later open goes through it as io_name, "/proc/self/fd/N" */
 	int image_fd;
 	char io_name[32];
-	int lock_fd;		  /* flock()ed against a second writer, or -1 */
-	int backing_fd;		  /* the same, on a loop device's file, or -1 */
-	int undo_fd;		  /* undo_new, flock()ed while written, or -1 */
+	int backing_fd; /* flock()ed too: a loop device's file, or -1 */
+	int undo_fd;	/* undo_new, flock()ed while written, or -1 */
 	struct e4t_in_use in_use; /* claims held while writing */
 	char *undo_path;	  /* the e2undo file, or NULL with --no-undo */
 	char *undo_new;		  /* written as this, renamed at close */

@@ -103,7 +103,6 @@ static struct e4t_image *image_new(const char *name, uint64_t offset)
 		return NULL;
 	}
 	img->offset = offset;
-	img->lock_fd = -1;
 	img->backing_fd = -1;
 	img->undo_fd = -1;
 	img->image_fd = -1;

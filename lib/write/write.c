@@ -267,11 +267,9 @@ static void release_write(struct e4t_image *img, int remove_undo)
 		close(img->undo_fd);
 		img->undo_fd = -1;
 	}
-	if (img->lock_fd >= 0)
-		close(img->lock_fd);
 	if (img->backing_fd >= 0)
 		close(img->backing_fd);
-	img->lock_fd = img->backing_fd = -1;
+	img->backing_fd = -1;
 	e4t_in_use_release(&img->in_use);
 }
 
@@ -327,8 +325,8 @@ static errcode_t open_once(const char *name, const struct e4t_view *v,
 	errcode_t err;
 	int fd;
 
-	/* O_NONBLOCK: a FIFO named is refused, not waited on. */
 	*img = NULL;
+	/* O_NONBLOCK: a FIFO named is refused, not waited on. */
 	fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return errno;
