@@ -268,6 +268,51 @@ test_killed_at_random_times() {
 	echo "random kills: $written of 8 in the middle of the writes"
 }
 
+# SIGINT, SIGTERM and SIGHUP alike: a writer stopped by the test hook
+# after its first write, sent the signal and continued, stops between two
+# writes (the chunk being written is committed), says so, finishes its
+# undo file (renamed: NAME, no NAME.new) and then dies of the signal
+# (status 128 + N); the image passes e2fsck -fn and the undo file
+# restores it.  Before, SIGTERM and SIGHUP (and SIGINT) killed it
+# outright, leaving NAME.new.
+test_signals_stop_writers_cleanly() {
+	need_image && need_hooks || return 0
+	local sig num pid stopped ran=0 what
+	for what in backfill import; do
+		for sig in INT TERM HUP; do
+			num=$(kill -l "$sig")
+			fresh_image
+			rm -f "$UNDO" "$UNDO.new"
+			if [ $what = import ]; then
+				E4TIME_TEST_STOP_AFTER=1 "$E4TIME" "${IMPORT[@]}" \
+					"$IMG" "$MANIFEST" >/dev/null 2>"$TMP/stderr" &
+			else
+				E4TIME_TEST_STOP_AFTER=1 "$E4TIME" "${BACKFILL[@]}" \
+					--threads 1 "$IMG" >/dev/null 2>"$TMP/stderr" &
+			fi
+			pid=$!
+			stopped=$(wait_stopped "$pid") || {
+				kill -KILL "$pid" $(pgrep -P "$pid")
+				wait "$pid"
+				fail "$what: not stopped by the test hook"
+				continue
+			}
+			kill -"$sig" "$stopped"
+			kill -CONT "$stopped"
+			wait "$pid"
+			RC=$?
+			ran=$((ran + 1))
+			assertEquals "$what SIG$sig: status: $(cat "$TMP/stderr")" \
+				$((128 + num)) "$RC"
+			assertContains "$what SIG$sig" "$(cat "$TMP/stderr")" \
+				"stopped by a signal"
+			assertFalse "$what SIG$sig: no NAME.new" "[ -e '$UNDO.new' ]"
+			check_restores "$what SIG$sig" "$UNDO"
+		done
+	done
+	assertEquals "writers and signals" 6 "$ran"
+}
+
 # After a kill, NAME.new is the only way back: the next run refuses to
 # replace it (16), and goes ahead once it is replayed and removed.
 test_killed_run_undo_file_is_kept() {

@@ -200,6 +200,13 @@ static int import_run(struct cmd_ctx *ctx, int argc, char **argv)
 	if (out.fmt != RF_TEXT && report_finish(&out.rep) && !err)
 		err = errno ? errno : EIO;
 	lb_free(&out.lb);
+	if (err == EINTR && stop_signal) {
+		fprintf(stderr,
+			"%s: %s: stopped by a signal; the entries printed "
+			"above were written\n",
+			progname, img->name);
+		err = 0;
+	}
 	if (err && st.no_root) {
 		/* no root directory (damage): no path can match */
 		report(img->name, "/", err);

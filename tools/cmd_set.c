@@ -126,6 +126,13 @@ static int write_targets(struct e4t_image *img, const struct target *targets,
 
 		if (t->dup_of >= 0)
 			continue;
+		if (stop_signal) {
+			fprintf(stderr,
+				"%s: %s: stopped by a signal after %d of %d "
+				"inodes, those printed above\n",
+				progname, img->name, written, total);
+			break;
+		}
 		if (!dry_run)
 			err = e4t_inode_set_times(img, t->in.ino, given, ts);
 		if (err) {

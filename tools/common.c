@@ -20,6 +20,30 @@
 #define SECTOR_SIZE 512ULL
 
 char **cmd_argv;
+volatile sig_atomic_t stop_signal;
+
+static void note_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+void catch_stop_signals(void (*fn)(int))
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn ? fn : note_stop;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+int stop_requested(void)
+{
+	return stop_signal ? EINTR : 0;
+}
 
 static unsigned long long parse_count(const char *arg, const char *what,
 				      const struct cmdinfo *cmd)
