@@ -497,7 +497,7 @@ test_killed_while_moving_xattrs_to_a_block() {
 		return 0
 	}
 	local kind mkfs ran=0
-	for kind in ${E4T_KINDS:-ext4 ext4-32 ext3 ext2}; do
+	for kind in ext4 ext4-32 ext3 ext2; do
 		case $kind in
 		ext4) mkfs=(mkfs.ext4 -I 256) ;;
 		ext4-32) mkfs=(mkfs.ext4 -I 256 -O ^metadata_csum,^64bit) ;;
