@@ -244,6 +244,9 @@ int finish_stdout(int status);
  */
 extern volatile sig_atomic_t stop_signal;
 void catch_stop_signals(void (*fn)(int));
+/* Set by a writing command as its writes begin: until then the signal
+ * kills it at once, as without the handler (a long index, say). */
+extern volatile sig_atomic_t stop_armed;
 /* The run is to stop: what a callback returns then (EINTR). */
 int stop_requested(void);
 /* EXIT_PARTIAL when the image's superblock, group descriptors or size

@@ -221,6 +221,7 @@ static int backfill_run(struct cmd_ctx *ctx, int argc, char **argv)
 			return status;
 		if (bf.fmt != RF_TEXT)
 			report_init(&bf.rep, bf.fmt, stdout, &backfill_schema);
+		stop_armed = 1;
 		err = e4t_backfill_run(bf.img, tree, start, spec, &bo, &st);
 		if (bf.fmt != RF_TEXT && report_finish(&bf.rep) && !err &&
 		    !st.write_err)

@@ -191,6 +191,7 @@ static int import_run(struct cmd_ctx *ctx, int argc, char **argv)
 		return status;
 	if (out.fmt != RF_TEXT)
 		report_init(&out.rep, out.fmt, stdout, &import_schema);
+	stop_armed = 1;
 	err = e4t_import_run(img, tree, &io, &st);
 	if (out.fmt == RF_TEXT && !out.quiet && out.shown > 10)
 		fprintf(stderr, "%s: %s: ... and %lu more not in this image\n",

@@ -308,6 +308,7 @@ static int set_run(struct cmd_ctx *ctx, int n, char **argv)
 		free(targets);
 		return status;
 	}
+	stop_armed = 1;
 	status = write_targets(img, targets, n, so.given, so.ts,
 			       ctx->wo.dry_run);
 	free(targets);

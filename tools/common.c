@@ -20,10 +20,16 @@
 #define SECTOR_SIZE 512ULL
 
 char **cmd_argv;
-volatile sig_atomic_t stop_signal;
+volatile sig_atomic_t stop_signal, stop_armed;
 
+/* Before the writes begin nothing is lost: die of it at once. */
 static void note_stop(int sig)
 {
+	if (!stop_armed) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
 	stop_signal = sig;
 }
 
