@@ -321,29 +321,70 @@ test_ext3_grow_moves_xattrs_to_a_block() {
 	after_fix "T0003, xattr moved" "$TMP/orig.img"
 }
 
+# needs_recovery IMG: the superblock says a journal is to be replayed.
+needs_recovery() {
+	dumpe2fs -h "$1" 2>/dev/null |
+		grep -q '^Filesystem features:.*needs_recovery'
+}
+
+# replay IMG: its journal replayed as e2fsck replays it (and nothing
+# else); it needs no recovery after.
+replay() {
+	e2fsck -E journal_only -y "$1" >"$TMP/replay" 2>&1
+	! needs_recovery "$1"
+}
+
 # kill_each_write MAX CHECK ARGS...: check -y ARGS on a copy of
 # $TMP/orig.img, killed after its first write, then its second..., up to
 # MAX or until it runs to its end (RC then its status); after each kill,
-# CHECK N (the writes made) looks at the image, then the undo file must
-# restore it.  KILLS: the kills.
+# the journal replayed when the image needs it (REPLAYED counts those;
+# with KERNEL set, KERNEL N runs on a copy first, and mounts it), CHECK N
+# (the writes made) looks at the image, then the undo file must restore
+# the image as the kill left it.  KILLS: the kills.
 kill_each_write() {
-	local max=$1 check=$2 n undo
+	local max=$1 check=$2 n
 	shift 2
 	KILLS=0
-	undo=$(default_undo "$IMG")
+	REPLAYED=0
+	KUNDO=$(default_undo "$IMG")
 	for n in $(seq 1 "$max"); do
-		cp "$TMP/orig.img" "$IMG"
-		rm -f "$undo" "$undo.new"
-		(E4TIME_TEST_KILL_AFTER=$n "$E4TIME" check -y "$@" \
-			"$IMG" >/dev/null 2>&1) 2>/dev/null
-		RC=$?
+		kill_after "$n" "$@"
 		[ "$RC" = 137 ] || break
 		KILLS=$((KILLS + 1))
-		"$check" "$n"
-		e2undo "$undo.new" "$IMG" >/dev/null 2>&1
-		assertTrue "killed after $n writes: e2undo" \
-			"cmp -s '$TMP/orig.img' '$IMG'"
+		after_kill "$n" "$check"
 	done
+}
+
+# kill_after N ARGS...: check -y ARGS on a copy of $TMP/orig.img, killed
+# after N writes (RC 137) or run to its end (RC its status).  KUNDO: the
+# undo file's name.
+kill_after() {
+	local n=$1 undo=$KUNDO
+	shift
+	cp "$TMP/orig.img" "$IMG"
+	rm -f "$undo" "$undo.new"
+	(E4TIME_TEST_KILL_AFTER=$n "$E4TIME" check -y "$@" \
+		"$IMG" >/dev/null 2>&1) 2>/dev/null
+	RC=$?
+}
+
+# after_kill N CHECK: the image killed after N writes replayed if it
+# needs it, CHECK N, then e2undo on the image as the kill left it.
+after_kill() {
+	local n=$1 check=$2 undo=$KUNDO
+	cp "$IMG" "$TMP/killed.img"
+	if needs_recovery "$IMG"; then
+		REPLAYED=$((REPLAYED + 1))
+		[ -n "${KERNEL:-}" ] && "$KERNEL" "$n"
+		replay "$IMG"
+		assertTrue "killed after $n writes: replayed: $(cat "$TMP/replay")" $?
+	fi
+	"$check" "$n"
+	cp "$TMP/killed.img" "$IMG"
+	# (empty: killed before its first save, so before any write)
+	[ -s "$undo.new" ] && e2undo "$undo.new" "$IMG" >/dev/null 2>&1
+	assertTrue "killed after $n writes: e2undo" \
+		"cmp -s '$TMP/orig.img' '$IMG'"
 }
 
 # After a kill: e2fsck -fn finds nothing.
@@ -369,27 +410,261 @@ after_kill_xattrs() {
 	fi
 }
 
-# T0003 moving xattrs to a new block, killed at every write: the inode's
-# last state reaches the image after the new block and the bitmaps (the
-# undo I/O manager holds its inode-table block back), so no kill loses an
-# xattr or leaves the block in use but free in the bitmap; at worst the
-# block is marked in use with no owner yet (a leak e2fsck reclaims).
+C60=000000000000000000000000000000000000000000000000000000000007
+
+# mkmoving MKFS_ARGS...: $IMG by mkimg, /b's xattrs to move to a new
+# block when it grows (T0003, shrunk to 4 with one more xattr that then
+# fits, as in test_ext3_grow_moves_xattrs_to_a_block), and /a, /d with a
+# bad mtime nsec (T0001): a batch of two inode-table blocks (1 KiB
+# blocks) before the growth.
+mkmoving() {
+	mkimg "$@" || return 1
+	shrink /b 4 || return 1
+	# the moved bytes need new inode checksums (metadata_csum)
+	e2fsck -fy "$IMG" >/dev/null 2>&1
+	debugfs -w -R "ea_set /b user.c $C60" "$IMG" >/dev/null 2>&1
+	sif /a mtime_extra 0xEE6B2800
+	sif /d mtime_extra 0xEE6B2800
+	e2fsck -fn "$IMG" >/dev/null 2>&1 &&
+		debugfs -R 'stat /b' "$IMG" 2>/dev/null | grep -q "File ACL: 0"
+}
+
+# B_XATTRS: /b's xattrs as Python prints them.
+B_XATTRS="b'hello' b'$C60'"
+
+# After a kill (and the replay): /b has both xattrs; e2fsck -fn finds
+# nothing, or, with LEAKS_OK set (no journal), at worst a leaked block
+# (LEAKS counts them), never a block in use marked free.
+after_kill_xattrs() {
+	local n=$1 fsck xa
+	xa=$(debugfs -R "ea_list /b" "$IMG" 2>/dev/null)
+	assertContains "killed after $n writes: user.test" "$xa" "user.test"
+	assertContains "killed after $n writes: user.c" "$xa" "user.c"
+	e2fsck -fn "$IMG" >"$TMP/fsck" 2>&1
+	if [ $? != 0 ]; then
+		fsck=$(grep -E '^ *[-+][0-9]|differences|count wrong|ACL|xattr|Inode|journal' "$TMP/fsck")
+		LEAKS=$((LEAKS + 1))
+		[ -n "${LEAKS_OK:-}" ] || {
+			fail "killed after $n writes: e2fsck -fn: $fsck"
+			return
+		}
+		assertNotContains "killed after $n writes: a block in use marked free: $fsck" \
+			"$fsck" "+"
+		assertNotContains "killed after $n writes: $fsck" "$fsck" "Inode"
+	fi
+}
+
+# kernel_replays N: a copy of the image killed after N writes, mounted:
+# the kernel replays the journal; /b has both xattrs, and, grown, its
+# crtime is its mtime (KGROWN counts those); e2fsck -fn passes after.
+kernel_replays() {
+	local n=$1 k="$TMP/kernel.img" xa st
+	cp "$IMG" "$k"
+	mount -o loop "$k" "$MNT" || {
+		fail "killed after $n writes: the kernel does not mount it"
+		return
+	}
+	xa=$(python3 -c "import os,sys; print(os.getxattr(sys.argv[1], 'user.test'), os.getxattr(sys.argv[1], 'user.c'))" "$MNT/b" 2>&1)
+	st=$(stat -c '%W %Y' "$MNT/b")
+	umount "$MNT"
+	KMOUNTS=$((KMOUNTS + 1))
+	assertEquals "killed after $n writes, mounted: xattrs" "$B_XATTRS" "$xa"
+	case $st in
+	"0 "*) ;;
+	*)
+		KGROWN=$((KGROWN + 1))
+		assertEquals "killed after $n writes, mounted: crtime is mtime" \
+			"${st#* }" "${st% *}"
+		;;
+	esac
+	assertFalse "killed after $n writes: the kernel recovered" \
+		"needs_recovery '$k'"
+	e2fsck -fn "$k" >"$TMP/fsck" 2>&1
+	assertEquals "killed after $n writes, mounted: e2fsck -fn: $(tail -3 "$TMP/fsck")" \
+		0 $?
+}
+
+# T0003 moving xattrs to a new block and a batch of two blocks, killed at
+# every write, on journaled images of each kind of journal tag and
+# checksum (ext4: csum v3, 64-bit tags; ^metadata_csum,^64bit: no
+# checksums, 32-bit tags; ext3) and on one without a journal.  With a
+# journal each change of several blocks is one jbd2 transaction
+# (undo_io.c): after the replay no kill leaves anything for e2fsck, not
+# even a leaked block, and the kernel replays it too (mounted); without
+# one, the inode-table block is held back, and at worst a block is left
+# marked in use with no owner (a leak e2fsck reclaims), never an xattr
+# lost.  Before the journal path, a kill there leaked a block.
 test_killed_while_moving_xattrs_to_a_block() {
 	need_mount || return 0
 	[ "${E4T_TEST_HOOKS:-}" = yes ] || {
 		skip_test "no test hooks (./configure --enable-test-hooks)"
 		return 0
 	}
-	mkimg mkfs.ext3 -I 256 || fail "image"
-	shrink /b 4 || fail "shrink"
-	debugfs -w -R "ea_set /b user.c 000000000000000000000000000000000000000000000000000000000007" \
-		"$IMG" >/dev/null 2>&1
+	local kind mkfs ran=0
+	for kind in ext4 ext4-32 ext3 ext2; do
+		case $kind in
+		ext4) mkfs=(mkfs.ext4 -I 256) ;;
+		ext4-32) mkfs=(mkfs.ext4 -I 256 -O ^metadata_csum,^64bit) ;;
+		ext3) mkfs=(mkfs.ext3 -I 256) ;;
+		ext2) mkfs=(mkfs.ext2 -I 256) ;;
+		esac
+		rm -f "$IMG"
+		mkmoving "${mkfs[@]}" || {
+			fail "$kind: image"
+			continue
+		}
+		cp "$IMG" "$TMP/orig.img"
+		LEAKS=0 KMOUNTS=0 KGROWN=0
+		LEAKS_OK='' KERNEL=''
+		[ $kind = ext2 ] && LEAKS_OK=1
+		[ $kind = ext4 ] && KERNEL=kernel_replays
+		kill_each_write 100 after_kill_xattrs --crtime-from mtime
+		ran=$((ran + 1))
+		assertEquals "$kind: the run ends by itself" 1 "$RC"
+		assertTrue "$kind: killed at some points ($KILLS)" "[ $KILLS -ge 4 ]"
+		if [ $kind = ext2 ]; then
+			assertEquals "$kind: no journal, nothing replayed" 0 "$REPLAYED"
+		else
+			assertEquals "$kind: no leaked block" 0 "$LEAKS"
+			assertTrue "$kind: replayed after some kills ($REPLAYED)" \
+				"[ $REPLAYED -ge 2 ]"
+		fi
+		if [ $kind = ext4 ]; then
+			assertEquals "$kind: the kernel mounted each" "$REPLAYED" "$KMOUNTS"
+			assertTrue "$kind: the kernel replayed the growth ($KGROWN)" \
+				"[ $KGROWN -ge 1 ]"
+		fi
+		echo "check -y moving xattrs, $kind: killed at $KILLS write points, $REPLAYED replayed, $KMOUNTS mounted, $LEAKS left a leaked block"
+	done
+	assertEquals "kinds of image" 4 "$ran"
+}
+
+# Killed at random times (SIGKILL after a random delay, not at a write:
+# in the middle of a system call too), 100 runs on the ext4 image of
+# test_killed_while_moving_xattrs_to_a_block: after the replay, both
+# xattrs there and e2fsck -fn clean every time; the undo file restores
+# the image as the kill left it.  The seed is printed.
+test_killed_at_random_times_journaled() {
+	need_mount || return 0
+	mkmoving mkfs.ext4 -I 256 || fail "image"
 	cp "$IMG" "$TMP/orig.img"
-	LEAKS=0
-	kill_each_write 100 after_kill_xattrs --crtime-from mtime
-	assertEquals "the run ends by itself" 1 "$RC"
-	assertTrue "killed at some points ($KILLS)" "[ $KILLS -ge 2 ]"
-	echo "check -y moving xattrs: killed at $KILLS write points, $LEAKS left a leaked block"
+	local i pid delay t0 t1 span seed=${E4T_SEED:-$(date +%s)} undo
+	local mid=0 runs=0
+	undo=$(default_undo "$IMG")
+	KUNDO=$undo
+	echo "random kills: seed $seed (E4T_SEED=$seed to repeat)"
+	RANDOM=$seed
+	# how long a whole run takes here
+	t0=$(date +%s%N)
+	"$E4TIME" check -y --crtime-from mtime "$IMG" >/dev/null 2>&1
+	t1=$(date +%s%N)
+	span=$(((t1 - t0) / 1000))
+	[ "$span" -gt 0 ] || span=1000
+	LEAKS=0 LEAKS_OK='' KERNEL='' REPLAYED=0
+	for i in $(seq 1 100); do
+		cp "$TMP/orig.img" "$IMG"
+		rm -f "$undo" "$undo.new"
+		delay=$(((RANDOM * 32768 + RANDOM) % span))
+		delay=$(printf '%d.%06d' $((delay / 1000000)) $((delay % 1000000)))
+		# its own process group: with a wrapper script (sanitizer
+		# build), the e4time it runs is killed with it
+		setsid "$E4TIME" check -y --crtime-from mtime "$IMG" \
+			>/dev/null 2>&1 &
+		pid=$!
+		sleep "$delay"
+		kill -KILL -- "-$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		runs=$((runs + 1))
+		if [ -e "$undo.new" ]; then
+			mid=$((mid + 1))
+			after_kill "${delay}s" after_kill_xattrs
+		else
+			after_kill_xattrs "${delay}s (finished or not started)"
+		fi
+	done
+	assertEquals "runs" 100 "$runs"
+	assertEquals "no leaked block" 0 "$LEAKS"
+	assertTrue "some kills in the middle of the writes ($mid)" "[ $mid -ge 5 ]"
+	echo "random kills: $mid of 100 in the middle of the writes, $REPLAYED replayed"
+}
+
+# full_disk_runs KIND ARGS...: check -y ARGS --crtime-from mtime on a
+# sparse copy of $TMP/orig.img in a small tmpfs filled up, with FREE
+# pages left free for each FREE of 0 1 2 4 8 16 32 64 (the undo file in
+# the same tmpfs, or none with --no-undo); after each, /b has both
+# xattrs and e2fsck -fn passes.  FAILED counts the runs that stopped on
+# the full disk (status 8).
+full_disk_runs() {
+	local kind=$1 scratch free img fsck xa
+	shift
+	FAILED=0 RUNS=0
+	scratch=$(mktemp -d "$TMP/full.XXXXXX")
+	mount -t tmpfs -o size=24m tmpfs "$scratch" || {
+		rmdir "$scratch"
+		return 1
+	}
+	for free in 0 1 2 4 8 16 32 64; do
+		rm -rf "$scratch"/*
+		mkdir "$scratch/undo"
+		img="$scratch/img"
+		cp --sparse=always "$TMP/orig.img" "$img"
+		dd if=/dev/zero of="$scratch/fill" bs=4096 >/dev/null 2>&1
+		truncate -s -$((free * 4096)) "$scratch/fill"
+		E2FSPROGS_UNDO_DIR="$scratch/undo" "$E4TIME" check -y \
+			--crtime-from mtime "$@" "$img" >"$TMP/full.out" 2>&1
+		[ $? = 8 ] && FAILED=$((FAILED + 1))
+		RUNS=$((RUNS + 1))
+		rm -f "$scratch/fill"
+		xa=$(debugfs -R "ea_list /b" "$img" 2>/dev/null)
+		assertContains "$kind $*, $free pages free: user.test: $(cat "$TMP/full.out")" \
+			"$xa" "user.test"
+		assertContains "$kind $*, $free pages free: user.c" "$xa" "user.c"
+		if needs_recovery "$img"; then
+			fail "$kind $*, $free pages free: left to recover"
+			replay "$img"
+		fi
+		e2fsck -fn "$img" >"$TMP/fsck" 2>&1
+		assertEquals "$kind $*, $free pages free: e2fsck -fn: $(tail -4 "$TMP/fsck")" \
+			0 $?
+	done
+	umount "$scratch"
+	rmdir "$scratch"
+}
+
+# Out of space on the image's own filesystem (a sparse image, the new
+# xattr block landing in a hole) while check -y grows an inode whose
+# xattrs move to a block: never an xattr lost, never a block left for
+# e2fsck, at any fill level, with and without a journal, with and
+# without the undo file.  (Before: the inode was written with its
+# xattrs emptied when putting them back failed.)
+test_full_disk_keeps_xattrs() {
+	need_mount || return 0
+	local kind mkfs ran=0 failed=0
+	for kind in ext3 ext2; do
+		case $kind in
+		ext3) mkfs=(mkfs.ext3 -I 256) ;;
+		ext2) mkfs=(mkfs.ext2 -I 256) ;;
+		esac
+		rm -f "$IMG"
+		mkmoving "${mkfs[@]}" || {
+			fail "$kind: image"
+			continue
+		}
+		cp "$IMG" "$TMP/orig.img"
+		full_disk_runs $kind || {
+			skip_test "no tmpfs mount here"
+			return 0
+		}
+		ran=$((ran + RUNS))
+		failed=$((failed + FAILED))
+		full_disk_runs $kind --no-undo
+		ran=$((ran + RUNS))
+		failed=$((failed + FAILED))
+	done
+	assertEquals "runs" 32 "$ran"
+	assertTrue "some runs stopped on the full disk ($failed)" \
+		"[ $failed -ge 4 ]"
+	echo "full disk: $failed of $ran runs stopped on it, no xattr lost"
 }
 
 test_extra_isize_below_the_kernels() {
@@ -658,6 +933,9 @@ test_interactive_questions_on_a_terminal() {
 	assertFalse "/b: T0001" "has '/b' 'T0001'"
 }
 
+# SIGINT, and SIGTERM and SIGHUP as SIGINT (as e2fsck takes SIGTERM):
+# check -y stops between two inodes (the batch window being written is
+# committed), says cancelled, status 32 | 4 | 1.
 test_sigint_stops_between_inodes() {
 	need_mount || return 0
 	[ "${E4T_TEST_HOOKS:-}" = yes ] || {
@@ -666,36 +944,42 @@ test_sigint_stops_between_inodes() {
 	}
 	mkconverted || fail "image"
 	cp "$IMG" "$TMP/orig.img"
-	local pid undo
+	local pid undo sig stopped ran=0
 	undo=$(default_undo "$IMG")
-	# stopped after its first write (one batch window), then ^C, then
-	# continued
-	E4TIME_TEST_STOP_AFTER=1 "$E4TIME" check -y --crtime-from ctime \
-		"$IMG" >"$TMP/stdout" 2>"$TMP/stderr" &
-	pid=$!
-	# the process the hook stopped: e4time, or the child of the
-	# sanitizer build's wrapper (lib.sh)
-	local stopped
-	stopped=$(wait_stopped "$pid") || {
-		kill -KILL "$pid" $(pgrep -P "$pid")
-		wait "$pid"
-		fail "check -y was not stopped by the test hook"
-		return
-	}
-	kill -INT "$stopped"
-	kill -CONT "$stopped"
-	wait $pid
-	RC=$?
-	# cancelled, some fixed, some left: 32 | 4 | 1
-	assertEquals "cancelled: $(tail -2 "$TMP/stdout") $(cat "$TMP/stderr")" \
-		37 "$RC"
-	assertContains "$(cat "$TMP/stdout")" "cancelled"
-	e2fsck -fn "$IMG" >/dev/null 2>&1
-	assertEquals "e2fsck after ^C" 0 $?
-	run_ro "$IMG" check -n "$IMG"
-	assertEquals "some left" 4 "$RC"
-	e2undo "$undo" "$IMG" >/dev/null 2>&1
-	assertTrue "e2undo after ^C" "cmp -s '$TMP/orig.img' '$IMG'"
+	for sig in INT TERM HUP; do
+		cp "$TMP/orig.img" "$IMG"
+		rm -f "$undo"
+		# stopped after its first write (in the first batch window),
+		# then the signal, then continued
+		E4TIME_TEST_STOP_AFTER=1 "$E4TIME" check -y --crtime-from ctime \
+			"$IMG" >"$TMP/stdout" 2>"$TMP/stderr" &
+		pid=$!
+		# the process the hook stopped: e4time, or the child of the
+		# sanitizer build's wrapper (lib.sh)
+		stopped=$(wait_stopped "$pid") || {
+			kill -KILL "$pid" $(pgrep -P "$pid")
+			wait "$pid"
+			fail "check -y was not stopped by the test hook"
+			return
+		}
+		kill -"$sig" "$stopped"
+		kill -CONT "$stopped"
+		wait $pid
+		RC=$?
+		ran=$((ran + 1))
+		# cancelled, some fixed, some left: 32 | 4 | 1
+		assertEquals "SIG$sig: cancelled: $(tail -2 "$TMP/stdout") $(cat "$TMP/stderr")" \
+			37 "$RC"
+		assertContains "SIG$sig" "$(cat "$TMP/stdout")" "cancelled"
+		e2fsck -fn "$IMG" >/dev/null 2>&1
+		assertEquals "SIG$sig: e2fsck after the signal" 0 $?
+		run_ro "$IMG" check -n "$IMG"
+		assertEquals "SIG$sig: some left" 4 "$RC"
+		e2undo "$undo" "$IMG" >/dev/null 2>&1
+		assertTrue "SIG$sig: e2undo after the signal" \
+			"cmp -s '$TMP/orig.img' '$IMG'"
+	done
+	assertEquals "signals" 3 "$ran"
 }
 
 test_killed_at_write_points() {

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <getopt.h>
+#include <signal.h>
 
 #include "lib/e4time.h"
 
@@ -233,6 +234,21 @@ int write_error_status(const struct e4t_image *img, const char *what,
 		       errcode_t err);
 /* Flush stdout; on a write error say so and return EXIT_INTERNAL. */
 int finish_stdout(int status);
+/*
+ * SIGINT, SIGTERM and SIGHUP while a writing command runs (common.c):
+ * the signal, noted in stop_signal by the handler catch_stop_signals()
+ * installs (fn, or one that notes it).  set, backfill and import stop
+ * between two writes (a transaction, see e4time(8)), finish the image
+ * and its undo file, and cmd_run() then dies of the signal as it would
+ * have; check stops as on SIGINT (its own handler, status 32).
+ */
+extern volatile sig_atomic_t stop_signal;
+void catch_stop_signals(void (*fn)(int));
+/* Set by a writing command as its writes begin: until then the signal
+ * kills it at once, as without the handler (a long index, say). */
+extern volatile sig_atomic_t stop_armed;
+/* The run is to stop: what a callback returns then (EINTR). */
+int stop_requested(void);
 /* EXIT_PARTIAL when the image's superblock, group descriptors or size
  * are damaged (noted at open), else EXIT_OK. */
 int image_damage_status(const struct e4t_image *img);

@@ -134,7 +134,7 @@ static int chunk_done(void *priv)
 	if (c->err.len)
 		fwrite(c->err.p, 1, c->err.len, stderr);
 	c->err.len = 0;
-	return err;
+	return err ? err : stop_requested();
 }
 
 static void summary(const struct bf_ctx *c, const struct e4t_backfill_stats *st)
@@ -221,6 +221,7 @@ static int backfill_run(struct cmd_ctx *ctx, int argc, char **argv)
 			return status;
 		if (bf.fmt != RF_TEXT)
 			report_init(&bf.rep, bf.fmt, stdout, &backfill_schema);
+		stop_armed = 1;
 		err = e4t_backfill_run(bf.img, tree, start, spec, &bo, &st);
 		if (bf.fmt != RF_TEXT && report_finish(&bf.rep) && !err &&
 		    !st.write_err)
@@ -228,6 +229,13 @@ static int backfill_run(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	lb_free(&bf.out);
 	lb_free(&bf.err);
+	if (err == EINTR && stop_signal) {
+		fprintf(stderr,
+			"%s: %s: stopped by a signal; the files printed "
+			"above were written\n",
+			progname, bf.img->name);
+		err = 0;
+	}
 	if (st.write_err)
 		return write_error_status(bf.img, "writing", st.write_err);
 	if (err) {

@@ -243,16 +243,13 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 				   : yes	   ? E4T_CHECK_YES
 						   : E4T_CHECK_ASK;
 	int status = EXIT_OK;
-	struct sigaction sa;
 	struct e4t_tree *tree;
 	errcode_t err;
 
 	(void)argc;
 	(void)argv;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
+	/* SIGTERM and SIGHUP too, as SIGINT */
+	catch_stop_signals(on_sigint);
 	/* what e2fsck owns comes first */
 	if (img->state & (E4T_IMG_ERRORS_FLAGGED | E4T_IMG_SB_CSUM_BAD |
 			  E4T_IMG_GD_CSUM_BAD | E4T_IMG_NEEDS_RECOVERY)) {

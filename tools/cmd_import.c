@@ -191,6 +191,7 @@ static int import_run(struct cmd_ctx *ctx, int argc, char **argv)
 		return status;
 	if (out.fmt != RF_TEXT)
 		report_init(&out.rep, out.fmt, stdout, &import_schema);
+	stop_armed = 1;
 	err = e4t_import_run(img, tree, &io, &st);
 	if (out.fmt == RF_TEXT && !out.quiet && out.shown > 10)
 		fprintf(stderr, "%s: %s: ... and %lu more not in this image\n",
@@ -200,6 +201,13 @@ static int import_run(struct cmd_ctx *ctx, int argc, char **argv)
 	if (out.fmt != RF_TEXT && report_finish(&out.rep) && !err)
 		err = errno ? errno : EIO;
 	lb_free(&out.lb);
+	if (err == EINTR && stop_signal) {
+		fprintf(stderr,
+			"%s: %s: stopped by a signal; the entries printed "
+			"above were written\n",
+			progname, img->name);
+		err = 0;
+	}
 	if (err && st.no_root) {
 		/* no root directory (damage): no path can match */
 		report(img->name, "/", err);

@@ -126,6 +126,13 @@ static int write_targets(struct e4t_image *img, const struct target *targets,
 
 		if (t->dup_of >= 0)
 			continue;
+		if (stop_signal) {
+			fprintf(stderr,
+				"%s: %s: stopped by a signal after %d of %d "
+				"inodes, those printed above\n",
+				progname, img->name, written, total);
+			break;
+		}
 		if (!dry_run)
 			err = e4t_inode_set_times(img, t->in.ino, given, ts);
 		if (err) {
@@ -301,6 +308,7 @@ static int set_run(struct cmd_ctx *ctx, int n, char **argv)
 		free(targets);
 		return status;
 	}
+	stop_armed = 1;
 	status = write_targets(img, targets, n, so.given, so.ts,
 			       ctx->wo.dry_run);
 	free(targets);

@@ -20,6 +20,36 @@
 #define SECTOR_SIZE 512ULL
 
 char **cmd_argv;
+volatile sig_atomic_t stop_signal, stop_armed;
+
+/* Before the writes begin nothing is lost: die of it at once. */
+static void note_stop(int sig)
+{
+	if (!stop_armed) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	stop_signal = sig;
+}
+
+void catch_stop_signals(void (*fn)(int))
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn ? fn : note_stop;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+int stop_requested(void)
+{
+	return stop_signal ? EINTR : 0;
+}
 
 static unsigned long long parse_count(const char *arg, const char *what,
 				      const struct cmdinfo *cmd)

@@ -306,6 +306,9 @@ int cmd_run(const struct cmdinfo *cmd, int argc, char **argv)
 				    "read every volume");
 		status = run_all_volumes(&ctx, n, argv);
 	} else {
+		/* a signal stops a writer between two writes (cmd.h) */
+		if (cmd->flags & CMD_WRITE)
+			catch_stop_signals(NULL);
 		if (status == EXIT_OK && (cmd->flags & CMD_IMAGE) &&
 		    !ctx.no_image) {
 			status = open_image(&ctx, argv[0]);
@@ -319,5 +322,11 @@ int cmd_run(const struct cmdinfo *cmd, int argc, char **argv)
 	}
 	if (cmd->done)
 		cmd->done(&ctx);
+	if (stop_signal) {
+		/* stopped cleanly: now die of it, as without the handler */
+		fflush(NULL);
+		signal(stop_signal, SIG_DFL);
+		raise(stop_signal);
+	}
 	return cmd_exit_status(status);
 }

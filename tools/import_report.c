@@ -125,5 +125,5 @@ int import_on_record(const struct e4t_import_rec *r, void *priv)
 	if (o->fmt != RF_TEXT ? ferror(stdout) != 0
 			      : lb_maybe_flush(&o->lb, stdout) != 0)
 		return errno ? errno : EIO;
-	return 0;
+	return stop_requested();
 }

@@ -217,9 +217,10 @@ errcode_t e4t_grow_raw(struct ext2_inode_large *raw, unsigned isz,
 
 /*
  * Hold back the writes of ino's inode-table block (the undo I/O manager
- * does; without it, --no-undo, nothing is held: 1).  Its xattrs are
- * emptied, then put back, perhaps into a new block: the image sees only
- * the inode's last state, written after that block and the bitmaps.
+ * does; 1 when it cannot).  Its xattrs are emptied, then put back,
+ * perhaps into a new block: the image sees only the inode's last state,
+ * written after that block and the bitmaps, or never, when putting them
+ * back failed.  Used where there is no journal to write through.
  */
 static int hold(ext2_filsys fs, ext2_ino_t ino)
 {
@@ -234,6 +235,122 @@ static int hold(ext2_filsys fs, ext2_ino_t ino)
 	return io_channel_set_options(fs->io, opt) ? 1 : 0;
 }
 
+/*
+ * The blocks libext2fs allocates while an inode grows (an xattr block),
+ * noted through its allocation callback: when the growth fails, they are
+ * given back in memory (bitmap, group and superblock counts), so that
+ * nothing written later (the bitmaps at close) marks them in use.
+ */
+#define MAX_ALLOCS 4
+
+struct allocs {
+	blk64_t blk[MAX_ALLOCS];
+	unsigned n;
+	int lost; /* more than MAX_ALLOCS: some not noted */
+};
+
+static struct allocs *cur_allocs;
+static void (*prev_cb)(ext2_filsys fs, blk64_t blk, int inuse);
+
+static void note_alloc(ext2_filsys fs, blk64_t blk, int inuse)
+{
+	if (cur_allocs && inuse > 0) {
+		if (cur_allocs->n < MAX_ALLOCS)
+			cur_allocs->blk[cur_allocs->n++] = blk;
+		else
+			cur_allocs->lost = 1;
+	}
+	if (prev_cb)
+		prev_cb(fs, blk, inuse);
+}
+
+/*
+ * Grow ino (read into raw) to want, its in-body xattrs l put back, crtime
+ * w (or NULL), in one transaction through the journal when use_txn and
+ * the channel takes one, else with its inode-table block held back.
+ * Failed, nothing is left in memory of what it allocated, and the image
+ * has the inode as it was (a block it allocated may be left marked in
+ * use on the image, never one in use marked free).
+ */
+static errcode_t grow_once(ext2_filsys fs, ext2_ino_t ino,
+			   struct ext2_inode_large *raw, unsigned isz,
+			   unsigned want, const uint32_t *w,
+			   const struct xa_list *l, int in_body, int use_txn)
+{
+	struct allocs al = { { 0 }, 0, 0 };
+	struct ext2_super_block sb, orig;
+	int held = 0, txn = 0, dirty, wrote_bitmaps = 0;
+	blk64_t acl;
+	unsigned k;
+	errcode_t err, cerr;
+
+	/*
+	 * The whole change (inode, xattr block, bitmaps, group descriptors,
+	 * superblock counts) one transaction through the journal; without
+	 * one, the inode-table block held back.
+	 */
+	txn = use_txn && !io_channel_set_options(fs->io, "e4t_txn=begin");
+	if (!txn)
+		held = in_body && !hold(fs, ino);
+	dirty = fs->flags & (EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY);
+	/* ext2fs_flush() below changes both: an aborted transaction puts
+	 * them back, as the image has them */
+	memcpy(&sb, fs->super, sizeof(sb));
+	if (fs->orig_super)
+		memcpy(&orig, fs->orig_super, sizeof(orig));
+	cur_allocs = &al;
+	ext2fs_set_block_alloc_stats_callback(fs, note_alloc, &prev_cb);
+	acl = ext2fs_file_acl_block(fs, (struct ext2_inode *)raw);
+	grow_in_place(raw, isz, want, w);
+	err = ext2fs_write_inode_full(fs, ino, (struct ext2_inode *)raw,
+				      (int)isz);
+	ext2fs_flush_icache(fs);
+	if (!err && in_body)
+		err = put_back(fs, ino, l);
+	ext2fs_flush_icache(fs);
+	/* a new xattr block: marked in use before (or with) the inode
+	 * that points to it */
+	if (!err && (txn || held) &&
+	    ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)raw,
+				   (int)isz) == 0 &&
+	    ext2fs_file_acl_block(fs, (struct ext2_inode *)raw) != acl) {
+		wrote_bitmaps = !txn;
+		err = ext2fs_write_bitmaps(fs);
+		if (!err)
+			err = ext2fs_flush(fs);
+	}
+	ext2fs_set_block_alloc_stats_callback(fs, prev_cb, NULL);
+	cur_allocs = NULL;
+	if (txn) {
+		cerr = io_channel_set_options(fs->io, err ? "e4t_txn=abort"
+							  : "e4t_txn=commit");
+		if (!err)
+			err = cerr;
+	} else if (held) {
+		/* failed: the inode is never written without its xattrs */
+		cerr = io_channel_set_options(fs->io, err ? "e4t_hold=drop"
+							  : "e4t_hold=release");
+		if (!err)
+			err = cerr;
+	}
+	ext2fs_flush_icache(fs);
+	if (err && (txn || held)) {
+		/* What was allocated is free again in memory; on the image
+		 * it never was in use, or (bitmaps written, the inode not)
+		 * the bitmaps written at close free it again. */
+		for (k = 0; k < al.n; k++)
+			ext2fs_block_alloc_stats2(fs, al.blk[k], -1);
+		if (txn && !al.lost) {
+			memcpy(fs->super, &sb, sizeof(sb));
+			if (fs->orig_super)
+				memcpy(fs->orig_super, &orig, sizeof(orig));
+		}
+		if (!dirty && !wrote_bitmaps && !al.lost)
+			fs->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY);
+	}
+	return err;
+}
+
 errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
 			       const struct e4t_ts *crtime)
 {
@@ -242,9 +359,8 @@ errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
 	struct ext2_inode_large *raw;
 	struct xa_list l = { 0 };
 	uint32_t w[2];
-	int in_body = 0, held;
-	blk64_t acl;
-	errcode_t err, cerr;
+	int in_body = 0;
+	errcode_t err;
 
 	if (!img->writable)
 		return EXT2_ET_RO_FILSYS;
@@ -266,31 +382,15 @@ errcode_t e4t_inode_grow_extra(struct e4t_image *img, ext2_ino_t ino,
 		if (err)
 			goto out;
 	}
-	held = in_body && !hold(fs, ino);
-	acl = ext2fs_file_acl_block(fs, (struct ext2_inode *)raw);
-	grow_in_place(raw, isz, want, crtime ? w : NULL);
-	err = ext2fs_write_inode_full(fs, ino, (struct ext2_inode *)raw,
-				      (int)isz);
-	ext2fs_flush_icache(fs);
-	if (!err && in_body)
-		err = put_back(fs, ino, &l);
-	ext2fs_flush_icache(fs);
-	if (held) {
-		/* a new xattr block: marked in use before the inode
-		 * that points to it is written */
-		if (!err &&
-		    ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)raw,
-					   (int)isz) == 0 &&
-		    ext2fs_file_acl_block(fs, (struct ext2_inode *)raw) !=
-			    acl) {
-			err = ext2fs_write_bitmaps(fs);
-			if (!err)
-				err = ext2fs_flush(fs);
-		}
-		cerr = io_channel_set_options(fs->io, "e4t_hold=release");
+	err = grow_once(fs, ino, raw, isz, want, crtime ? w : NULL, &l, in_body,
+			1);
+	if (err == EXT2_ET_JOURNAL_TOO_SMALL) {
+		/* more than the journal takes: written without it */
+		err = ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)raw,
+					     (int)isz);
 		if (!err)
-			err = cerr;
-		ext2fs_flush_icache(fs);
+			err = grow_once(fs, ino, raw, isz, want,
+					crtime ? w : NULL, &l, in_body, 0);
 	}
 	if (!err)
 		img->written++;

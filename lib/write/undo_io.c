@@ -61,11 +61,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "e4time.h"
 #include "container/container.h"
 #include "fs/csum.h"
+#include "write/jwrite.h"
 #include "write/undo_io.h"
 
 #define E2UNDO_MAGIC			"E2UNDO02"
@@ -81,6 +83,12 @@
 #define UNDO_DIRECT_ALIGN		512  /* O_DIRECT lengths: sectors */
 /* Blocks of a region, one bit each: 1 MiB of 1 KiB blocks at most. */
 #define HOLE_WORDS (E2UNDO_MAX_BLOCK_SIZE / E2UNDO_MIN_BLOCK_SIZE / 64)
+
+/* A block written in a transaction: where, and its new contents. */
+struct txn_blk {
+	blk64_t blk;
+	unsigned char *data;
+};
 
 /* On disk, little-endian (e4time builds on little-endian hosts only). */
 struct undo_header {
@@ -159,6 +167,14 @@ struct undo_data {
 	uint64_t hold_off, hold_len;
 	unsigned char *hold_buf;
 	int hold_dirty;
+	/* A transaction (see txn_option()): while txn is set, writes are
+	 * kept here, whole filesystem blocks of jw->blocksize, sorted by
+	 * block (reads see them); jw: the journal they are committed
+	 * through, or NULL (no transactions). */
+	struct e4t_jw *jw;
+	int txn;
+	struct txn_blk *tx;
+	size_t tx_n, tx_cap;
 	struct undo_header hdr;
 	struct struct_io_stats stats;
 	/* The undo file could not be written: nothing more is written to
@@ -760,8 +776,9 @@ static errcode_t save_range(io_channel ch, uint64_t off, uint64_t len)
  * the environment (E4TIME_TEST_STOP_AFTER=N), the process sends itself
  * SIGKILL (SIGSTOP) right after the Nth write to the image has returned,
  * so that a test can stop a writer at an exact point and check the image
- * and the undo file there.  Read once, when a channel with an undo file
- * is opened; one comparison per image write when unset.
+ * and the undo file there.  Read once, when a channel is opened to
+ * write; one comparison per image write when unset.  A transaction's
+ * commit makes several writes, each counted.
  */
 static void hook_setup(struct undo_data *d)
 {
@@ -805,6 +822,8 @@ static void hook_image_write(struct undo_data *d)
 }
 #endif
 
+static void txn_drop(struct undo_data *d);
+
 static void free_channel(io_channel ch)
 {
 	struct undo_data *d = ch->private_data;
@@ -821,6 +840,8 @@ static void free_channel(io_channel ch)
 		free(d->buf);
 		free(d->map);
 		free(d->hold_buf);
+		txn_drop(d);
+		e4t_jw_free(d->jw);
 		free(d);
 	}
 	free(ch->name);
@@ -896,7 +917,6 @@ static errcode_t undo_open(const char *name, int flags, io_channel *ret)
 		free(next_undo_path);
 		next_undo_path = NULL;
 		next_undo_fd = -1;
-		hook_setup(d);
 		if (!d->keyb || !d->buf || d->undo_fd < 0) {
 			errcode_t err = d->undo_fd < 0 ? errno : ENOMEM;
 
@@ -904,6 +924,8 @@ static errcode_t undo_open(const char *name, int flags, io_channel *ret)
 			return err;
 		}
 	}
+	if (flags & IO_FLAG_RW)
+		hook_setup(d);
 	*ret = ch;
 	return 0;
 }
@@ -946,17 +968,17 @@ static uint64_t byte_count(io_channel ch, int count)
 			 : (uint64_t)count * (uint64_t)ch->block_size;
 }
 
-static errcode_t undo_read_blk64(io_channel ch, unsigned long long block,
-				 int count, void *buf)
+/*
+ * Read size bytes at off of the filesystem from the image, piece by
+ * piece where the view's extents place them (one piece without a map);
+ * past the end, zeros and EXT2_ET_SHORT_READ.  *got: bytes read.
+ */
+static errcode_t read_image(struct undo_data *d, uint64_t off, uint64_t size,
+			    void *buf, size_t *got_ret)
 {
-	struct undo_data *d = ch->private_data;
-	uint64_t size = byte_count(ch, count);
-	uint64_t off = block * (uint64_t)ch->block_size;
 	size_t got = 0;
 	errcode_t err = 0;
 
-	/* Piece by piece where the view's extents place them (one piece
-	 * without a map); past the end, what was there. */
 	while (got < size && !err) {
 		uint64_t rel = 0, contig = 0;
 		size_t n, one = 0;
@@ -978,6 +1000,56 @@ static errcode_t undo_read_blk64(io_channel ch, unsigned long long block,
 		memset((char *)buf + got, 0, size - got);
 		err = EXT2_ET_SHORT_READ;
 	}
+	*got_ret = got;
+	return err;
+}
+
+/* The first block of the transaction at or after blk: its index. */
+static size_t txn_find(const struct undo_data *d, blk64_t blk)
+{
+	size_t lo = 0, hi = d->tx_n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->tx[mid].blk < blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* What the transaction wrote in [off, off + size): over buf. */
+static void txn_overlay(const struct undo_data *d, uint64_t off, uint64_t size,
+			void *buf)
+{
+	uint64_t bs = d->jw->blocksize;
+	size_t i;
+
+	for (i = txn_find(d, off / bs); i < d->tx_n; i++) {
+		uint64_t bo = d->tx[i].blk * bs;
+		uint64_t lo = off > bo ? off : bo;
+		uint64_t hi = off + size < bo + bs ? off + size : bo + bs;
+
+		if (bo >= off + size)
+			break;
+		if (lo < hi)
+			memcpy((char *)buf + (lo - off),
+			       d->tx[i].data + (lo - bo), (size_t)(hi - lo));
+	}
+}
+
+static errcode_t undo_read_blk64(io_channel ch, unsigned long long block,
+				 int count, void *buf)
+{
+	struct undo_data *d = ch->private_data;
+	uint64_t size = byte_count(ch, count);
+	uint64_t off = block * (uint64_t)ch->block_size;
+	size_t got = 0;
+	errcode_t err;
+
+	err = read_image(d, off, size, buf, &got);
 	if (!err && d->hold_dirty) { /* what was written there, held */
 		uint64_t lo = off > d->hold_off ? off : d->hold_off;
 		uint64_t hi = off + size < d->hold_off + d->hold_len
@@ -989,6 +1061,8 @@ static errcode_t undo_read_blk64(io_channel ch, unsigned long long block,
 			       d->hold_buf + (lo - d->hold_off),
 			       (size_t)(hi - lo));
 	}
+	if (!err && d->txn)
+		txn_overlay(d, off, size, buf);
 	if (err && ch->read_error)
 		err = ch->read_error(ch, (unsigned long)block, count, buf, size,
 				     (int)got, err);
@@ -1071,10 +1145,50 @@ static errcode_t write_held(struct undo_data *d, io_channel ch, uint64_t off,
  */
 static errcode_t follow_super(struct undo_data *d, uint64_t off, uint64_t size)
 {
-	if (off >= SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE ||
+	if (d->undo_fd < 0 || off >= SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE ||
 	    off + size <= SUPERBLOCK_OFFSET)
 		return 0;
 	return write_indexes(d, 0);
+}
+
+/*
+ * One write to the image, not held: saved first, written, the undo
+ * file's superblock copy following it, counted (and the test hook).
+ */
+static errcode_t image_write(struct undo_data *d, io_channel ch, uint64_t off,
+			     const void *buf, uint64_t size)
+{
+	errcode_t err = write_range(d, ch, off, buf, size);
+
+	if (!err)
+		err = follow_super(d, off, size);
+	if (!err) {
+		d->stats.bytes_written += size;
+		hook_image_write(d);
+	}
+	return err;
+}
+
+static errcode_t txn_put(struct undo_data *d, uint64_t off, const void *buf,
+			 uint64_t size);
+
+/* A write of the filesystem's users: into the transaction, held, or to
+ * the image. */
+static errcode_t write_any(struct undo_data *d, io_channel ch, uint64_t off,
+			   const void *buf, uint64_t size)
+{
+	errcode_t err;
+
+	if (d->txn)
+		return txn_put(d, off, buf, size);
+	err = write_held(d, ch, off, buf, size);
+	if (!err)
+		err = follow_super(d, off, size);
+	if (!err) {
+		d->stats.bytes_written += size;
+		hook_image_write(d);
+	}
+	return err;
 }
 
 static errcode_t undo_write_blk64(io_channel ch, unsigned long long block,
@@ -1084,13 +1198,7 @@ static errcode_t undo_write_blk64(io_channel ch, unsigned long long block,
 	uint64_t size = byte_count(ch, count);
 	errcode_t err;
 
-	err = write_held(d, ch, block * (uint64_t)ch->block_size, buf, size);
-	if (!err)
-		err = follow_super(d, block * (uint64_t)ch->block_size, size);
-	if (!err) {
-		d->stats.bytes_written += size;
-		hook_image_write(d);
-	}
+	err = write_any(d, ch, block * (uint64_t)ch->block_size, buf, size);
 	if (err && ch->write_error)
 		err = ch->write_error(ch, (unsigned long)block, count, buf,
 				      size, 0, err);
@@ -1107,18 +1215,10 @@ static errcode_t undo_write_byte(io_channel ch, unsigned long offset, int size,
 				 const void *buf)
 {
 	struct undo_data *d = ch->private_data;
-	errcode_t err;
 
 	if (size < 0)
 		return EXT2_ET_INVALID_ARGUMENT;
-	err = write_held(d, ch, offset, buf, (uint64_t)size);
-	if (!err)
-		err = follow_super(d, offset, (uint64_t)size);
-	if (!err) {
-		d->stats.bytes_written += (unsigned)size;
-		hook_image_write(d);
-	}
-	return err;
+	return write_any(d, ch, offset, buf, (uint64_t)size);
 }
 
 static errcode_t undo_flush(io_channel ch)
@@ -1131,7 +1231,8 @@ static errcode_t undo_flush(io_channel ch)
 /*
  * "e4t_hold" OFF:LEN: from now on, writes to those bytes of the
  * filesystem are held back (reads see them); "e4t_hold" "release":
- * what was held is written, and the hold ends.  A change of several
+ * what was held is written, and the hold ends; "drop": the hold ends
+ * and what was held is never written (the change failed).  A change of several
  * blocks (an inode that moves its xattrs to a new block) then reaches
  * the image in an order a crash cannot hurt: the new block and the
  * bitmaps first, the inode that points to them last.
@@ -1143,18 +1244,12 @@ static errcode_t hold_option(io_channel ch, const char *arg)
 	errcode_t err = 0;
 	char *end;
 
-	if (!strcmp(arg, "release")) {
-		if (d->hold_dirty) {
+	if (!strcmp(arg, "release") || !strcmp(arg, "drop")) {
+		if (d->hold_dirty && !strcmp(arg, "release")) {
 			off = d->hold_off;
 			len = d->hold_len;
 			d->hold_len = 0; /* write through now */
-			err = write_range(d, ch, off, d->hold_buf, len);
-			if (!err)
-				err = follow_super(d, off, len);
-			if (!err) {
-				d->stats.bytes_written += len;
-				hook_image_write(d);
-			}
+			err = image_write(d, ch, off, d->hold_buf, len);
 		}
 		d->hold_len = 0;
 		d->hold_dirty = 0;
@@ -1184,6 +1279,303 @@ static errcode_t hold_option(io_channel ch, const char *arg)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Transactions                                                        */
+/* ------------------------------------------------------------------ */
+
+static void txn_drop(struct undo_data *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->tx_n; i++)
+		free(d->tx[i].data);
+	free(d->tx);
+	d->tx = NULL;
+	d->tx_n = d->tx_cap = 0;
+	d->txn = 0;
+}
+
+/* Into the transaction: whole blocks, read from the image first when
+ * written in part. */
+static errcode_t txn_put(struct undo_data *d, uint64_t off, const void *buf,
+			 uint64_t size)
+{
+	const uint64_t bs = d->jw->blocksize, end = off + size;
+	const char *b = buf;
+	errcode_t err;
+
+	while (off < end) {
+		blk64_t blk = off / bs;
+		uint64_t lo = off - blk * bs;
+		uint64_t n = bs - lo < end - off ? bs - lo : end - off;
+		size_t i = txn_find(d, blk), got;
+
+		if (i == d->tx_n || d->tx[i].blk != blk) {
+			unsigned char *data = malloc(bs);
+
+			if (!data || e4t_grow(&d->tx, &d->tx_cap, d->tx_n + 1,
+					      sizeof(*d->tx), 16)) {
+				free(data);
+				return ENOMEM;
+			}
+			if (n < bs) {
+				err = read_image(d, blk * bs, bs, data, &got);
+				if (err) {
+					free(data);
+					return err;
+				}
+			}
+			memmove(d->tx + i + 1, d->tx + i,
+				(d->tx_n - i) * sizeof(*d->tx));
+			d->tx[i].blk = blk;
+			d->tx[i].data = data;
+			d->tx_n++;
+		}
+		memcpy(d->tx[i].data + lo, b, (size_t)n);
+		b += n;
+		off += n;
+	}
+	return 0;
+}
+
+/*
+ * Before a commit writes anything: the image's space for [off, off + size)
+ * of the filesystem reserved (a sparse image's holes there allocated, as
+ * zeros: what they read as), and their old contents saved in the undo
+ * file.  Then the commit's writes need no new space, in the image or in
+ * the undo file: a full disk stops it before its first write.
+ */
+static errcode_t txn_prepare(struct undo_data *d, io_channel ch, uint64_t off,
+			     uint64_t size)
+{
+	uint64_t done = 0;
+	errcode_t err = 0;
+
+	while (done < size && !err) {
+		uint64_t rel = 0, contig = 0, n;
+
+		err = locate(d, off + done, &rel, &contig);
+		if (err == EXT2_ET_SHORT_READ)
+			err = EXT2_ET_SHORT_WRITE;
+		if (err)
+			break;
+		n = contig < size - done ? contig : size - done;
+		err = save_range(ch, rel, n);
+		if (!err &&
+		    fallocate(d->fd, FALLOC_FL_KEEP_SIZE,
+			      (off_t)(d->offset + rel), (off_t)n) &&
+		    (errno == ENOSPC || errno == EDQUOT))
+			err = errno;
+		done += n;
+	}
+	return err;
+}
+
+static errcode_t sync_image(struct undo_data *d)
+{
+	return fdatasync(d->fd) ? errno : 0;
+}
+
+/* Runs of consecutive filesystem blocks: from b, the end of its run. */
+static size_t run_end(const blk64_t *blk, size_t b, size_t n)
+{
+	size_t e;
+
+	for (e = b + 1; e < n && blk[e] == blk[e - 1] + 1; e++)
+		;
+	return e;
+}
+
+/* The ext4 superblock as it is on the image, with needs_recovery set
+ * or cleared, written back. */
+static errcode_t write_recover(struct undo_data *d, io_channel ch, int on)
+{
+	uint8_t sb[SUPERBLOCK_SIZE];
+	size_t got;
+	errcode_t err =
+		read_image(d, SUPERBLOCK_OFFSET, SUPERBLOCK_SIZE, sb, &got);
+
+	if (err)
+		return err;
+	e4t_jw_set_recover(sb, on);
+	return image_write(d, ch, SUPERBLOCK_OFFSET, sb, SUPERBLOCK_SIZE);
+}
+
+/*
+ * One jbd2 transaction of the n blocks t (see txn_option()): the log
+ * (descriptors, copies, commit block) at the journal's first log blocks;
+ * needs_recovery set and the journal superblock pointing at the log;
+ * the blocks in place (the superblock's with needs_recovery still set);
+ * the journal superblock clean (the next tid), needs_recovery cleared.
+ * The image is synced between the steps.  Killed anywhere, the image
+ * holds the old blocks, or a log that the kernel and e2fsck replay.
+ */
+static errcode_t txn_commit_one(struct undo_data *d, io_channel ch,
+				const struct txn_blk *t, size_t n)
+{
+	struct e4t_jw *jw = d->jw;
+	const uint64_t bs = jw->blocksize;
+	const uint32_t tid = jw->sequence, nlog = e4t_jw_log_blocks(jw, n);
+	const blk64_t sb_blk = SUPERBLOCK_OFFSET / bs;
+	const size_t sb_at = SUPERBLOCK_OFFSET % bs;
+	uint8_t jsb[JBD2_SB_SIZE], *log, *run;
+	const uint8_t **data;
+	blk64_t *blks, *lblk;
+	struct timespec now;
+	size_t i, e;
+	errcode_t err;
+
+	log = malloc((size_t)nlog * bs);
+	run = malloc(n * bs);
+	data = malloc(n * sizeof(*data));
+	blks = malloc(n * sizeof(*blks));
+	lblk = malloc(nlog * sizeof(*lblk));
+	err = log && run && data && blks && lblk ? 0 : ENOMEM;
+	for (i = 0; !err && i < n; i++) {
+		blks[i] = t[i].blk;
+		data[i] = t[i].data;
+	}
+	for (i = 0; !err && i < nlog; i++)
+		lblk[i] = jw->map[jw->first + i];
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (!err)
+		err = e4t_jw_build(jw, tid, blks, data, n, now.tv_sec,
+				   (uint32_t)now.tv_nsec, log);
+	/* Everything it writes: room made and old contents saved. */
+	for (i = 0; !err && i < nlog; i = e) {
+		e = run_end(lblk, i, nlog);
+		err = txn_prepare(d, ch, lblk[i] * bs, (e - i) * bs);
+	}
+	if (!err)
+		err = txn_prepare(d, ch, jw->map[0] * bs, JBD2_SB_SIZE);
+	if (!err)
+		err = txn_prepare(d, ch, SUPERBLOCK_OFFSET, SUPERBLOCK_SIZE);
+	for (i = 0; !err && i < n; i = e) {
+		e = run_end(blks, i, n);
+		err = txn_prepare(d, ch, blks[i] * bs, (e - i) * bs);
+	}
+	/* 1: the log */
+	for (i = 0; !err && i < nlog; i = e) {
+		e = run_end(lblk, i, nlog);
+		err = image_write(d, ch, lblk[i] * bs, log + i * bs,
+				  (e - i) * bs);
+	}
+	if (!err)
+		err = sync_image(d);
+	/* 2: needs_recovery, then the journal points at the log */
+	if (!err)
+		err = write_recover(d, ch, 1);
+	if (!err) {
+		e4t_jw_sb(jw, jw->first, tid, jsb);
+		err = image_write(d, ch, jw->map[0] * bs, jsb, JBD2_SB_SIZE);
+	}
+	if (!err)
+		err = sync_image(d);
+	/* 3: in place */
+	for (i = 0; !err && i < n; i = e) {
+		size_t k;
+
+		e = run_end(blks, i, n);
+		for (k = i; k < e; k++) {
+			memcpy(run + (k - i) * bs, t[k].data, bs);
+			if (t[k].blk == sb_blk)
+				e4t_jw_set_recover(run + (k - i) * bs + sb_at,
+						   1);
+		}
+		err = image_write(d, ch, blks[i] * bs, run, (e - i) * bs);
+	}
+	if (!err)
+		err = sync_image(d);
+	/* 4: the journal clean, then needs_recovery cleared */
+	if (!err) {
+		e4t_jw_sb(jw, 0, tid + 1, jsb);
+		err = image_write(d, ch, jw->map[0] * bs, jsb, JBD2_SB_SIZE);
+	}
+	if (!err) {
+		memcpy(jw->sb, jsb, JBD2_SB_SIZE);
+		jw->sequence = tid + 1;
+		err = write_recover(d, ch, 0);
+	}
+	free(log);
+	free(run);
+	free(data);
+	free(blks);
+	free(lblk);
+	return err;
+}
+
+static errcode_t txn_commit(struct undo_data *d, io_channel ch, int split)
+{
+	size_t i, n, max = e4t_jw_max_blocks(d->jw);
+	errcode_t err = 0;
+
+	/* One block: one write, as without a transaction. */
+	if (d->tx_n == 1)
+		return image_write(d, ch, d->tx[0].blk * d->jw->blocksize,
+				   d->tx[0].data, d->jw->blocksize);
+	if (d->tx_n > max && !split)
+		return EXT2_ET_JOURNAL_TOO_SMALL; /* nothing written */
+	/* More than the journal takes: several transactions, in order. */
+	for (i = 0; i < d->tx_n && !err; i += n) {
+		n = d->tx_n - i < max ? d->tx_n - i : max;
+		err = txn_commit_one(d, ch, d->tx + i, n);
+	}
+	return err;
+}
+
+/*
+ * "e4t_txn" "begin": from now on, writes are kept in memory (reads see
+ * them) until "commit" writes them as one jbd2 transaction, or "abort"
+ * drops them: nothing is written.  A commit of more than the journal
+ * takes writes nothing and fails (EXT2_ET_JOURNAL_TOO_SMALL); "split"
+ * commits them as several transactions, in block order: each block
+ * whole, not all of them together (a batch of inode-table blocks).
+ * EXT2_ET_OP_NOT_SUPPORTED when the channel has no journal to write through
+ * (e4t_undo_io_set_journal()): the caller then writes without.  A commit that
+ * fails once the log is live leaves the image to its recovery: nothing more is
+ * written through the channel.
+ */
+static errcode_t txn_option(io_channel ch, const char *arg)
+{
+	struct undo_data *d = ch->private_data;
+	errcode_t err;
+
+	if (!strcmp(arg, "begin")) {
+		if (!d->jw)
+			return EXT2_ET_OP_NOT_SUPPORTED;
+		if (d->txn || d->hold_len)
+			return EXT2_ET_INVALID_ARGUMENT;
+		if (d->failed)
+			return d->failed;
+		d->txn = 1;
+		return 0;
+	}
+	if (!strcmp(arg, "abort")) {
+		txn_drop(d);
+		return 0;
+	}
+	if ((strcmp(arg, "commit") && strcmp(arg, "split")) || !d->txn)
+		return EXT2_ET_INVALID_ARGUMENT;
+	d->txn = 0;
+	err = d->tx_n ? txn_commit(d, ch, !strcmp(arg, "split")) : 0;
+	txn_drop(d);
+	return err;
+}
+
+errcode_t e4t_undo_io_set_journal(io_channel ch, struct e4t_jw *jw)
+{
+	struct undo_data *d;
+
+	if (!ch || ch->manager != e4t_undo_io_manager)
+		return EXT2_ET_INVALID_ARGUMENT;
+	d = ch->private_data;
+	if (d->txn)
+		return EXT2_ET_INVALID_ARGUMENT;
+	e4t_jw_free(d->jw);
+	d->jw = jw;
+	return 0;
+}
+
 static errcode_t undo_set_option(io_channel ch, const char *option,
 				 const char *arg)
 {
@@ -1192,6 +1584,8 @@ static errcode_t undo_set_option(io_channel ch, const char *option,
 
 	if (!strcmp(option, "e4t_hold"))
 		return arg ? hold_option(ch, arg) : EXT2_ET_INVALID_ARGUMENT;
+	if (!strcmp(option, "e4t_txn"))
+		return arg ? txn_option(ch, arg) : EXT2_ET_INVALID_ARGUMENT;
 	if (e4t_io_offset_option(option, arg, &v) || d->started)
 		return EXT2_ET_INVALID_ARGUMENT;
 	if (!d->map) {

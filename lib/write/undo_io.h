@@ -36,4 +36,12 @@ errcode_t e4t_undo_io_setup_fd(int fd, unsigned region_size);
 struct e4t_extent;
 errcode_t e4t_undo_io_setup_map(const struct e4t_extent *ext, unsigned n);
 
+/*
+ * Commit transactions ("e4t_txn" option, see undo_io.c) through the
+ * journal jw (jwrite.h) on ch, a channel of e4t_undo_io_manager, which
+ * then owns jw.  Without, "e4t_txn=begin" fails.
+ */
+struct e4t_jw;
+errcode_t e4t_undo_io_set_journal(io_channel ch, struct e4t_jw *jw);
+
 #endif

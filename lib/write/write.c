@@ -29,6 +29,7 @@
 #include "e4time.h"
 #include "container/container.h"
 #include "fs/csum.h"
+#include "write/jwrite.h"
 #include "write/undo_io.h"
 
 #define UNDO_REGION (1U << 20)
@@ -350,6 +351,24 @@ static errcode_t open_once(const char *name, const struct e4t_view *v,
 }
 
 /*
+ * Changes of several blocks go through the journal, when the filesystem
+ * has one e4time writes to (jwrite.c): the undo manager's transactions.
+ * Without (no journal, an external one, one not clean or of features
+ * e4time does not write), they are written as before (see e4time(8),
+ * CRASH SAFETY).
+ */
+static void attach_journal(struct e4t_image *img)
+{
+	struct e4t_jw *jw = NULL;
+
+	if (!ext2fs_has_feature_journal(img->fs->super) ||
+	    e4t_jw_open(img, &jw))
+		return;
+	if (e4t_undo_io_set_journal(img->fs->io, jw))
+		e4t_jw_free(jw);
+}
+
+/*
  * Both ways in: the file at offset (v NULL), or the filesystem at offset
  * of view v, a volume of a raw image, written where its segments lie.
  */
@@ -381,10 +400,12 @@ static errcode_t open_write(const char *name, const struct e4t_view *v,
 				  &img->fs_offset, &lo, &hi);
 	if (!err)
 		err = check_unused(img, opts, lo, hi - lo);
-	if (!err)
-		err = check_writable_state(img);
+	/* The lock first: a second writer is told as such, also while the
+	 * first is committing a transaction (needs_recovery set). */
 	if (!err && !opts->dry_run)
 		err = lock_image(img);
+	if (!err)
+		err = check_writable_state(img);
 	if (!err)
 		err = check_held(img, lo, hi - lo, opts->why);
 	if (err || opts->dry_run) {
@@ -399,7 +420,7 @@ static errcode_t open_write(const char *name, const struct e4t_view *v,
 	ext2fs_close_free(&img->fs);
 	if (!opts->no_undo)
 		err = prepare_undo(img, opts);
-	else if (v) /* the undo manager, with no undo file */
+	else /* the undo manager, with no undo file */
 		err = e4t_undo_io_setup(NULL, UNDO_REGION);
 	/* A view: its segments, for the undo manager only (image.c). */
 	whole.lstart = 0;
@@ -413,9 +434,9 @@ static errcode_t open_write(const char *name, const struct e4t_view *v,
 		err = same_image(img, opts->why);
 	}
 	if (!err)
-		err = e4t_image_reopen_rw(img, opts->no_undo && !v
-						       ? unix_io_manager
-						       : e4t_undo_io_manager);
+		err = e4t_image_reopen_rw(img, e4t_undo_io_manager);
+	if (!err)
+		attach_journal(img);
 	if (err) {
 		e4t_undo_io_setup(NULL, UNDO_REGION);
 		release_write(img, 1);
@@ -691,13 +712,16 @@ errcode_t e4t_batch_flush(struct e4t_batch *b)
 {
 	ext2_filsys fs = b->img->fs;
 	unsigned i = 0, j;
-	errcode_t err = 0;
+	errcode_t err = 0, cerr;
+	int txn;
 
 	if (!b->ndirty)
 		return 0;
 	pthread_mutex_lock(&b->img->write_lock);
 	/* Counted before: a write that fails half way keeps its undo file. */
 	b->img->written += b->pending;
+	/* Several blocks: one transaction, where there is a journal. */
+	txn = b->ndirty > 1 && !io_channel_set_options(fs->io, "e4t_txn=begin");
 	while (i < b->nblocks && !err) {
 		if (!(b->dirty[i / 64] & (1ULL << (i % 64)))) {
 			i++;
@@ -713,6 +737,12 @@ errcode_t e4t_batch_flush(struct e4t_batch *b)
 					     b->buf +
 						     (size_t)i * fs->blocksize);
 		i = j;
+	}
+	if (txn) {
+		cerr = io_channel_set_options(fs->io, err ? "e4t_txn=abort"
+							  : "e4t_txn=split");
+		if (!err)
+			err = cerr;
 	}
 	/* Inodes libext2fs keeps may be older than what was just written. */
 	ext2fs_flush_icache(fs);
@@ -893,7 +923,7 @@ static unsigned long long image_bytes_written(ext2_filsys fs)
 
 errcode_t e4t_image_finish_write(struct e4t_image *img, char **undo_kept)
 {
-	errcode_t err = 0;
+	errcode_t err = 0, cerr;
 	int wrote;
 
 	if (undo_kept)
@@ -914,12 +944,27 @@ errcode_t e4t_image_finish_write(struct e4t_image *img, char **undo_kept)
 	 * the undo file's copy of it, which e2undo compares with the image's,
 	 * matches at every point of a run, also one killed during close.
 	 */
+	/*
+	 * What is left to flush (the superblock with its backups and the
+	 * group descriptors, after check's superblock fix): one transaction
+	 * where there is a journal, so that a kill leaves all or none.
+	 */
+	if (img->fs && (img->fs->flags & EXT2_FLAG_DIRTY) &&
+	    !io_channel_set_options(img->fs->io, "e4t_txn=begin")) {
+		err = ext2fs_flush(img->fs);
+		cerr = io_channel_set_options(
+			img->fs->io, err ? "e4t_txn=abort" : "e4t_txn=commit");
+		if (!err)
+			err = cerr;
+	}
 	if (img->fs && !(img->fs->flags & EXT2_FLAG_DIRTY))
 		img->fs->super->s_kbytes_written = 0;
 	/* Closing flushes the blocks, then finishes the undo file, whose
 	 * superblock copy must match the image after the last write. */
 	if (img->fs) {
-		err = ext2fs_close_free(&img->fs);
+		cerr = ext2fs_close_free(&img->fs);
+		if (!err)
+			err = cerr;
 		img->fs = NULL;
 	}
 	if (img->undo_new && img->undo_fd >= 0 && wrote) {
