@@ -14,10 +14,14 @@
 #      take the freed inode numbers: checked with stat -c %i)
 #   6  append to c/new_*                  7  rm e/f.txt
 #   8  create e/f.txt again (same inode number, new generation: checked)
-#   9  append to b/src.txt b/target.txt  10  mv b/src.txt b/target.txt
+#   9  mkdir gone; create gone/x.txt     10  rm -r gone
+#  11  create c/late_0.txt c/late_1.txt (they take the inode numbers of
+#      gone and gone/x.txt: checked; x.txt's directory is gone: the
+#      journal can name no earlier file in it)
+#  12  append to b/src.txt b/target.txt  13  mv b/src.txt b/target.txt
 #      (a rename over an existing file)
-#  11  an editor's atomic save: write d/doc.txt.tmp (it takes the inode
-#      number target.txt freed: checked)  12  mv d/doc.txt.tmp d/doc.txt
+#  14  an editor's atomic save: write d/doc.txt.tmp (it takes the inode
+#      number target.txt freed: checked)  15  mv d/doc.txt.tmp d/doc.txt
 # The wall clock before and after each step and, after it, every name
 # with its inode number and i_generation (lsattr -v) go to the truth;
 # then unmount, e2fsck -fn, `e4time journal --stale` (one transaction
@@ -148,6 +152,14 @@ step "create keep/e/f.txt again" 'echo f2 >keep/e/f.txt'
     die "the new keep/e/f.txt did not take inode $F_INO"
 [[ $(gen_of keep/e/f.txt) != "$F_GEN" ]] ||
     die "the new keep/e/f.txt has the old generation $F_GEN"
+step "mkdir keep/gone; create keep/gone/x.txt" \
+    'mkdir keep/gone; echo x >keep/gone/x.txt'
+G_INO=$(ino_of keep/gone) X_INO=$(ino_of keep/gone/x.txt)
+step "rm -r keep/gone" 'rm -r keep/gone'
+step "create keep/c/late_0.txt keep/c/late_1.txt" \
+    'echo late0 >keep/c/late_0.txt; echo late1 >keep/c/late_1.txt'
+[[ $(ino_of keep/c/late_0.txt) == "$G_INO" && $(ino_of keep/c/late_1.txt) == "$X_INO" ]] ||
+    die "keep/c/late_0.txt, late_1.txt did not take inodes $G_INO and $X_INO of keep/gone and keep/gone/x.txt"
 step "append to keep/b/src.txt keep/b/target.txt" \
     'echo more >>keep/b/src.txt; echo more >>keep/b/target.txt'
 T_INO=$(ino_of keep/b/target.txt)
@@ -185,8 +197,8 @@ fi
     printf 'e2fsprogs: %s\n' "$(mkfs.ext4 -V 2>&1 | sed -n 1p)"
     printf 'built: %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
     printf 'mkfs: %s\n' "${MKFS[*]}"
-    printf 'inodes: file_a_0..4 / new_0..4 %s; f.txt %s; old target.txt / doc.txt %s\n' \
-        "${A_INO[*]}" "$F_INO" "$T_INO"
+    printf 'inodes: file_a_0..4 / new_0..4 %s; f.txt %s; keep/gone / late_0.txt %s; keep/gone/x.txt / late_1.txt %s; old target.txt / doc.txt %s\n' \
+        "${A_INO[*]}" "$F_INO" "$G_INO" "$X_INO" "$T_INO"
     printf '\n# dumpe2fs -h %s.img\n' "$NAME"
     dumpe2fs -h "$IMG" 2>&1
     printf '\n# e4time journal --stale -f csv\n'
