@@ -52,6 +52,14 @@ struct jstate {
 	uint32_t raw_extra[E4T_DTIME]; /* dtime has no _extra */
 };
 
+/* A directory's path now, as ext2fs_get_pathname gives it (cached: the
+ * entries of one directory name many states). */
+struct dpath {
+	ext2_ino_t dir; /* 0: an empty slot */
+	char *path;	/* NULL: it has none */
+	size_t len;
+};
+
 /* A journaled directory entry and when it was held (e4t_jentry). */
 struct jname {
 	ext2_ino_t ino, dir;
@@ -76,6 +84,8 @@ struct jrows {
 	uint8_t *earlier_done; /* bit by inode: earlier files shown */
 	char *path;	       /* the path of the row being made */
 	size_t path_cap;
+	struct dpath *dpaths; /* open hash by directory */
+	size_t ndpaths, dpaths_cap;
 	struct e4t_row_journal rj;
 };
 
@@ -324,34 +334,75 @@ struct e4t_journal *jrows_journal(const struct jrows *jr)
 	return jr ? jr->j : NULL;
 }
 
+static size_t dpath_slot(const struct dpath *t, size_t cap, ext2_ino_t dir)
+{
+	size_t k = ((size_t)dir * 2654435761U) & (cap - 1);
+
+	while (t[k].dir && t[k].dir != dir)
+		k = (k + 1) & (cap - 1);
+	return k;
+}
+
+/* The path of directory dir now (NULL: none, or no memory). */
+static const struct dpath *dir_path(struct jrows *jr, ext2_ino_t dir)
+{
+	struct dpath *d;
+	char *p = NULL;
+	size_t k;
+
+	if (jr->dpaths_cap) {
+		k = dpath_slot(jr->dpaths, jr->dpaths_cap, dir);
+		if (jr->dpaths[k].dir == dir)
+			return &jr->dpaths[k];
+	}
+	if ((jr->ndpaths + 1) * 2 > jr->dpaths_cap) {
+		size_t cap = jr->dpaths_cap ? jr->dpaths_cap * 2 : 64, i;
+		struct dpath *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (i = 0; i < jr->dpaths_cap; i++)
+			if (jr->dpaths[i].dir)
+				t[dpath_slot(t, cap, jr->dpaths[i].dir)] =
+					jr->dpaths[i];
+		free(jr->dpaths);
+		jr->dpaths = t;
+		jr->dpaths_cap = cap;
+	}
+	d = &jr->dpaths[dpath_slot(jr->dpaths, jr->dpaths_cap, dir)];
+	d->dir = dir;
+	d->path = NULL;
+	d->len = 0;
+	jr->ndpaths++;
+	if (!ext2fs_get_pathname(jr->img->fs, dir, 0, &p) && p && p[0] == '/') {
+		d->len = strlen(p);
+		if (d->len == 1)
+			d->len = 0; /* "/": its entries are "/NAME" */
+		d->path = dup_bytes(p, d->len);
+	}
+	if (p)
+		ext2fs_free_mem(&p);
+	return d;
+}
+
 /* The path of directory entry n into jr->path; NULL: none (its directory
  * has no path now) or no memory. */
 static const char *name_path(struct jrows *jr, const struct jname *n,
 			     size_t *len)
 {
-	char *dir = NULL;
-	size_t dl, need;
+	const struct dpath *d = dir_path(jr, n->dir);
+	size_t need;
 
-	if (ext2fs_get_pathname(jr->img->fs, n->dir, 0, &dir) || !dir ||
-	    dir[0] != '/') {
-		if (dir)
-			ext2fs_free_mem(&dir);
+	if (!d || !d->path)
 		return NULL;
-	}
-	dl = strlen(dir);
-	if (dl == 1)
-		dl = 0; /* "/" */
-	need = dl + 1 + n->name_len + 1;
-	if (e4t_grow(&jr->path, &jr->path_cap, need, 1, 256)) {
-		ext2fs_free_mem(&dir);
+	need = d->len + 1 + n->name_len + 1;
+	if (e4t_grow(&jr->path, &jr->path_cap, need, 1, 256))
 		return NULL;
-	}
-	memcpy(jr->path, dir, dl);
-	jr->path[dl] = '/';
-	memcpy(jr->path + dl + 1, jr->nbuf + n->name_off, n->name_len);
-	jr->path[dl + 1 + n->name_len] = '\0';
-	*len = dl + 1 + n->name_len;
-	ext2fs_free_mem(&dir);
+	memcpy(jr->path, d->path, d->len);
+	jr->path[d->len] = '/';
+	memcpy(jr->path + d->len + 1, jr->nbuf + n->name_off, n->name_len);
+	jr->path[d->len + 1 + n->name_len] = '\0';
+	*len = d->len + 1 + n->name_len;
 	return jr->path;
 }
 
@@ -521,6 +572,8 @@ int jrows_emit(struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
 
 void jrows_free(struct jrows *jr)
 {
+	size_t i;
+
 	if (!jr)
 		return;
 	free(jr->v);
@@ -531,6 +584,9 @@ void jrows_free(struct jrows *jr)
 	free(jr->nbuf);
 	free(jr->earlier_done);
 	free(jr->path);
+	for (i = 0; i < jr->dpaths_cap; i++)
+		free(jr->dpaths[i].path);
+	free(jr->dpaths);
 	e4t_journal_close(jr->j);
 	free(jr);
 }
