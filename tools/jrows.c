@@ -348,10 +348,10 @@ static const struct dpath *dir_path(struct jrows *jr, ext2_ino_t dir)
 {
 	struct dpath *d;
 	char *p = NULL;
-	size_t k;
 
 	if (jr->dpaths_cap) {
-		k = dpath_slot(jr->dpaths, jr->dpaths_cap, dir);
+		size_t k = dpath_slot(jr->dpaths, jr->dpaths_cap, dir);
+
 		if (jr->dpaths[k].dir == dir)
 			return &jr->dpaths[k];
 	}
