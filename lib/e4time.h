@@ -102,6 +102,9 @@ errcode_t e4t_time_parse(const char *text, int64_t *sec, uint32_t *nsec);
 #define E4T_INO_EXTRA_BAD   0x0002 /* i_extra_isize impossible: ignored */
 #define E4T_INO_INLINE	    0x0004 /* EXT4_INLINE_DATA_FL */
 #define E4T_INO_ORPHAN_LIST 0x0008 /* on the orphan list: dtime is a link */
+#define E4T_INO_GEN                                                            \
+	0x0100 /* generation holds i_generation (the                           \
+		      tree does not keep it) */
 
 /*
  * What e4time knows of one inode: the decoded times, the raw on-disk
@@ -115,6 +118,7 @@ struct e4t_inode {
 	uint32_t gid;
 	uint64_t size;
 	uint32_t iflags;      /* i_flags */
+	uint32_t generation;  /* i_generation, with E4T_INO_GEN */
 	uint16_t inode_size;  /* EXT2_INODE_SIZE of the filesystem */
 	uint16_t extra_isize; /* i_extra_isize as on disk */
 	uint16_t flags;	      /* E4T_INO_* */
@@ -773,6 +777,11 @@ struct e4t_row_journal {
 	int64_t commit_sec; /* 0 when unknown */
 	uint32_t commit_nsec;
 	enum e4t_row_jkind kind;
+	/* E4T_RJ_STATE: the state is of an earlier file of the inode number
+	 * (a generation before the inode's now, or before its deletion):
+	 * 1, named from the journal's directory entries; 2, no name known
+	 * (the path is "<INO>", text adds " (earlier file)") */
+	uint8_t earlier;
 };
 
 struct e4t_row {

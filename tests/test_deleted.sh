@@ -21,7 +21,9 @@
 # the journal held it before the deletion (mode, size, owner, the four
 # times stat(1) gave), with its name's transaction (source
 # journal-predelete), in linear and inline-data directories (i_block and
-# the system.data xattr of the directory's journaled inode).  Every run
+# the system.data xattr of the directory's journaled inode).  On
+# images/ext4-reuse, every journal row carries the name of its own file
+# (inode numbers used again, renames: tests/check_jnames.py).  Every run
 # goes through run_ro: the image stays byte-identical.
 . "$TOP_SRCDIR/tests/lib.sh"
 
@@ -315,7 +317,7 @@ test_kernel_journal_names_and_states() {
 			"$(grep "^0|/docs/report_2.txt (journal tid $tid) (deleted)|" "$OUT")"
 		run_ro "$f" timeline -d --journal -f csv "$f"
 		assertEquals "$f: csv header" \
-			"path,ino,type,mode,uid,gid,size,links,atime,mtime,ctime,crtime,dtime,status,name_source,source,tid,commit_time" \
+			"path,ino,type,mode,uid,gid,size,links,atime,mtime,ctime,crtime,dtime,status,name_source,source,tid,commit_time,generation" \
 			"$(head -1 "$OUT" | tr -d '\r')"
 		assertContains "$f: csv" "$(grep '^/docs/report_2.txt,' "$OUT")" \
 			",deleted,journal,journal-predelete,$tid,"
@@ -394,6 +396,48 @@ test_committed_images_deleted_file() {
 		assertEquals "$n: that state not a journal row again" 0 \
 			"$(jq -r --arg a "${at%.*}" 'select(.path == "/deleted-file" and .source == "journal" and .links > 0 and (.atime.sec | tostring) == $a and .size == '"$size"')' "$OUT" | grep -c .)"
 	done
+}
+
+# images/ext4-reuse (make-reuse-image.sh): the kernel deleted files and
+# created others that took their inode numbers, deleted a file and made
+# one of the same name (the same number, a new generation), renamed a
+# file over another, saved as an editor does (a temporary file renamed
+# over), and deleted a directory whose file's number a new file took.
+# Every journal row of timeline -d --journal carries the name its file
+# (inode and generation) had when the row's transaction committed, or
+# the last before a deletion, and is deleted / deleted-realloc when the
+# file is not the inode's now; "<INO> (journal tid N) (earlier file)"
+# when the file's directory is gone; jsonl and csv give the generation
+# (tests/check_jnames.py, against the record of the steps).
+test_reused_inode_journal_names() {
+	local img out
+	img=$(unpack ext4-reuse) || {
+		fail "unpack ext4-reuse"
+		return
+	}
+	run_ro "$img" timeline -d --journal -f csv "$img"
+	cp "$OUT" "$TMP/reuse.csv"
+	run_ro "$img" timeline -d --journal -f text "$img"
+	cp "$OUT" "$TMP/reuse.txt"
+	run_ro "$img" timeline -d --journal -f jsonl "$img"
+	assertEquals "$(head -3 "$ERR")" 0 "$RC"
+	out=$(python3 "$TOP_SRCDIR/tests/check_jnames.py" \
+		"$IMAGES/ext4-reuse.truth" "$OUT" "$TMP/reuse.csv" \
+		"$TMP/reuse.txt" 2>&1)
+	assertEquals "$out" 0 "$?"
+	# every journal row of the image was checked
+	assertEquals "rows checked" "checked 45 journal rows, 18 disk rows" \
+		"$(tail -1 <<<"$out")"
+	assertContains "the issue's case" "$(cat "$TMP/reuse.txt")" \
+		"/keep/a/file_a_0.txt (journal tid 5) (deleted-realloc)"
+	assertContains "no name known" "$(cat "$TMP/reuse.txt")" \
+		"<28> (journal tid 10) (earlier file) (deleted-realloc)"
+	assertNotContains "no state of an earlier file under the new name" \
+		"$(cat "$TMP/reuse.txt")" "/keep/c/new_0.txt (journal tid 5)"
+	# history tells the same files apart: a deletion, then a creation
+	run_ro "$img" history "$img" '<22>'
+	assertEquals "history <22>" "first copy created deleted created" \
+		"$(grep -o ': first copy\|: deleted\|: created' "$OUT" | cut -c3- | tr '\n' ' ' | sed 's/ $//')"
 }
 
 . shunit2

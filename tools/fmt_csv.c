@@ -26,6 +26,8 @@ static void csv_begin(struct out *o)
 		lb_puts(&o->lb, ",name_source");
 	if (o->journal_rows)
 		lb_puts(&o->lb, ",source,tid,commit_time");
+	if (o->generations)
+		lb_puts(&o->lb, ",generation");
 	if (o->flags_on)
 		lb_puts(&o->lb, ",flags");
 	lb_puts(&o->lb, o->eol);
@@ -68,6 +70,11 @@ static void csv_row(struct out *o, const struct e4t_row *row)
 			  row->journal->tid);
 		if (ts.sec)
 			lb_iso(b, &ts, 9);
+	}
+	if (o->generations) {
+		lb_putc(b, ',');
+		if (in->flags & E4T_INO_GEN)
+			lb_printf(b, "%u", in->generation);
 	}
 	if (o->flags_on) {
 		unsigned i;

@@ -50,6 +50,10 @@ static void json_row(struct out *o, const struct e4t_row *row)
 	if (row->name_source)
 		lb_printf(b, ",\"name_source\":\"%s\"", row->name_source);
 	lb_journal_json(b, row);
+	if (o->generations && (in->flags & E4T_INO_GEN))
+		lb_printf(b, ",\"generation\":%u", in->generation);
+	else if (o->generations)
+		lb_puts(b, ",\"generation\":null");
 	lb_flags_json(b, o, "flags");
 	lb_puts(b, "}\n");
 }

@@ -8,10 +8,27 @@
  * (no sort: a 1 GiB journal holds millions of copies).  A row of the
  * walk is followed by those of its inode (but the one a deleted row named
  * from the journal shows already: the state before its deletion).
+ *
+ * Which file a state is of: the inode number's copies fall into files,
+ * a new one where a copy is "created" from the one before (as history
+ * and audit call it, e4t_inode_compare: links from 0, the slot free,
+ * deleted or of another generation) or its generation changes.  The
+ * last is the row's own file when its generation is the inode's on disk
+ * now; the states of the others are of earlier files (a deleted file
+ * whose number was used again, or the file a deletion freed): each is
+ * shown once, after the inode's first row, deleted (the inode is free
+ * now) or deleted-realloc, under the name the journaled directory
+ * entries gave that file (e4t_journal_entries: the entry of the inode
+ * number held when the state was committed, else the last before it in
+ * the file's time), or "<INO>" with "(earlier file)" when none did.  A
+ * state of the row's own file takes the name the entries held when it
+ * was committed if that is not the row's (a rename since).  A copy of a
+ * slot never used (mode 0) is of no file: it is left out.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,8 +46,26 @@ struct jstate {
 	uint64_t size;
 	uint32_t iflags;
 	uint16_t extra_isize, present, flags;
+	uint32_t generation;
+	uint8_t born; /* a new file begins here */
 	uint32_t raw_base[E4T_NFIELDS];
 	uint32_t raw_extra[E4T_DTIME]; /* dtime has no _extra */
+};
+
+/* A directory's path now, as ext2fs_get_pathname gives it (cached: the
+ * entries of one directory name many states). */
+struct dpath {
+	ext2_ino_t dir; /* 0: an empty slot */
+	char *path;	/* NULL: it has none */
+	size_t len;
+};
+
+/* A journaled directory entry and when it was held (e4t_jentry). */
+struct jname {
+	ext2_ino_t ino, dir;
+	size_t first, gone;
+	size_t name_off;
+	unsigned name_len;
 };
 
 struct jrows {
@@ -42,6 +77,16 @@ struct jrows {
 	struct e4t_row_journal *trans; /* tid and commit time by index */
 	struct e4t_journal *j;	       /* kept for timeline --deleted */
 	errcode_t err;
+	struct jname *names; /* by inode number */
+	size_t nnames, names_cap;
+	char *nbuf;
+	size_t nbuf_len, nbuf_cap;
+	uint8_t *earlier_done; /* bit by inode: earlier files shown */
+	char *path;	       /* the path of the row being made */
+	size_t path_cap;
+	struct dpath *dpaths; /* open hash by directory */
+	size_t ndpaths, dpaths_cap;
+	struct e4t_row_journal rj;
 };
 
 static void pack(const struct e4t_inode *in, uint32_t trans, struct jstate *s)
@@ -59,6 +104,7 @@ static void pack(const struct e4t_inode *in, uint32_t trans, struct jstate *s)
 	s->extra_isize = in->extra_isize;
 	s->present = in->present;
 	s->flags = in->flags;
+	s->generation = in->generation;
 	memcpy(s->raw_base, in->raw_base, sizeof(s->raw_base));
 	memcpy(s->raw_extra, in->raw_extra, sizeof(s->raw_extra));
 }
@@ -78,6 +124,7 @@ static void unpack(const struct jrows *jr, const struct jstate *s,
 	in->extra_isize = s->extra_isize;
 	in->present = s->present;
 	in->flags = s->flags;
+	in->generation = s->generation;
 	memcpy(in->raw_base, s->raw_base, sizeof(s->raw_base));
 	memcpy(in->raw_extra, s->raw_extra, sizeof(s->raw_extra));
 	e4t_inode_decode_times(in);
@@ -88,7 +135,7 @@ static int same_packed(const struct jstate *a, const struct jstate *b)
 {
 	return a->mode == b->mode && a->links == b->links && a->uid == b->uid &&
 	       a->gid == b->gid && a->size == b->size &&
-	       a->present == b->present &&
+	       a->present == b->present && a->generation == b->generation &&
 	       !memcmp(a->raw_base, b->raw_base, sizeof(a->raw_base)) &&
 	       !memcmp(a->raw_extra, b->raw_extra, sizeof(a->raw_extra));
 }
@@ -126,17 +173,99 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 		return 1;
 	}
 	e4t_inode_decode_disk(c->raw, c->len, jr->img->inode_size, c->ino, &in);
+	if (!in.mode)
+		return 0; /* a slot never used: no file's */
 	s = &jr->v[jr->n];
 	pack(&in, (uint32_t)c->trans, s);
-	if (jr->tail[c->ino] != NONE) {
-		if (same_packed(&jr->v[jr->tail[c->ino]], s))
-			return 0;
-		jr->v[jr->tail[c->ino]].next = (uint32_t)jr->n;
-	} else {
+	if (jr->tail[c->ino] == NONE) {
 		jr->head[c->ino] = (uint32_t)jr->n;
+	} else if (c->trans < jr->v[jr->head[c->ino]].trans) {
+		/* the first copy of its block, compared with the older home
+		 * block after the others (audit.c): it is the oldest */
+		struct jstate *h = &jr->v[jr->head[c->ino]];
+
+		if (same_packed(h, s))
+			return 0;
+		s->next = jr->head[c->ino];
+		h->born = h->generation != s->generation;
+		jr->head[c->ino] = (uint32_t)jr->n++;
+		return 0;
+	} else {
+		struct jstate *t = &jr->v[jr->tail[c->ino]];
+
+		if (same_packed(t, s))
+			return 0;
+		s->born = (!c->baseline && c->change == E4T_CH_CREATED) ||
+			  t->generation != s->generation;
+		t->next = (uint32_t)jr->n;
 	}
 	jr->tail[c->ino] = (uint32_t)jr->n++;
 	return 0;
+}
+
+static int on_entry(const struct e4t_jentry *e, void *priv)
+{
+	struct jrows *jr = priv;
+	struct jname *n;
+
+	if (e4t_grow(&jr->names, &jr->names_cap, jr->nnames + 1,
+		     sizeof(*jr->names), 64) ||
+	    e4t_grow(&jr->nbuf, &jr->nbuf_cap, jr->nbuf_len + e->name_len, 1,
+		     1024)) {
+		jr->err = ENOMEM;
+		return 1;
+	}
+	n = &jr->names[jr->nnames++];
+	n->ino = e->ino;
+	n->dir = e->dir;
+	n->first = e->first;
+	n->gone = e->gone;
+	n->name_off = jr->nbuf_len;
+	n->name_len = e->name_len;
+	memcpy(jr->nbuf + jr->nbuf_len, e->name, e->name_len);
+	jr->nbuf_len += e->name_len;
+	return 0;
+}
+
+static int cmp_jname(const void *x, const void *y)
+{
+	const struct jname *a = x, *b = y;
+
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* The journaled entries of the directories whose inodes the journal
+ * holds (a directory block changes with its inode's times). */
+static errcode_t load_names(struct jrows *jr)
+{
+	ext2_ino_t *dirs = NULL, ino;
+	size_t n = 0, cap = 0;
+	errcode_t err = 0;
+
+	for (ino = 1; ino <= jr->ninodes && !err; ino++) {
+		uint32_t k;
+
+		for (k = jr->head[ino]; k != NONE; k = jr->v[k].next)
+			if (LINUX_S_ISDIR(jr->v[k].mode))
+				break;
+		if (k == NONE)
+			continue;
+		if (e4t_grow(&dirs, &cap, n + 1, sizeof(*dirs), 64))
+			err = ENOMEM;
+		else
+			dirs[n++] = ino;
+	}
+	if (!err && n)
+		err = e4t_journal_entries(jr->img, jr->j, dirs, n, on_entry,
+					  jr);
+	free(dirs);
+	if (!err)
+		err = jr->err;
+	if (!err && jr->nnames)
+		qsort(jr->names, jr->nnames, sizeof(*jr->names), cmp_jname);
+	return err;
 }
 
 errcode_t jrows_load(struct e4t_image *img, e4t_warn_fn warn, void *priv,
@@ -182,12 +311,20 @@ errcode_t jrows_load(struct e4t_image *img, e4t_warn_fn warn, void *priv,
 	if (!err)
 		err = jr->err;
 	e4t_audit_free(a);
+	jr->j = j;
+	if (!err)
+		err = load_names(jr);
+	if (!err) {
+		jr->earlier_done = calloc((size_t)jr->ninodes / 8 + 1, 1);
+		if (!jr->earlier_done)
+			err = ENOMEM;
+	}
 	if (err) {
+		jr->j = NULL;
 		e4t_journal_close(j);
 		jrows_free(jr);
 		return err;
 	}
-	jr->j = j;
 	*ret = jr;
 	return 0;
 }
@@ -197,38 +334,259 @@ struct e4t_journal *jrows_journal(const struct jrows *jr)
 	return jr ? jr->j : NULL;
 }
 
-int jrows_emit(const struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
+static size_t dpath_slot(const struct dpath *t, size_t cap, ext2_ino_t dir)
+{
+	size_t k = ((size_t)dir * 2654435761U) & (cap - 1);
+
+	while (t[k].dir && t[k].dir != dir)
+		k = (k + 1) & (cap - 1);
+	return k;
+}
+
+/* The path of directory dir now (NULL: none, or no memory). */
+static const struct dpath *dir_path(struct jrows *jr, ext2_ino_t dir)
+{
+	struct dpath *d;
+	char *p = NULL;
+
+	if (jr->dpaths_cap) {
+		size_t k = dpath_slot(jr->dpaths, jr->dpaths_cap, dir);
+
+		if (jr->dpaths[k].dir == dir)
+			return &jr->dpaths[k];
+	}
+	if ((jr->ndpaths + 1) * 2 > jr->dpaths_cap) {
+		size_t cap = jr->dpaths_cap ? jr->dpaths_cap * 2 : 64, i;
+		struct dpath *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (i = 0; i < jr->dpaths_cap; i++)
+			if (jr->dpaths[i].dir)
+				t[dpath_slot(t, cap, jr->dpaths[i].dir)] =
+					jr->dpaths[i];
+		free(jr->dpaths);
+		jr->dpaths = t;
+		jr->dpaths_cap = cap;
+	}
+	d = &jr->dpaths[dpath_slot(jr->dpaths, jr->dpaths_cap, dir)];
+	d->dir = dir;
+	d->path = NULL;
+	d->len = 0;
+	jr->ndpaths++;
+	if (!ext2fs_get_pathname(jr->img->fs, dir, 0, &p) && p && p[0] == '/') {
+		d->len = strlen(p);
+		if (d->len == 1)
+			d->len = 0; /* "/": its entries are "/NAME" */
+		d->path = dup_bytes(p, d->len);
+	}
+	if (p)
+		ext2fs_free_mem(&p);
+	return d;
+}
+
+/* The path of directory entry n into jr->path; NULL: none (its directory
+ * has no path now) or no memory. */
+static const char *name_path(struct jrows *jr, const struct jname *n,
+			     size_t *len)
+{
+	const struct dpath *d = dir_path(jr, n->dir);
+	size_t need;
+
+	if (!d || !d->path)
+		return NULL;
+	need = d->len + 1 + n->name_len + 1;
+	if (e4t_grow(&jr->path, &jr->path_cap, need, 1, 256))
+		return NULL;
+	memcpy(jr->path, d->path, d->len);
+	jr->path[d->len] = '/';
+	memcpy(jr->path + d->len + 1, jr->nbuf + n->name_off, n->name_len);
+	jr->path[d->len + 1 + n->name_len] = '\0';
+	*len = d->len + 1 + n->name_len;
+	return jr->path;
+}
+
+/* Is n the name row has (its path)? */
+static int is_row_name(struct jrows *jr, const struct jname *n,
+		       const struct e4t_row *row)
+{
+	const char *p;
+	size_t len;
+
+	if (row->path_len < n->name_len + 1 ||
+	    memcmp(row->path + row->path_len - n->name_len,
+		   jr->nbuf + n->name_off, n->name_len) ||
+	    row->path[row->path_len - n->name_len - 1] != '/')
+		return 0;
+	p = name_path(jr, n, &len);
+	return p && len == row->path_len && !memcmp(p, row->path, len);
+}
+
+/*
+ * The name of ino's state committed in transaction trans, of the file
+ * whose states span [from, to): of its entries that overlap that span,
+ * one held at trans (the row's own name first, then the newest), else
+ * the last before trans (a deletion), else the first; NULL: none.
+ */
+static const struct jname *name_at(struct jrows *jr, ext2_ino_t ino,
+				   size_t trans, size_t from, size_t to,
+				   const struct e4t_row *own)
+{
+	size_t i =
+		E4T_LOWER_BOUND(jr->names, jr->nnames, struct jname, ino, ino);
+	const struct jname *held = NULL, *before = NULL, *after = NULL;
+
+	for (; i < jr->nnames && jr->names[i].ino == ino; i++) {
+		const struct jname *n = &jr->names[i];
+
+		if (n->first >= to || n->gone <= from)
+			continue; /* another file's */
+		if (n->first <= trans && trans < n->gone) {
+			if (own && is_row_name(jr, n, own))
+				return n;
+			held = n; /* by first: the newest last */
+		} else if (n->first <= trans) {
+			before = n;
+		} else if (!after) {
+			after = n;
+		}
+	}
+	return held ? held : before ? before : after;
+}
+
+/* The generation of ino on disk now; 0 when it cannot be read. */
+static int disk_generation(struct jrows *jr, ext2_ino_t ino, uint32_t *gen)
+{
+	struct ext2_inode inode;
+
+	if (ext2fs_read_inode(jr->img->fs, ino, &inode))
+		return 0;
+	*gen = inode.i_generation;
+	return 1;
+}
+
+int jrows_row_inode(struct jrows *jr, const struct e4t_row *row,
+		    struct e4t_inode *in)
+{
+	ext2_ino_t ino = row->inode->ino;
+
+	if (ino == 0 || ino > jr->ninodes || jr->head[ino] == NONE)
+		return 0;
+	*in = *row->inode;
+	if (!(in->flags & E4T_INO_GEN) &&
+	    disk_generation(jr, ino, &in->generation))
+		in->flags |= E4T_INO_GEN;
+	return 1;
+}
+
+int jrows_emit(struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
 	       void *priv)
 {
 	ext2_ino_t ino = row->inode->ino;
 	int predelete = row->journal && row->journal->kind == E4T_RJ_PREDELETE;
-	uint32_t k;
-	int rc = 0;
+	int in_use = row->status != E4T_DELETED && row->inode->links > 0;
+	uint32_t k, last = NONE, own_first = NONE, gen_now;
+	int rc = 0, first_row, known;
 
-	if (ino == 0 || ino > jr->ninodes)
+	if (ino == 0 || ino > jr->ninodes || jr->head[ino] == NONE)
 		return 0;
-	for (k = jr->head[ino]; k != NONE && !rc; k = jr->v[k].next) {
-		struct e4t_inode in;
-		struct e4t_row r = *row;
+	/* the row's own file: the last, when it is the generation now */
+	for (k = jr->head[ino]; k != NONE; k = jr->v[k].next) {
+		if (jr->v[k].born || k == jr->head[ino])
+			own_first = k;
+		last = k;
+	}
+	known = disk_generation(jr, ino, &gen_now);
+	if (known && jr->v[last].generation != gen_now)
+		own_first = NONE; /* every state is of an earlier file */
+	first_row = !(jr->earlier_done[ino / 8] & (1U << (ino % 8)));
+	jr->earlier_done[ino / 8] |= (uint8_t)(1U << (ino % 8));
 
-		unpack(jr, &jr->v[k], &in);
-		if (same_state(&in, row->inode, predelete))
-			continue; /* the row says it */
-		r.inode = &in;
-		r.journal = &jr->trans[jr->v[k].trans];
-		rc = fn(&r, priv);
+	for (k = jr->head[ino]; k != NONE && !rc;) {
+		uint32_t end = k, m;
+		size_t from = jr->v[k].trans, to = SIZE_MAX;
+		int own = k == own_first;
+
+		/* one file: k up to the next born state */
+		while (jr->v[end].next != NONE && !jr->v[jr->v[end].next].born)
+			end = jr->v[end].next;
+		if (jr->v[end].next != NONE)
+			to = jr->v[jr->v[end].next].trans;
+		for (m = k; !rc; m = jr->v[m].next) {
+			struct e4t_inode in;
+			struct e4t_row r = *row;
+			const struct jname *n;
+			size_t len = 0;
+
+			unpack(jr, &jr->v[m], &in);
+			if (own && same_state(&in, row->inode, predelete))
+				goto next; /* the row says it */
+			if (!own && !first_row)
+				goto next; /* shown after the first name */
+			r.inode = &in;
+			jr->rj = jr->trans[jr->v[m].trans];
+			n = name_at(jr, ino, jr->v[m].trans, from, to,
+				    own ? row : NULL);
+			if (own && n && !is_row_name(jr, n, row)) {
+				/* the same file under the name it had then */
+				r.path = name_path(jr, n, &len);
+				r.path_len = len;
+				r.name_source = "journal";
+				r.parent = n->dir;
+				if (!r.path) {
+					r.path = row->path;
+					r.path_len = row->path_len;
+					r.name_source = row->name_source;
+					r.parent = row->parent;
+				}
+			} else if (!own) {
+				r.status = in_use ? E4T_DELETED_REALLOC
+						  : E4T_DELETED;
+				r.path = n ? name_path(jr, n, &len) : NULL;
+				r.path_len = len;
+				r.parent = n ? n->dir : 0;
+				r.name_source = "journal";
+				jr->rj.earlier = 1;
+				if (!r.path) {
+					if (e4t_grow(&jr->path, &jr->path_cap,
+						     16, 1, 256))
+						return ENOMEM;
+					r.path_len = (size_t)snprintf(
+						jr->path, 16, "<%u>", ino);
+					r.path = jr->path;
+					r.parent = 0;
+					r.name_source = "none";
+					jr->rj.earlier = 2;
+				}
+			}
+			r.journal = &jr->rj;
+			rc = fn(&r, priv);
+		next:
+			if (m == end)
+				break;
+		}
+		k = jr->v[end].next;
 	}
 	return rc;
 }
 
 void jrows_free(struct jrows *jr)
 {
+	size_t i;
+
 	if (!jr)
 		return;
 	free(jr->v);
 	free(jr->head);
 	free(jr->tail);
 	free(jr->trans);
+	free(jr->names);
+	free(jr->nbuf);
+	free(jr->earlier_done);
+	free(jr->path);
+	for (i = 0; i < jr->dpaths_cap; i++)
+		free(jr->dpaths[i].path);
+	free(jr->dpaths);
 	e4t_journal_close(jr->j);
 	free(jr);
 }

@@ -15,10 +15,17 @@ struct jrows;
  * copy before it; warnings through warn (damage). */
 errcode_t jrows_load(struct e4t_image *img, e4t_warn_fn warn, void *priv,
 		     struct jrows **ret);
-/* The rows of the journaled states of row's inode (under row's path and
- * status), oldest first, those equal to row's own times left out. */
-int jrows_emit(const struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
+/* The rows of the journaled states of row's inode, oldest first: those
+ * of row's file under row's path and status (or the name the journal
+ * gave it then), those equal to row's own times left out; those of
+ * earlier files of the inode number (after its first row only) under
+ * their own names, deleted or deleted-realloc (jrows.c). */
+int jrows_emit(struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
 	       void *priv);
+/* A row of an inode that has journaled states: its inode into *in, with
+ * the generation on disk (E4T_INO_GEN); 0 (nothing done) for another. */
+int jrows_row_inode(struct jrows *jr, const struct e4t_row *row,
+		    struct e4t_inode *in);
 /* The journal jrows_load read, loaded (live log and stale transactions),
  * open until jrows_free; NULL when it could not be read. */
 struct e4t_journal *jrows_journal(const struct jrows *jr);

@@ -198,6 +198,8 @@ void journal_suffix(struct lbuf *b, const struct e4t_row *row)
 {
 	if (row->journal && row->journal->kind != E4T_RJ_NAME_ONLY)
 		lb_printf(b, " (journal tid %u)", row->journal->tid);
+	if (row->journal && row->journal->earlier == 2)
+		lb_puts(b, " (earlier file)");
 }
 
 const char *row_source(const struct e4t_row_journal *j)

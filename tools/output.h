@@ -49,6 +49,9 @@ struct out {
 	/* timeline --journal, or --deleted from /: csv has source, tid and
 	 * commit_time columns */
 	int journal_rows;
+	/* timeline --journal: jsonl and csv have the inode's generation
+	 * (which file a row is of) */
+	int generations;
 };
 
 struct formatter {

@@ -338,7 +338,8 @@ static int save_row(struct tl_ctx *c, const struct e4t_row *row)
 	s->has_jsrc = row->journal != NULL;
 	if (row->journal)
 		s->jsrc = *row->journal;
-	if (row->name_source || row->journal) {
+	if (row->name_source || row->journal ||
+	    (row->inode->flags & E4T_INO_GEN)) {
 		s->info = malloc(sizeof(*s->info));
 		if (!s->info) {
 			free(s->path);
@@ -364,7 +365,8 @@ static int put_row(const struct e4t_row *row, void *priv)
 static int on_row(const struct e4t_row *row, void *priv)
 {
 	struct tl_ctx *c = priv;
-	struct e4t_row named;
+	struct e4t_row named, withgen;
+	struct e4t_inode in;
 	int rc;
 
 	if (c->dn) {
@@ -373,6 +375,12 @@ static int on_row(const struct e4t_row *row, void *priv)
 		if (err)
 			return (int)err;
 		row = &named;
+	}
+	/* an inode with journaled states: its generation (which file) */
+	if (c->jr && jrows_row_inode(c->jr, row, &in)) {
+		withgen = *row;
+		withgen.inode = &in;
+		row = &withgen;
 	}
 	rc = put_row(row, priv);
 	if (!rc && c->jr)
@@ -516,6 +524,7 @@ int timeline_run(const struct timeline_args *a)
 			wc.count++;
 		}
 		c.out.journal_rows = 1;
+		c.out.generations = 1;
 		if (c.dn) /* one reading of the journal for both */
 			dnames_use_journal(c.dn, jrows_journal(c.jr));
 	}

@@ -71,6 +71,8 @@ void e4t_inode_decode_fields(const struct ext2_inode_large *raw,
 		raw->i_gid | ((uint32_t)raw->osd2.linux2.l_i_gid_high << 16);
 	info->size = raw->i_size | ((uint64_t)raw->i_size_high << 32);
 	info->iflags = raw->i_flags;
+	info->generation = raw->i_generation;
+	info->flags |= E4T_INO_GEN;
 	info->inode_size = (uint16_t)inode_size;
 	if (raw->i_flags & EXT4_INLINE_DATA_FL)
 		info->flags |= E4T_INO_INLINE;

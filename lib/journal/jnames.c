@@ -14,6 +14,12 @@
  * journaled copy of the inode-table block that holds it is parsed the
  * same way, when the copy is of that directory (its generation now) and
  * was inline then.
+ *
+ * e4t_journal_entries gives every entry the copies held, live ones too,
+ * with when: the first copy of its block that held it, and the first
+ * later copy of the same block that did not (its removal, a rename); an
+ * entry that comes back after that (the same name for the same inode
+ * number: a file deleted and created again) starts a new interval.
  */
 #include "config.h"
 
@@ -23,9 +29,17 @@
 
 #include "e4time.h"
 
+/* The entries a block's (or inline directory's) last copy held: indexes
+ * into jn_ctx.v. */
+struct pvec {
+	size_t *v;
+	size_t n, cap;
+};
+
 struct dblock {
 	blk64_t blk;
 	ext2_ino_t dir;
+	struct pvec held;
 };
 
 /* A directory's inode: where it lies, and which one it is. */
@@ -34,6 +48,7 @@ struct dinode {
 	unsigned off;
 	ext2_ino_t dir;
 	uint32_t gen;
+	struct pvec held;
 };
 
 struct jn_rec {
@@ -45,6 +60,19 @@ struct jn_rec {
 	int live;	  /* the directory holds it now */
 	size_t seq;
 	uint32_t hash;
+	/* e4t_journal_entries: its current interval */
+	size_t first;		/* the first transaction that held it */
+	size_t gone;		/* the copy without it after; SIZE_MAX */
+	const struct pvec *blk; /* the block whose copy held it last */
+	size_t stamp;		/* the copy that held it last (+ 1) */
+};
+
+/* An interval that ended before the entry came back. */
+struct jn_closed {
+	ext2_ino_t dir, ino;
+	size_t name_off;
+	unsigned name_len;
+	size_t first, last, gone;
 };
 
 struct jn_ctx {
@@ -62,6 +90,13 @@ struct jn_ctx {
 	struct dinode *inodes; /* inline_data: every directory's inode */
 	size_t ninodes, inodes_cap;
 	uint32_t inodes_count;
+	/* e4t_journal_entries: intervals */
+	int intervals;
+	struct pvec *held; /* of the block being parsed */
+	struct pvec found; /* the entries of the copy being parsed */
+	size_t copyno;	   /* copies parsed (+ 1) */
+	struct jn_closed *closed;
+	size_t nclosed, closed_cap;
 };
 
 static uint32_t get_le32(const unsigned char *p)
@@ -130,6 +165,72 @@ static int tab_room(struct jn_ctx *c)
 	return 0;
 }
 
+/* e4t_journal_entries: entry i is in the copy being parsed. */
+static int track(struct jn_ctx *c, size_t i)
+{
+	struct jn_rec *r = &c->v[i];
+
+	if (r->stamp == c->copyno)
+		return 0; /* twice in one copy (damage) */
+	if (r->gone != SIZE_MAX && c->trans >= r->gone) {
+		/* back after it was gone: a new interval */
+		struct jn_closed *x;
+
+		if (e4t_grow(&c->closed, &c->closed_cap, c->nclosed + 1,
+			     sizeof(*c->closed), 64)) {
+			c->err = ENOMEM;
+			return 1;
+		}
+		x = &c->closed[c->nclosed++];
+		x->dir = r->dir;
+		x->ino = r->ino;
+		x->name_off = r->name_off;
+		x->name_len = r->name_len;
+		x->first = r->first;
+		x->last = r->trans;
+		x->gone = r->gone;
+		r->first = c->trans;
+		r->gone = SIZE_MAX;
+	}
+	r->trans = c->trans;
+	r->stamp = c->copyno;
+	r->blk = c->held;
+	if (e4t_grow(&c->found.v, &c->found.cap, c->found.n + 1,
+		     sizeof(*c->found.v), 64)) {
+		c->err = ENOMEM;
+		return 1;
+	}
+	c->found.v[c->found.n++] = i;
+	return 0;
+}
+
+/* Before a copy of the block whose entries are held is parsed. */
+static void copy_begin(struct jn_ctx *c, struct pvec *held)
+{
+	c->copyno++;
+	c->held = held;
+	c->found.n = 0;
+}
+
+/* After it: an entry the block's copy before held and this one does not
+ * (nor a copy of another block since) is gone from this transaction. */
+static void copy_end(struct jn_ctx *c)
+{
+	struct pvec *h = c->held, t;
+	size_t k;
+
+	for (k = 0; k < h->n; k++) {
+		struct jn_rec *r = &c->v[h->v[k]];
+
+		if (r->blk == h && r->stamp != c->copyno && r->gone == SIZE_MAX)
+			r->gone = c->trans;
+	}
+	t = *h; /* the found entries become the block's */
+	*h = c->found;
+	c->found = t;
+	c->found.n = 0;
+}
+
 /* An entry of a copy: new, or the latest transaction of one seen. */
 static int add_rec(struct jn_ctx *c, ext2_ino_t ino, const char *name,
 		   unsigned nl, unsigned ft)
@@ -147,6 +248,8 @@ static int add_rec(struct jn_ctx *c, ext2_ino_t ino, const char *name,
 	slot = slot_of(c, ino, name, nl, h);
 	if (*slot) {
 		r = &c->v[*slot - 1];
+		if (c->intervals)
+			return track(c, *slot - 1);
 		if (c->trans >= r->trans) { /* the latest copy's */
 			r->trans = c->trans;
 			r->file_type = ft;
@@ -164,9 +267,13 @@ static int add_rec(struct jn_ctx *c, ext2_ino_t ino, const char *name,
 	r->live = 0;
 	r->hash = h;
 	r->seq = c->n++;
+	r->first = c->trans;
+	r->gone = SIZE_MAX;
+	r->blk = NULL;
+	r->stamp = 0;
 	memcpy(c->names + c->names_len, name, nl);
 	c->names_len += nl;
-	return 0;
+	return c->intervals ? track(c, r->seq) : 0;
 }
 
 static int on_copy_entry(ext2_ino_t ino, const char *name, unsigned nl,
@@ -227,6 +334,7 @@ static int block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 		c->err = ENOMEM;
 		return BLOCK_ABORT;
 	}
+	memset(&c->blocks[c->nblocks], 0, sizeof(*c->blocks));
 	c->blocks[c->nblocks].blk = *blocknr;
 	c->blocks[c->nblocks].dir = c->dir;
 	c->nblocks++;
@@ -242,7 +350,7 @@ static int cmp_dblock(const void *x, const void *y)
 	return a->dir < b->dir ? -1 : a->dir > b->dir;
 }
 
-static const struct dblock *find_block(const struct jn_ctx *c, blk64_t blk)
+static struct dblock *find_block(const struct jn_ctx *c, blk64_t blk)
 {
 	size_t i =
 		E4T_LOWER_BOUND(c->blocks, c->nblocks, struct dblock, blk, blk);
@@ -290,7 +398,7 @@ static int cmp_dinode(const void *x, const void *y)
 	return a->off < b->off ? -1 : a->off > b->off;
 }
 
-static const struct dinode *find_inode(const struct jn_ctx *c, blk64_t blk)
+static struct dinode *find_inode(const struct jn_ctx *c, blk64_t blk)
 {
 	size_t i = E4T_LOWER_BOUND(c->inodes, c->ninodes, struct dinode, home,
 				   blk);
@@ -316,6 +424,7 @@ static errcode_t add_dinode(ext2_filsys fs, struct jn_ctx *c, ext2_ino_t dir,
 		return ENOMEM;
 	idx = (dir - 1) % ipg;
 	d = &c->inodes[c->ninodes++];
+	memset(d, 0, sizeof(*d));
 	d->dir = dir;
 	d->gen = gen;
 	d->home = ext2fs_inode_table_loc(fs, (dir - 1) / ipg) + idx / ipb;
@@ -325,7 +434,7 @@ static errcode_t add_dinode(ext2_filsys fs, struct jn_ctx *c, ext2_ino_t dir,
 
 /* A journaled copy of an inline directory's inode: its entries. */
 static void parse_inline_copy(ext2_filsys fs, const unsigned char *raw,
-			      const struct dinode *d, struct jn_ctx *c)
+			      struct dinode *d, struct jn_ctx *c)
 {
 	unsigned isize = EXT2_INODE_SIZE(fs->super), xoff, xlen;
 	struct e4t_slack_geom g = {
@@ -339,6 +448,8 @@ static void parse_inline_copy(ext2_filsys fs, const unsigned char *raw,
 	    get_le32(raw + 0x64) != d->gen)
 		return;
 	c->dir = d->dir;
+	if (c->intervals)
+		copy_begin(c, &d->held);
 	/* i_block (at 0x28): the parent's number, then entries */
 	g.len = EXT4_MIN_INLINE_DATA_SIZE - EXT4_INLINE_DATA_DOTDOT_SIZE;
 	e4t_slack_parse(raw + 0x28 + EXT4_INLINE_DATA_DOTDOT_SIZE, &g,
@@ -349,6 +460,8 @@ static void parse_inline_copy(ext2_filsys fs, const unsigned char *raw,
 		e4t_slack_parse(raw + xoff, &g, no_slack_entry, on_copy_entry,
 				c);
 	}
+	if (c->intervals && !c->err)
+		copy_end(c);
 }
 
 static int usable(const struct e4t_jtrans *t)
@@ -382,8 +495,8 @@ static errcode_t read_copies(struct e4t_image *img, struct e4t_journal *j,
 			continue;
 		for (bi = 0; bi < t->nblocks && !err && !c->err; bi++) {
 			const struct e4t_jblock *b = &t->blocks[bi];
-			const struct dblock *d = find_block(c, b->fsblock);
-			const struct dinode *di =
+			struct dblock *d = find_block(c, b->fsblock);
+			struct dinode *di =
 				c->ninodes ? find_inode(c, b->fsblock) : NULL;
 
 			if ((!d && !di) || (b->flags & E4T_JB_UNUSABLE))
@@ -419,8 +532,12 @@ static errcode_t read_copies(struct e4t_image *img, struct e4t_journal *j,
 					continue;
 				c->dir = d->dir;
 				c->trans = ti;
+				if (c->intervals)
+					copy_begin(c, &d->held);
 				e4t_slack_parse(buf, &g, no_slack_entry,
 						on_copy_entry, c);
+				if (c->intervals && !c->err)
+					copy_end(c);
 			}
 		}
 	}
@@ -428,17 +545,19 @@ static errcode_t read_copies(struct e4t_image *img, struct e4t_journal *j,
 	return err ? err : c->err;
 }
 
-errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
-			    const ext2_ino_t *dirs, size_t ndirs,
-			    e4t_jname_fn fn, void *priv)
+/* The directories' copies parsed into c; the directories that had a
+ * copy, sorted, a 0 for one that cannot be read now (*dirs_had: free
+ * it); entries the directories hold now are marked live. */
+static errcode_t collect(struct e4t_image *img, struct e4t_journal *j,
+			 const ext2_ino_t *dirs, size_t ndirs, struct jn_ctx *c,
+			 ext2_ino_t **dirs_had, size_t *ndirs_had)
 {
 	ext2_filsys fs = img->fs;
-	struct jn_ctx c = { .inodes_count = fs->super->s_inodes_count };
-	ext2_ino_t *dirs_had = NULL; /* sorted; 0: unreadable now */
-	size_t ndirs_had = 0;
 	errcode_t err = 0;
-	size_t i, k;
+	size_t i;
 
+	*dirs_had = NULL;
+	*ndirs_had = 0;
 	/* Which blocks are whose: the directories' block maps (inline
 	 * directories have none: their copies are inode copies, and with
 	 * inline_data every directory may have been inline once). */
@@ -449,57 +568,88 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 		    !LINUX_S_ISDIR(inode.i_mode))
 			continue;
 		if (ext2fs_has_feature_inline_data(fs->super)) {
-			err = add_dinode(fs, &c, dirs[i], inode.i_generation);
+			err = add_dinode(fs, c, dirs[i], inode.i_generation);
 			if (err)
 				break;
 		}
 		if (inode.i_flags & EXT4_INLINE_DATA_FL)
 			continue;
-		c.dir = dirs[i];
+		c->dir = dirs[i];
 		/* an unreadable block map: no names from it */
 		(void)ext2fs_block_iterate3(fs, dirs[i],
 					    BLOCK_FLAG_READ_ONLY |
 						    BLOCK_FLAG_DATA_ONLY,
-					    NULL, block_cb, &c);
-		err = c.err;
+					    NULL, block_cb, c);
+		err = c->err;
 	}
-	if (!err && c.nblocks)
-		qsort(c.blocks, c.nblocks, sizeof(*c.blocks), cmp_dblock);
-	if (!err && c.ninodes)
-		qsort(c.inodes, c.ninodes, sizeof(*c.inodes), cmp_dinode);
+	if (!err && c->nblocks)
+		qsort(c->blocks, c->nblocks, sizeof(*c->blocks), cmp_dblock);
+	if (!err && c->ninodes)
+		qsort(c->inodes, c->ninodes, sizeof(*c->inodes), cmp_dinode);
 	if (!err)
-		err = read_copies(img, j, &c);
+		err = read_copies(img, j, c);
 	/* What the directories that had a copy hold now; a directory that
 	 * cannot be read would make every name look deleted: none of its
 	 * names is given. */
-	if (!err && c.n) {
+	if (!err && c->n) {
+		ext2_ino_t *had = malloc(c->n * sizeof(*had));
 		size_t ncopy = 0, nd = 0;
 
-		dirs_had = malloc(c.n * sizeof(*dirs_had));
-		if (!dirs_had)
-			err = ENOMEM;
+		if (!had)
+			return ENOMEM;
+		*dirs_had = had;
 		/* the entries of one copy are together: their runs */
-		for (i = 0; !err && i < c.n; i++)
-			if (!ncopy || dirs_had[ncopy - 1] != c.v[i].dir)
-				dirs_had[ncopy++] = c.v[i].dir;
-		if (!err)
-			qsort(dirs_had, ncopy, sizeof(*dirs_had), cmp_ino);
-		for (i = 0; !err && i < ncopy; i++)
-			if (!nd || dirs_had[nd - 1] != dirs_had[i])
-				dirs_had[nd++] = dirs_had[i];
+		for (i = 0; i < c->n; i++)
+			if (!ncopy || had[ncopy - 1] != c->v[i].dir)
+				had[ncopy++] = c->v[i].dir;
+		qsort(had, ncopy, sizeof(*had), cmp_ino);
+		for (i = 0; i < ncopy; i++)
+			if (!nd || had[nd - 1] != had[i])
+				had[nd++] = had[i];
 		for (i = 0; !err && i < nd; i++) {
 			struct ext2_inode inode;
 
-			if (ext2fs_read_inode(fs, dirs_had[i], &inode) ||
+			if (ext2fs_read_inode(fs, had[i], &inode) ||
 			    e4t_dir_scan(
-				    img, dirs_had[i],
+				    img, had[i],
 				    (inode.i_flags & EXT4_INLINE_DATA_FL) != 0,
-				    on_live, NULL, &c))
-				dirs_had[i] = 0; /* unreadable */
-			err = c.err;
+				    on_live, NULL, c))
+				had[i] = 0; /* unreadable */
+			err = c->err;
 		}
-		ndirs_had = nd;
+		*ndirs_had = nd;
 	}
+	return err;
+}
+
+static void ctx_free(struct jn_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nblocks; i++)
+		free(c->blocks[i].held.v);
+	for (i = 0; i < c->ninodes; i++)
+		free(c->inodes[i].held.v);
+	free(c->found.v);
+	free(c->closed);
+	free(c->v);
+	free(c->tab);
+	free(c->names);
+	free(c->blocks);
+	free(c->inodes);
+}
+
+errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
+			    const ext2_ino_t *dirs, size_t ndirs,
+			    e4t_jname_fn fn, void *priv)
+{
+	struct jn_ctx c = { .inodes_count = img->fs->super->s_inodes_count };
+	ext2_ino_t *dirs_had = NULL; /* sorted; 0: unreadable now */
+	size_t ndirs_had = 0;
+	errcode_t err;
+	size_t i, k;
+
+	err = collect(img, j, dirs, ndirs, &c, &dirs_had, &ndirs_had);
 	/* the deleted ones, by directory, inode and name */
 	for (i = 0, k = 0; !err && i < c.n; i++)
 		if (!c.v[i].live && ino_in(dirs_had, ndirs_had, c.v[i].dir))
@@ -526,11 +676,56 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 		if (fn(&e, priv))
 			break;
 	}
-	free(c.v);
-	free(c.tab);
-	free(c.names);
-	free(c.blocks);
-	free(c.inodes);
+	ctx_free(&c);
+	free(dirs_had);
+	return err;
+}
+
+errcode_t e4t_journal_entries(struct e4t_image *img, struct e4t_journal *j,
+			      const ext2_ino_t *dirs, size_t ndirs,
+			      e4t_jentry_fn fn, void *priv)
+{
+	struct jn_ctx c = { .inodes_count = img->fs->super->s_inodes_count,
+			    .intervals = 1 };
+	ext2_ino_t *dirs_had = NULL;
+	size_t ndirs_had = 0, i;
+	errcode_t err;
+	int stop = 0;
+
+	err = collect(img, j, dirs, ndirs, &c, &dirs_had, &ndirs_had);
+	for (i = 0; !err && !stop && i < c.nclosed; i++) {
+		const struct jn_closed *x = &c.closed[i];
+		struct e4t_jentry e = {
+			.dir = x->dir,
+			.ino = x->ino,
+			.name = c.names + x->name_off,
+			.name_len = x->name_len,
+			.first = x->first,
+			.last = x->last,
+			.gone = x->gone,
+		};
+
+		stop = fn(&e, priv);
+	}
+	for (i = 0; !err && !stop && i < c.n; i++) {
+		const struct jn_rec *r = &c.v[i];
+		struct e4t_jentry e = {
+			.dir = r->dir,
+			.ino = r->ino,
+			.name = c.names + r->name_off,
+			.name_len = r->name_len,
+			.first = r->first,
+			.last = r->trans,
+			.gone = r->gone,
+			/* the directory holds it now: the interval is open */
+			.live = r->live && ino_in(dirs_had, ndirs_had, r->dir),
+		};
+
+		if (e.live)
+			e.gone = SIZE_MAX;
+		stop = fn(&e, priv);
+	}
+	ctx_free(&c);
 	free(dirs_had);
 	return err;
 }

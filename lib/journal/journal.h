@@ -310,6 +310,29 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 			    const ext2_ino_t *dirs, size_t ndirs,
 			    e4t_jname_fn fn, void *priv);
 
+/* An entry the journaled copies of a directory's blocks held, and when:
+ * transactions by index (as e4t_journal_trans takes them). */
+struct e4t_jentry {
+	ext2_ino_t dir, ino;
+	const char *name; /* raw bytes, not NUL-terminated */
+	unsigned name_len;
+	size_t first; /* the first transaction whose copy held it */
+	size_t last;  /* the last one, in this interval */
+	size_t gone;  /* the first later copy of its block without it (the
+			 entry removed, renamed): SIZE_MAX, none */
+	int live;     /* the directory holds it now (gone is SIZE_MAX) */
+};
+typedef int (*e4t_jentry_fn)(const struct e4t_jentry *e, void *priv);
+/*
+ * Every entry of the directories dirs that the verified copies of their
+ * blocks held (as e4t_journal_names reads them), live ones too, once for
+ * each interval: an entry gone and then held again (the same name for
+ * the same inode number) is given twice.  fn returning non-zero stops.
+ */
+errcode_t e4t_journal_entries(struct e4t_image *img, struct e4t_journal *j,
+			      const ext2_ino_t *dirs, size_t ndirs,
+			      e4t_jentry_fn fn, void *priv);
+
 /* ------------------------------------------------------------------ */
 /* Deleted inodes before their deletion (jbefore.c)                    */
 /* ------------------------------------------------------------------ */

@@ -140,6 +140,12 @@ per_image() {
 	r timeline -f text "$img" '<12>'
 	r timeline -f text "$img" //
 	r timeline -f text "$img" /nonexistent
+	# --journal: the journaled states, each under the name of its file
+	for f in text bodyfile jsonl csv; do
+		r timeline -f "$f" -d --journal "$img"
+	done
+	r timeline -f jsonl --journal "$img"
+	r timeline -f jsonl -d --journal --sort mtime "$img"
 	r timeline -f jsonl -d --threads 1 "$img"
 	r timeline -f jsonl -d --threads 2 "$img"
 	r timeline -f jsonl -d -q "$img"
