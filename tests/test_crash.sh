@@ -460,7 +460,8 @@ test_second_writer_through_a_loop_device() {
 # An image of 6000 files made by mke2fs -d (no mount needed): 60
 # directories of 100 empty files, each with a user.birth xattr and a
 # manifest line, all with a crtime (E2FSPROGS_FAKE_TIME, 2033) later than
-# their ctime (check's T0005, and T0006 against mtime).  No flex_bg: each
+# their ctime (check's T0005, and T0006 against mtime).  No journal (the
+# windows written in place, not in its transactions).  No flex_bg: each
 # group's inode table (256 KiB, 1024 inodes) lies in a 1 MiB region of
 # the undo file of its own, so the 3 MiB undo directory fills at the
 # third group, mid-run, and the window that fails wrote nothing (a window
@@ -497,7 +498,7 @@ EOF
 		return 1
 	}
 	E2FSPROGS_FAKE_TIME=2000000000 mkfs.ext4 -q -F -b 4096 -g 1024 \
-		-O ^flex_bg,^resize_inode -N 8192 -I 256 -d "$TMP/uf-tree" \
+		-O ^flex_bg,^resize_inode,^has_journal -N 8192 -I 256 -d "$TMP/uf-tree" \
 		"$UF_BASE" 32M >/dev/null 2>&1 || {
 		fail "mke2fs -d"
 		return 1
