@@ -171,6 +171,10 @@ static int process(struct bf_job *j, const struct todo *row)
 		return 0;
 	}
 	err = e4t_batch_inode(j->j->batch, in->ino, &raw);
+	if (j->j->write_err) { /* the window before failed: flushed() */
+		c->scanned[j->j->index]--;
+		return 1;
+	}
 	if (!err)
 		err = e4t_xattr_get_first_raw(&j->j->img, in->ino, raw, names,
 					      &val, &len, &which);
@@ -263,8 +267,9 @@ static errcode_t work(void *priv, struct e4t_inorder_job *ij, size_t first,
 /*
  * A window of the job's batch flushed: its files changed are written, or
  * (err) none of them is: their records go, as if never looked at, and
- * the run stops (process() sees the error).  Records of files left as
- * they were stay.
+ * the run stops (the job's write_err, which process() looks at after
+ * each call that may move the window on).  Records of files left as they
+ * were stay.
  */
 static void flushed(void *priv, struct e4t_inorder_job *ij, void *out,
 		    errcode_t err)
@@ -281,8 +286,11 @@ static void flushed(void *priv, struct e4t_inorder_job *ij, void *out,
 		c->count[ij->index][E4T_BF_CHANGED]--;
 		c->scanned[ij->index]--;
 	}
-	if (err)
+	if (err) {
 		o->nrecs = k;
+		if (!ij->write_err)
+			ij->write_err = err; /* stop */
+	}
 	o->written = o->nrecs;
 }
 

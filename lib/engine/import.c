@@ -497,8 +497,11 @@ static void flushed(void *priv, struct e4t_inorder_job *j, void *out,
 		}
 		c->jst[j->index].changed--;
 	}
-	if (err)
+	if (err) {
 		o->n = k;
+		if (!j->write_err)
+			j->write_err = err; /* stop */
+	}
 	o->written = o->n;
 }
 
