@@ -573,6 +573,14 @@ errcode_t e4t_batch_grow(struct e4t_batch *b, ext2_ino_t ino,
 			 const struct e4t_ts *crtime);
 /* Write the window's changed blocks now. */
 errcode_t e4t_batch_flush(struct e4t_batch *b);
+/*
+ * fn(priv, err) after each flush of a window that held changes, whatever
+ * calls it (a window moving on, e4t_batch_flush(), e4t_batch_end()): err
+ * 0, every inode changed since the last call reached the image; else
+ * none of them counts as written (the run is to stop).  fn NULL: none.
+ */
+void e4t_batch_on_flush(struct e4t_batch *b,
+			void (*fn)(void *priv, errcode_t err), void *priv);
 /* Flush and free (NULL: nothing); the flush's error, if any. */
 errcode_t e4t_batch_end(struct e4t_batch *b);
 /* The inode-table block that holds inode ino (0: none, or out of range). */
@@ -929,9 +937,13 @@ struct e4t_backfill_stats {
  * A non-zero return from a callback stops the run: no chunk is started
  * after it, those already done are still delivered, and the first such
  * value is returned.  A write that fails stops it too (the undo file
- * restores): stats->write_err says which, the files of its chunk before
- * it are recorded as changed, and 0 is returned unless something else
- * failed.  stats is filled in whatever the outcome.
+ * restores): stats->write_err says which, and 0 is returned unless
+ * something else failed.  Then a file is recorded as changed only when
+ * the flush of its window of the inode table returned 0 (see
+ * e4t_batch_on_flush()): those of the window that failed are not
+ * recorded, and not counted, as if never looked at; the chunks done
+ * (on two threads, one after the failed one may have written) are still
+ * delivered.  stats counts the records made, whatever the outcome.
  */
 errcode_t e4t_backfill_run(struct e4t_image *img, struct e4t_tree *tree,
 			   ext2_ino_t start, const char *start_path,
@@ -1046,6 +1058,7 @@ struct e4t_import_stats {
 	/* entries whose inode already holds every time they give for the
 	 * fields imported, to the nanosecond (whatever the policy) */
 	unsigned long agree;
+	errcode_t write_err; /* the write that failed (also returned), or 0 */
 };
 
 /*
@@ -1054,8 +1067,10 @@ struct e4t_import_stats {
  * order (on two threads as backfill, the records in the same order).
  * Every entry that lands on an inode must agree with the others there
  * (on the fields imported), or they are all ambiguous.  A refused inode
- * is a record; a failed write stops the run and is returned (the
- * unmatched entries are still reported).  Without a root directory (by
+ * is a record; a failed write stops the run and is returned (also in
+ * stats->write_err; the unmatched entries are still reported): an inode
+ * is then recorded, and counted, as changed only when it reached the
+ * image, as for e4t_backfill_run().  Without a root directory (by
  * path) nothing is done: E4T_ERR_NOT_IN_USE, stats->no_root set.
  * EINVAL: a field to import that the manifest was read without.
  */

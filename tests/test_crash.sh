@@ -507,4 +507,240 @@ test_second_writer_through_a_loop_device() {
 	done
 }
 
+# --- what is printed when the undo file fills (e4time issue 24, item 3) ---
+#
+# Images of 6000 files made by mke2fs -d (no mount needed): 60
+# directories of 100 empty files, each with a user.birth xattr and a
+# manifest line, all with a crtime (E2FSPROGS_FAKE_TIME, 2033) later than
+# their ctime (check's T0005, and T0006 against mtime).  No journal (the
+# windows written in place, not in its transactions).  No flex_bg: each
+# group's inode table lies in a 1 MiB region of the undo file of its own,
+# so the 3 MiB undo directory fills at the third group, mid-run, and the
+# window that fails wrote nothing (a window whose blocks lie in two
+# regions can write its first region's before the second's save fails:
+# those inodes are on the image, not printed).  Layout big: 1024 inodes
+# a group (a window holds a chunk); small: 64 (a chunk's window moves on,
+# and fails, in the middle of it).
+
+UF_DIRS=60
+UF_FILES=100
+
+# uf_image LAYOUT: $UF_BASE (and $UF_MANIFEST), made once; status 1 (the
+# test skipped, visibly) when user xattrs cannot be set under $TMP.
+uf_image() {
+	local layout=(-g 1024 -N 8192) size=32M
+	[ "$1" = small ] && layout=(-g 256 -N 8192) size=128M
+	UF_BASE="$TMP/uf-$1.img"
+	UF_MANIFEST="$TMP/uf-manifest.jsonl"
+	[ -s "$UF_BASE" ] && return 0
+	[ -s "$UF_MANIFEST" ] && uf_mkfs "${layout[@]}" $size && return 0
+	rm -rf "$TMP/uf-tree"
+	mkdir "$TMP/uf-tree" || return 1
+	python3 - "$TMP/uf-tree" "$UF_MANIFEST" "$UF_DIRS" "$UF_FILES" <<'EOF' || {
+import os, sys
+tree, manifest, ndirs, nfiles = sys.argv[1], sys.argv[2], \
+	int(sys.argv[3]), int(sys.argv[4])
+with open(manifest, 'w') as m:
+	for d in range(ndirs):
+		os.mkdir('%s/d%02d' % (tree, d))
+		for f in range(nfiles):
+			rel = '/d%02d/f%03d' % (d, f)
+			open(tree + rel, 'w').close()
+			t = 1000000000 - d * 1000 - f
+			os.setxattr(tree + rel, 'user.birth', str(t).encode())
+			m.write('{"path":"%s","crtime":{"sec":%d,"nsec":%d}}\n'
+				% (rel, t, f * 1000))
+EOF
+		skip_test "no user xattrs under $TMP"
+		return 1
+	}
+	uf_mkfs "${layout[@]}" $size
+}
+
+# uf_mkfs MKFS_ARGS... SIZE: $UF_BASE, from the tree.
+uf_mkfs() {
+	E2FSPROGS_FAKE_TIME=2000000000 mkfs.ext4 -q -F -b 4096 -I 256 \
+		-O ^flex_bg,^resize_inode,^has_journal -d "$TMP/uf-tree" \
+		"$UF_BASE" "$@" >/dev/null 2>&1 && return 0
+	fail "mke2fs -d"
+	return 1
+}
+
+# uf_changed BASE IMG: the inodes whose bytes differ between the two
+# images, one a line, in order (the inode tables as dumpe2fs finds them).
+uf_changed() {
+	python3 - "$1" "$2" <<'EOF'
+import re, subprocess, sys
+base, img = sys.argv[1], sys.argv[2]
+sb = subprocess.run(["dumpe2fs", base], capture_output=True, text=True).stdout
+bs = int(re.search(r"Block size:\s+(\d+)", sb).group(1))
+isz = int(re.search(r"Inode size:\s+(\d+)", sb).group(1))
+ipg = int(re.search(r"Inodes per group:\s+(\d+)", sb).group(1))
+tables = [int(t) for t in re.findall(r"Inode table at (\d+)-", sb)]
+with open(base, "rb") as a, open(img, "rb") as b:
+	for g, t in enumerate(tables):
+		a.seek(t * bs)
+		b.seek(t * bs)
+		x, y = a.read(ipg * isz), b.read(ipg * isz)
+		for i in range(ipg):
+			if x[i * isz:(i + 1) * isz] != y[i * isz:(i + 1) * isz]:
+				print(g * ipg + i + 1)
+EOF
+}
+
+# uf_printed KIND FMT: the inodes the output ($TMP/uf.out) says were
+# written, in order: KIND import or backfill, each line (each "changed"
+# record); check, each line that ends "? yes" (each "fixed":true record).
+uf_printed() {
+	python3 - "$1" "$2" "$TMP/uf.out" <<'EOF' | sort -nu
+import json, re, sys
+kind, fmt, out = sys.argv[1], sys.argv[2], sys.argv[3]
+for line in open(out):
+	if fmt == "jsonl":
+		r = json.loads(line)
+		if r.get("action") == "changed" or r.get("fixed") is True:
+			print(r["ino"])
+	elif kind != "check" or line.rstrip("\n").endswith("? yes"):
+		m = re.match(r"^/\S* <(\d+)>: ", line)
+		if m:
+			print(m.group(1))
+EOF
+}
+
+# uf_run FMT CMD ARGS...: e4time CMD ARGS -f FMT (import: on the
+# manifest) on a copy of $UF_BASE, its undo file on a 3 MiB tmpfs; it
+# stops with status 8, what it prints as written is what the image holds
+# (each inode whose bytes changed, and no other), the summary is there
+# with that count and says why it stopped, the undo file it names gives
+# back the image.  Status 1 when the tmpfs cannot be mounted (skipped).
+uf_run() {
+	local fmt="$1" kind="$2" out="$TMP/uf.out" err="$TMP/uf.err"
+	local what undo n
+	shift
+	what="$* -f $fmt"
+	mkdir -p "$TMP/small"
+	mount -t tmpfs -o size=3m tmpfs "$TMP/small" 2>/dev/null || {
+		skip_test "cannot mount a tmpfs for the undo file"
+		return 1
+	}
+	export E2FSPROGS_UNDO_DIR="$TMP/small"
+	IMG="$TMP/uf.img"
+	rm -f "$IMG"
+	cp --sparse=never "$UF_BASE" "$IMG"
+	ERR=$err
+	if [ "$kind" = import ]; then
+		"$E4TIME" "$@" -f "$fmt" "$IMG" "$UF_MANIFEST" >"$out" 2>"$err"
+	else
+		"$E4TIME" "$@" -f "$fmt" "$IMG" >"$out" 2>"$err"
+	fi
+	RC=$?
+	check_stderr "e4time $what"
+	check_reports "e4time $what"
+	assertEquals "$what: status 8 (undo file full): $(cat "$err")" 8 "$RC"
+	assertContains "$what: the error: $(cat "$err")" "$(cat "$err")" \
+		"e2undo.new: No space left for the undo file"
+	uf_changed "$UF_BASE" "$IMG" >"$TMP/uf.changed"
+	uf_printed "$kind" "$fmt" >"$TMP/uf.printed"
+	n=$(wc -l <"$TMP/uf.changed")
+	assertTrue "$what: stopped mid-run ($n inodes written)" \
+		"[ $n -gt 0 ] && [ $n -lt 6000 ]"
+	assertEquals "$what: the inodes printed as written are those written" \
+		"$(cat "$TMP/uf.changed")" "$(cat "$TMP/uf.printed")"
+	n=$(wc -l <"$TMP/uf.printed")
+	case "$kind $fmt" in
+	import*)
+		assertContains "$what: summary: $(cat "$err")" "$(cat "$err")" \
+			"import: 6000 entries, $n changed, 0 unchanged, 0 refused, 0 unmatched, 0 ambiguous; stopped: No space left for the undo file"
+		assertEquals "$what: a line (record) per inode" "$n" \
+			"$(wc -l <"$out")"
+		;;
+	backfill*)
+		assertContains "$what: summary: $(cat "$err")" "$(cat "$err")" \
+			"files scanned, $n changed; skipped: "
+		assertContains "$what: summary: $(cat "$err")" "$(cat "$err")" \
+			" no xattr; stopped: No space left for the undo file"
+		# a failed window is not a file that could not be read
+		assertNotContains "$what: $(cat "$err")" "$(cat "$err")" \
+			"unreadable"
+		;;
+	"check text")
+		# two fixes an inode, T0005 and T0006: written, or not
+		assertContains "$what: summary: $(tail -3 "$out")" \
+			"$(tail -3 "$out")" \
+			"6060 problems ($((2 * n)) fixed, $((6060 - n)) left), 12128 warnings; stopped: No space left for the undo file"
+		assertEquals "$what: a '? yes' per fix written" $((2 * n)) \
+			"$(grep -c '? yes$' "$out")"
+		assertEquals "$what: the others not written" \
+			$((2 * (6060 - n))) \
+			"$(grep -c '? not written (the run stopped)$' "$out")"
+		assertEquals "$what: a line per problem" 18188 \
+			"$(grep -c ' <[0-9]*>: T000' "$out")"
+		;;
+	"check jsonl")
+		assertContains "$what: summary: $(tail -1 "$out")" \
+			"$(tail -1 "$out")" \
+			"\"fixed\":$((2 * n)),\"left\":$((6060 - n)),\"warnings\":12128,\"cancelled\":false,\"stopped\":\"No space left for the undo file"
+		;;
+	esac
+	undo=$(sed -n 's/.*: undo file \(.*\) (to undo: .*/\1/p' "$err")
+	assertTrue "$what: the undo file named: $(cat "$err")" "[ -s '$undo' ]"
+	e2fsck -fn "$IMG" >"$TMP/fsck" 2>&1
+	assertEquals "$what: e2fsck -fn: $(tail -3 "$TMP/fsck")" 0 $?
+	e2undo "$undo" "$IMG" >/dev/null 2>&1
+	assertEquals "$what: e2undo" 0 $?
+	assertTrue "$what: e2undo gives back the image byte for byte" \
+		"cmp -s '$UF_BASE' '$IMG'"
+	umount "$TMP/small"
+	return 0
+}
+
+# import, on one thread and on two (then a chunk after the one that
+# failed may have written: it is printed too), text and jsonl.
+test_undo_full_import_prints_what_was_written() {
+	local n=0 t fmt
+	uf_image big || return 0
+	for t in 1 2; do
+		for fmt in text jsonl; do
+			uf_run $fmt import --policy always --threads $t || return 0
+			n=$((n + 1))
+		done
+	done
+	uf_image small || return 0
+	uf_run text import --policy always --threads 1 || return 0
+	assertEquals "runs" 5 $((n + 1))
+}
+
+test_undo_full_backfill_prints_what_was_written() {
+	local n=0 t fmt
+	uf_image big || return 0
+	for t in 1 2; do
+		for fmt in text jsonl; do
+			uf_run $fmt backfill --from xattr:user.birth:epoch \
+				--policy always --threads $t || return 0
+			n=$((n + 1))
+		done
+	done
+	uf_image small || return 0
+	for t in 1 2; do
+		uf_run text backfill --from xattr:user.birth:epoch \
+			--policy always --threads $t || return 0
+		n=$((n + 1))
+	done
+	assertEquals "runs" 6 "$n"
+}
+
+# check -y: "? yes" only for a fix written, every problem's line still
+# there; the summary (fixed, left) after the error; jsonl the same.
+test_undo_full_check_yes_answers_what_was_written() {
+	local n=0 fmt
+	uf_image big || return 0
+	for fmt in text jsonl; do
+		uf_run $fmt check -y --crtime-from ctime || return 0
+		n=$((n + 1))
+	done
+	uf_image small || return 0
+	uf_run text check -y --crtime-from ctime || return 0
+	assertEquals "runs" 3 $((n + 1))
+}
+
 . shunit2

@@ -154,15 +154,18 @@ void check_records(enum report_format fmt, const struct e4t_check_result *res)
 }
 
 void check_summary(enum report_format fmt, const char *image,
-		   const struct e4t_check_summary *s, int cancelled)
+		   const struct e4t_check_summary *s, int cancelled,
+		   errcode_t stopped)
 {
 	struct report r;
 
 	if (fmt == RF_TEXT) {
 		printf("%s: %lu inodes checked, %lu problems (%lu fixed, %lu "
-		       "left), %lu warnings%s\n",
+		       "left), %lu warnings%s%s%s\n",
 		       image, s->inodes, s->errors, s->fixed, s->left,
-		       s->warnings, cancelled ? "; cancelled" : "");
+		       s->warnings, cancelled ? "; cancelled" : "",
+		       stopped ? "; stopped: " : "",
+		       stopped ? error_message(stopped) : "");
 		if (s->fixed)
 			printf("\n%s: ***** TIMESTAMPS WERE MODIFIED *****\n",
 			       image);
@@ -176,6 +179,8 @@ void check_summary(enum report_format fmt, const char *image,
 	rec_u64(&r, "left", s->left);
 	rec_u64(&r, "warnings", s->warnings);
 	rec_bool(&r, "cancelled", cancelled);
+	if (stopped)
+		rec_cstr(&r, "stopped", error_message(stopped));
 	rec_end(&r);
 	report_finish(&r);
 }

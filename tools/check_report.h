@@ -14,8 +14,10 @@
 void check_problem_line(struct lbuf *b, const struct e4t_problem *p);
 /* Every problem of res, one record each (jsonl). */
 void check_records(enum report_format fmt, const struct e4t_check_result *res);
-/* The summary line (text) or record; cancelled: the run was. */
+/* The summary line (text) or record; cancelled: the run was; stopped:
+ * the failed write that stopped it, or 0. */
 void check_summary(enum report_format fmt, const char *image,
-		   const struct e4t_check_summary *s, int cancelled);
+		   const struct e4t_check_summary *s, int cancelled,
+		   errcode_t stopped);
 
 #endif

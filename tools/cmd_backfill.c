@@ -137,6 +137,7 @@ static int chunk_done(void *priv)
 	return err ? err : stop_requested();
 }
 
+/* The counts of the records printed; a failed write: the run stopped. */
 static void summary(const struct bf_ctx *c, const struct e4t_backfill_stats *st)
 {
 	int r, first = 1;
@@ -154,6 +155,8 @@ static void summary(const struct bf_ctx *c, const struct e4t_backfill_stats *st)
 			st->count[r], e4t_bf_reason_text(r));
 		first = 0;
 	}
+	if (st->write_err)
+		fprintf(stderr, "; stopped: %s", error_message(st->write_err));
 	fputc('\n', stderr);
 }
 
@@ -236,8 +239,14 @@ static int backfill_run(struct cmd_ctx *ctx, int argc, char **argv)
 			progname, bf.img->name);
 		err = 0;
 	}
-	if (st.write_err)
-		return write_error_status(bf.img, "writing", st.write_err);
+	if (st.write_err) {
+		/* the files printed are those written: counted as such */
+		int status =
+			write_error_status(bf.img, "writing", st.write_err);
+
+		summary(&bf, &st);
+		return status;
+	}
 	if (err) {
 		report(bf.img->name, spec, err);
 		return run_error_status(err);

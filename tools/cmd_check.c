@@ -189,13 +189,18 @@ static int ask(int *yes_all)
 	}
 }
 
-/* Decide (and in text say) whether each problem is fixed. */
+/*
+ * Decide whether each problem is to be fixed.  Asking (on a terminal),
+ * each line and question is printed as it comes (in text each line);
+ * else nothing is printed yet: answers() says, once the fixes are
+ * written, what was.
+ */
 static void decide(struct e4t_check_result *res, enum e4t_check_mode mode,
 		   int text)
 {
 	struct lbuf out = { 0 };
 	struct e4t_problem p;
-	int yes_all = 0;
+	int yes_all = 0, asking = mode == E4T_CHECK_ASK;
 	size_t i;
 
 	for (i = 0; i < res->n; i++) {
@@ -204,7 +209,7 @@ static void decide(struct e4t_check_result *res, enum e4t_check_mode mode,
 		if (mode == E4T_CHECK_ASK && interrupted)
 			mode = E4T_CHECK_NO; /* ^C or EOF: asks no more */
 		fix = e4t_check_decide(res, i, mode);
-		if (!text && fix >= 0)
+		if ((!text || !asking) && fix >= 0)
 			continue;
 		e4t_check_get(res, i, &p);
 		if (text)
@@ -218,6 +223,33 @@ static void decide(struct e4t_check_result *res, enum e4t_check_mode mode,
 		}
 		if (!p.nofix)
 			lb_puts(&out, fix ? "? yes" : "? no");
+		lb_putc(&out, '\n');
+		lb_maybe_flush(&out, stdout);
+	}
+	lb_flush(&out, stdout);
+	lb_free(&out);
+}
+
+/*
+ * Each problem's line (text, not asked), with its answer as e2fsck
+ * prints it: "yes" for a fix written, "no" for one not to be written;
+ * a fix to be written that was not (the run stopped: a failed write,
+ * SIGINT) says so.
+ */
+static void answers(const struct e4t_check_result *res)
+{
+	struct lbuf out = { 0 };
+	struct e4t_problem p;
+	size_t i;
+
+	for (i = 0; i < res->n; i++) {
+		e4t_check_get(res, i, &p);
+		check_problem_line(&out, &p);
+		if (!p.nofix)
+			lb_puts(&out,
+				p.fixed ? "? yes"
+				: p.fix ? "? not written (the run stopped)"
+					: "? no");
 		lb_putc(&out, '\n');
 		lb_maybe_flush(&out, stdout);
 	}
@@ -281,6 +313,8 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 	if (interrupted)
 		result |= FSCK_CANCELED;
 	e4t_check_summarize(&res, strict, &sum);
+	if (ctx->format == RF_TEXT && mode != E4T_CHECK_ASK)
+		answers(&res);
 	if (ctx->format != RF_TEXT)
 		check_records((enum report_format)ctx->format, &res);
 	e4t_check_result_free(&res);
@@ -293,11 +327,12 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 			  "%lu inodes with a failing checksum or impossible "
 			  "i_extra_isize not checked: run e2fsck first",
 			  sum.skipped);
+	/* a failed write: what is printed was written, the summary too */
 	if (err)
-		return write_error_status(img, "writing", err);
+		status = write_error_status(img, "writing", err);
 	check_summary((enum report_format)ctx->format, img->name, &sum,
-		      interrupted);
-	return EXIT_OK;
+		      interrupted, err);
+	return status;
 }
 
 static void check_done(struct cmd_ctx *ctx)

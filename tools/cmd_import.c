@@ -213,15 +213,21 @@ static int import_run(struct cmd_ctx *ctx, int argc, char **argv)
 		report(img->name, "/", err);
 		return cond_status(COND_FILESPEC);
 	}
-	if (err)
+	if (err && !st.write_err)
 		return write_error_status(img, "importing", err);
+	if (err) /* a failed write: what is printed was written */
+		status = write_error_status(img, "importing", err);
 	if (!ctx->co.quiet)
 		fprintf(stderr,
 			"%s: %s: import: %zu entries, %lu %s, %lu unchanged, "
-			"%lu refused, %lu unmatched, %lu ambiguous\n",
+			"%lu refused, %lu unmatched, %lu ambiguous%s%s\n",
 			progname, img->name, st.entries, st.changed,
 			ctx->wo.dry_run ? "would change" : "changed",
-			st.unchanged, st.refused, st.unmatched, st.ambiguous);
+			st.unchanged, st.refused, st.unmatched, st.ambiguous,
+			err ? "; stopped: " : "",
+			err ? error_message(err) : "");
+	if (err)
+		return status;
 	if (!ctx->co.quiet && pmap)
 		fprintf(stderr,
 			"%s: %s: import: %zu entries under no --map or "

@@ -176,8 +176,11 @@ void e4t_check_summarize(const struct e4t_check_result *res, int strict,
  * Write the fixes of the problems whose fix is set, inode by inode in
  * ascending order through a batch; *stop (when not NULL) set stops the
  * run between two inodes (what was written stays, and is flushed).
- * Marks each written problem fixed; o's progress is called.  0 or the
- * write's error.
+ * Marks each written problem fixed: an inode's once the flush of its
+ * window of the inode table returned 0 (a failed flush: none of that
+ * window's, see e4t_batch_on_flush()), the superblock's (T0008, written
+ * at close) unless a write failed, when it is taken back.  o's progress
+ * is called.  0 or the write's error.
  */
 errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 			const struct e4t_check_opts *o,

@@ -82,6 +82,26 @@ static struct e4t_prec *grow_of(const struct e4t_check_result *res, size_t i,
 	return NULL;
 }
 
+/*
+ * The problems of the inodes changed in the batch's window: [from, to)
+ * (to: the inode now being fixed).  A flush that returns 0 wrote them;
+ * one that fails wrote none of them, which then are not fixed.
+ */
+struct window {
+	struct e4t_check_result *res;
+	size_t from, to;
+};
+
+static void flushed(void *priv, errcode_t err)
+{
+	struct window *w = priv;
+	size_t k;
+
+	for (k = w->from; err && k < w->to; k++)
+		e4t_prec_at(w->res, k)->bits &= (uint8_t)~PREC_FIXED;
+	w->from = w->to;
+}
+
 static void fix_time(const struct e4t_prec *r, struct e4t_ts *ts)
 {
 	ts->sec = r->fix_sec;
@@ -93,30 +113,39 @@ errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 			const struct e4t_check_opts *o,
 			const volatile sig_atomic_t *stop)
 {
+	struct ext2_super_block *sb = img->fs->super;
 	struct e4t_batch *b = NULL;
-	struct e4t_prec *r;
+	struct e4t_prec *r, *sb_fix = NULL;
+	struct window w = { res, 0, 0 };
 	errcode_t err = 0, end_err;
 	size_t i = 0, j, k;
 	ext2_ino_t ino;
 	int moved = 0; /* inodes whose xattrs must move: after the batch */
+	int was_dirty = (img->fs->flags & EXT2_FLAG_DIRTY) != 0;
+	uint16_t min_isize = sb->s_min_extra_isize;
+	uint16_t want_isize = sb->s_want_extra_isize;
 
 	/* the superblock (first): written out when the image is closed */
 	for (k = 0; k < res->n && (r = e4t_prec_at(res, k))->ino == 0; k++) {
 		if (r->code == E4T_P_SB_EXTRA_ISIZE && to_fix(r)) {
-			img->fs->super->s_min_extra_isize = 32;
-			img->fs->super->s_want_extra_isize = 32;
+			sb->s_min_extra_isize = 32;
+			sb->s_want_extra_isize = 32;
 			ext2fs_mark_super_dirty(img->fs);
 			r->bits |= PREC_FIXED;
+			sb_fix = r;
 		}
 	}
-	i = k;
+	i = w.from = w.to = k;
 	err = e4t_batch_begin(img, NULL, &b);
 	if (err)
 		return err;
+	/* an inode's problems are fixed once its window is written */
+	e4t_batch_on_flush(b, flushed, &w);
 	while (i < res->n && !err) {
 		struct e4t_ts ts[E4T_NFIELDS], crtime;
 		unsigned fields;
 
+		w.to = i;
 		if (stop && *stop)
 			break;
 		if (o->progress && !(i & 0x3fff))
@@ -153,9 +182,22 @@ errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 		}
 		i = j;
 	}
+	w.to = i;
 	end_err = e4t_batch_end(b);
 	if (!err)
 		err = end_err;
+	/*
+	 * A failed write: nothing more reaches the image, the superblock
+	 * at close included, so that fix is taken back (unless something
+	 * else is to be written then).
+	 */
+	if (err && sb_fix) {
+		sb->s_min_extra_isize = min_isize;
+		sb->s_want_extra_isize = want_isize;
+		if (!was_dirty)
+			img->fs->flags &= ~EXT2_FLAG_DIRTY;
+		sb_fix->bits &= (uint8_t)~PREC_FIXED;
+	}
 	ext2fs_flush_icache(img->fs);
 	/* Then, through libext2fs, the inodes whose xattrs move (the batch
 	 * has written its windows out: libext2fs reads what it wrote). */

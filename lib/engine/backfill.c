@@ -62,6 +62,7 @@ struct bf_ctx {
 struct bf_out {
 	struct e4t_backfill_rec *recs;
 	size_t nrecs, recs_cap;
+	size_t written;	   /* the records before it: their writes flushed */
 	errcode_t mem_err; /* a record could not be kept */
 };
 
@@ -170,6 +171,10 @@ static int process(struct bf_job *j, const struct todo *row)
 		return 0;
 	}
 	err = e4t_batch_inode(j->j->batch, in->ino, &raw);
+	if (j->j->write_err) { /* the window before failed: flushed() */
+		c->scanned[j->j->index]--;
+		return 1;
+	}
 	if (!err)
 		err = e4t_xattr_get_first_raw(&j->j->img, in->ino, raw, names,
 					      &val, &len, &which);
@@ -225,6 +230,8 @@ static int process(struct bf_job *j, const struct todo *row)
 	if (!o->dry_run) {
 		err = e4t_batch_set(j->j->batch, in->ino, 1U << E4T_CRTIME, ts);
 		if (err) {
+			/* not recorded: not counted */
+			c->scanned[j->j->index]--;
 			j->j->write_err = err;
 			return 1; /* stop: the undo file restores */
 		}
@@ -248,13 +255,43 @@ static errcode_t work(void *priv, struct e4t_inorder_job *ij, size_t first,
 	struct bf_job j = { priv, ij, calloc(1, sizeof(struct bf_out)) };
 	size_t i;
 
-	*out = j.out;
+	*out = j.out; /* from now on: flushes are told (flushed()) */
 	if (!j.out)
 		return ENOMEM;
 	for (i = first; i < end && !ij->write_err; i++)
 		if (process(&j, &j.c->todo[i]))
 			break;
 	return j.out->mem_err;
+}
+
+/*
+ * A window of the job's batch flushed: its files changed are written, or
+ * (err) none of them is: their records go, as if never looked at, and
+ * the run stops (the job's write_err, which process() looks at after
+ * each call that may move the window on).  Records of files left as they
+ * were stay.
+ */
+static void flushed(void *priv, struct e4t_inorder_job *ij, void *out,
+		    errcode_t err)
+{
+	struct bf_ctx *c = priv;
+	struct bf_out *o = out;
+	size_t i, k = o->written;
+
+	for (i = o->written; err && i < o->nrecs; i++) {
+		if (o->recs[i].reason != E4T_BF_CHANGED) {
+			o->recs[k++] = o->recs[i];
+			continue;
+		}
+		c->count[ij->index][E4T_BF_CHANGED]--;
+		c->scanned[ij->index]--;
+	}
+	if (err) {
+		o->nrecs = k;
+		if (!ij->write_err)
+			ij->write_err = err; /* stop */
+	}
+	o->written = o->nrecs;
 }
 
 static void drop(void *priv, void *out)
@@ -295,6 +332,7 @@ static errcode_t process_all(struct bf_ctx *c)
 		.work = work,
 		.emit = emit,
 		.drop = drop,
+		.flushed = flushed,
 		.threads = c->o->threads,
 		.priv = c,
 	};

@@ -324,6 +324,7 @@ static void fill(const struct im_ctx *c, struct e4t_import_rec *r, size_t ei,
 struct im_out {
 	struct e4t_import_rec *recs;
 	size_t n, cap;
+	size_t written;	   /* the records before it: their writes flushed */
 	errcode_t mem_err; /* a record could not be kept */
 };
 
@@ -476,6 +477,34 @@ static errcode_t work(void *priv, struct e4t_inorder_job *j, size_t first,
 	return w.out->mem_err;
 }
 
+/*
+ * A window of the job's batch flushed: its inodes changed are written,
+ * or (err) none of them is: their records go, and the run stops (apply()
+ * sees the error).  The other records (unchanged, refused, ambiguous)
+ * stay.
+ */
+static void flushed(void *priv, struct e4t_inorder_job *j, void *out,
+		    errcode_t err)
+{
+	struct im_ctx *c = priv;
+	struct im_out *o = out;
+	size_t i, k = o->written;
+
+	for (i = o->written; err && i < o->n; i++) {
+		if (o->recs[i].outcome != E4T_IMPORT_CHANGED) {
+			o->recs[k++] = o->recs[i];
+			continue;
+		}
+		c->jst[j->index].changed--;
+	}
+	if (err) {
+		o->n = k;
+		if (!j->write_err)
+			j->write_err = err; /* stop */
+	}
+	o->written = o->n;
+}
+
 static void drop(void *priv, void *out)
 {
 	struct im_out *o = out;
@@ -508,6 +537,7 @@ static void apply_all(struct im_ctx *c)
 		.work = work,
 		.emit = emit_chunk,
 		.drop = drop,
+		.flushed = flushed,
 		.threads = c->o->threads,
 		.priv = c,
 	};
@@ -519,6 +549,7 @@ static void apply_all(struct im_ctx *c)
 		return;
 	io.n = c->nassigns;
 	err = e4t_inorder_run(&io, &write_err);
+	c->st->write_err = write_err;
 	for (i = 0; i < 2; i++) {
 		c->st->changed += c->jst[i].changed;
 		c->st->unchanged += c->jst[i].unchanged;

@@ -101,11 +101,15 @@ static void run_chunk(struct sched *s, struct e4t_inorder_job *j, size_t k)
 	void *out = NULL;
 	errcode_t err, e;
 
-	err = o->work(o->priv, j, ch->first, ch->end, &out);
+	/* out: the results, from work's first call on (see flushed()) */
+	j->out = NULL;
+	err = o->work(o->priv, j, ch->first, ch->end, &j->out);
 	/* the chunk's writes: its results say they are written */
 	e = e4t_batch_flush(j->batch);
 	if (e && !j->write_err)
 		j->write_err = e;
+	out = j->out;
+	j->out = NULL;
 	pthread_mutex_lock(&s->lock);
 	ch->out = out;
 	ch->write_err = j->write_err;
@@ -158,8 +162,23 @@ static errcode_t emit_ready(struct sched *s)
 	}
 }
 
+struct flush_ctx {
+	const struct e4t_inorder *o;
+	struct e4t_inorder_job *j;
+};
+
+/* A flush of j's batch: the chunk's results are told. */
+static void flushed(void *priv, errcode_t err)
+{
+	struct flush_ctx *f = priv;
+
+	if (f->o->flushed && f->j->out)
+		f->o->flushed(f->o->priv, f->j, f->j->out, err);
+}
+
 static errcode_t job_init(const struct e4t_inorder *o,
-			  struct e4t_inorder_job *j, int index, int own_handle)
+			  struct e4t_inorder_job *j, struct flush_ctx *f,
+			  int index, int own_handle)
 {
 	errcode_t err;
 
@@ -172,7 +191,13 @@ static errcode_t job_init(const struct e4t_inorder *o,
 		j->img.fs = j->fs;
 	}
 	/* writes through o->img, under its write lock */
-	return e4t_batch_begin(o->img, j->fs, &j->batch);
+	err = e4t_batch_begin(o->img, j->fs, &j->batch);
+	if (err)
+		return err;
+	f->o = o;
+	f->j = j;
+	e4t_batch_on_flush(j->batch, flushed, f);
+	return 0;
 }
 
 static errcode_t job_end(struct e4t_inorder_job *j)
@@ -199,6 +224,7 @@ errcode_t e4t_inorder_run(const struct e4t_inorder *o, errcode_t *write_err)
 			   .lock = PTHREAD_MUTEX_INITIALIZER,
 			   .cond = PTHREAD_COND_INITIALIZER };
 	struct e4t_inorder_job jobs[2];
+	struct flush_ctx fc[2];
 	struct helper h = { &s, &jobs[1] };
 	int n = threads_for(o), helper = 0, started[2] = { 0, 0 }, i;
 	pthread_t thread;
@@ -209,13 +235,13 @@ errcode_t e4t_inorder_run(const struct e4t_inorder *o, errcode_t *write_err)
 	memset(jobs, 0, sizeof(jobs));
 	err = make_chunks(&s);
 	if (!err) {
-		err = job_init(o, &jobs[0], 0, n > 1);
+		err = job_init(o, &jobs[0], &fc[0], 0, n > 1);
 		started[0] = 1;
 	}
 	/* no second handle or thread: the calling thread does it all */
 	if (!err && n > 1) {
 		started[1] = 1;
-		if (!job_init(o, &jobs[1], 1, 1))
+		if (!job_init(o, &jobs[1], &fc[1], 1, 1))
 			helper =
 				!pthread_create(&thread, NULL, helper_main, &h);
 	}

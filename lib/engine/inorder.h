@@ -21,6 +21,7 @@ struct e4t_inorder_job {
 	ext2_filsys fs;	      /* the job's own handle, or NULL: the image's */
 	struct e4t_batch *batch;
 	errcode_t write_err; /* set by work: a write failed, stop */
+	void *out;	     /* the results of the chunk being done */
 };
 
 struct e4t_inorder {
@@ -41,13 +42,23 @@ struct e4t_inorder {
 	int (*emit)(void *priv, void *out);
 	/* A chunk's results never handed out (the run stopped). */
 	void (*drop)(void *priv, void *out);
+	/*
+	 * A window of job j's batch was flushed, during work or after it:
+	 * err 0, the inodes out says were changed since the last call are
+	 * on the image; else none of them is to be reported as written
+	 * (the undo file holds whatever did reach it).  On j's thread.
+	 */
+	void (*flushed)(void *priv, struct e4t_inorder_job *j, void *out,
+			errcode_t err);
 	int threads; /* 0: two for many items on two or more CPUs; 1 or 2 */
 	void *priv;
 };
 
 /*
  * Run: the items cut into chunks, each chunk's work then its batch's
- * writes (flushed), its results emitted in order.  *write_err: the first
+ * writes (flushed, each flush told to flushed), its results emitted in
+ * order, those of every chunk done (a chunk after a failed one included:
+ * on two threads it may have written).  *write_err: the first
  * chunk's (in order) failed write, or a batch's at the end; the return:
  * emit's first non-zero, else the first chunk's error, else an error
  * setting up (ENOMEM, a handle).

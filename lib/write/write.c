@@ -681,6 +681,9 @@ struct e4t_batch {
 	uint64_t dirty[BATCH_MAX_BLOCKS / 64];
 	unsigned ndirty;
 	unsigned long pending;
+	/* told of each flush of changes (e4t_batch_on_flush()) */
+	void (*on_flush)(void *priv, errcode_t err);
+	void *on_flush_priv;
 };
 
 errcode_t e4t_batch_begin(struct e4t_image *img, ext2_filsys rfs,
@@ -751,7 +754,16 @@ errcode_t e4t_batch_flush(struct e4t_batch *b)
 	memset(b->dirty, 0, sizeof(b->dirty));
 	b->ndirty = 0;
 	b->pending = 0;
+	if (b->on_flush)
+		b->on_flush(b->on_flush_priv, err);
 	return err;
+}
+
+void e4t_batch_on_flush(struct e4t_batch *b,
+			void (*fn)(void *priv, errcode_t err), void *priv)
+{
+	b->on_flush = fn;
+	b->on_flush_priv = priv;
 }
 
 /* The inode-table block of inode ino, checked as ext2fs_read_inode2()
