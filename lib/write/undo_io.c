@@ -1576,6 +1576,30 @@ errcode_t e4t_undo_io_set_journal(io_channel ch, struct e4t_jw *jw)
 	return 0;
 }
 
+/*
+ * "e4t_prepare" "OFF:LEN" (bytes of the filesystem): what a commit does
+ * before its first write (txn_prepare()), for writes made without a
+ * transaction: a batch that writes several runs of blocks prepares them
+ * all first, so that a full undo file or image stops it before its first
+ * write, not between two runs (whose first would then have reached the
+ * image unreported).
+ */
+static errcode_t prepare_option(io_channel ch, const char *arg)
+{
+	struct undo_data *d = ch->private_data;
+	unsigned long long off, len;
+	char *end;
+
+	errno = 0;
+	off = strtoull(arg, &end, 10);
+	if (errno || *end != ':')
+		return EXT2_ET_INVALID_ARGUMENT;
+	len = strtoull(end + 1, &end, 10);
+	if (errno || *end || !len)
+		return EXT2_ET_INVALID_ARGUMENT;
+	return txn_prepare(d, ch, off, len);
+}
+
 static errcode_t undo_set_option(io_channel ch, const char *option,
 				 const char *arg)
 {
@@ -1586,6 +1610,8 @@ static errcode_t undo_set_option(io_channel ch, const char *option,
 		return arg ? hold_option(ch, arg) : EXT2_ET_INVALID_ARGUMENT;
 	if (!strcmp(option, "e4t_txn"))
 		return arg ? txn_option(ch, arg) : EXT2_ET_INVALID_ARGUMENT;
+	if (!strcmp(option, "e4t_prepare"))
+		return arg ? prepare_option(ch, arg) : EXT2_ET_INVALID_ARGUMENT;
 	if (e4t_io_offset_option(option, arg, &v) || d->started)
 		return EXT2_ET_INVALID_ARGUMENT;
 	if (!d->map) {

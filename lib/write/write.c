@@ -711,6 +711,43 @@ errcode_t e4t_batch_begin(struct e4t_image *img, ext2_filsys rfs,
 	return 0;
 }
 
+/* The window's next run of changed blocks at or after *i: [*i, *j);
+ * 0 when there is none. */
+static int next_run(const struct e4t_batch *b, unsigned *i, unsigned *j)
+{
+	while (*i < b->nblocks && !(b->dirty[*i / 64] & (1ULL << (*i % 64))))
+		(*i)++;
+	if (*i >= b->nblocks)
+		return 0;
+	for (*j = *i + 1;
+	     *j < b->nblocks && (b->dirty[*j / 64] & (1ULL << (*j % 64)));
+	     (*j)++)
+		;
+	return 1;
+}
+
+/* The window's changed runs prepared for writing (undo_io.c's
+ * "e4t_prepare"); a channel without the option (none here) prepares
+ * nothing. */
+static errcode_t batch_prepare(struct e4t_batch *b)
+{
+	ext2_filsys fs = b->img->fs;
+	unsigned i = 0, j;
+	errcode_t err = 0;
+	char opt[64];
+
+	while (!err && next_run(b, &i, &j)) {
+		snprintf(opt, sizeof(opt), "e4t_prepare=%llu:%llu",
+			 (unsigned long long)(b->first + i) * fs->blocksize,
+			 (unsigned long long)(j - i) * fs->blocksize);
+		err = io_channel_set_options(fs->io, opt);
+		if (err == EXT2_ET_INVALID_ARGUMENT)
+			err = 0;
+		i = j;
+	}
+	return err;
+}
+
 errcode_t e4t_batch_flush(struct e4t_batch *b)
 {
 	ext2_filsys fs = b->img->fs;
@@ -725,15 +762,11 @@ errcode_t e4t_batch_flush(struct e4t_batch *b)
 	b->img->written += b->pending;
 	/* Several blocks: one transaction, where there is a journal. */
 	txn = b->ndirty > 1 && !io_channel_set_options(fs->io, "e4t_txn=begin");
-	while (i < b->nblocks && !err) {
-		if (!(b->dirty[i / 64] & (1ULL << (i % 64)))) {
-			i++;
-			continue;
-		}
-		for (j = i + 1;
-		     j < b->nblocks && (b->dirty[j / 64] & (1ULL << (j % 64)));
-		     j++)
-			;
+	/* Without one: every run saved (and its space taken) before the
+	 * first is written, so a failure leaves the window unwritten. */
+	if (!txn && b->ndirty > 1)
+		err = batch_prepare(b);
+	while (!err && next_run(b, &i, &j)) {
 		/* Through the image's channel: the undo manager saves the
 		 * old blocks first. */
 		err = io_channel_write_blk64(fs->io, b->first + i, (int)(j - i),
