@@ -41,24 +41,10 @@
 #include <unistd.h>
 
 #include "e4time.h"
+#include "write/refusal.h"
 
 #define FUSE_MAJOR 10 /* /dev/fuse: a misc device */
 #define FUSE_MINOR 229
-
-static void note(struct e4t_refusal *why, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void note(struct e4t_refusal *why, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why->what, sizeof(why->what), fmt, ap);
-	va_end(ap);
-	why->cause = 0;
-}
 
 /* path, the magic link followed, into st (type, ids); 0 or -1. */
 static int stat_nosync(const char *path, struct stat *st)
@@ -130,7 +116,8 @@ static errcode_t check_mounts(const struct stat *target, uint64_t offset,
 		    !S_ISREG(st.st_mode) ||
 		    !e4t_bytes_overlap(target, offset, length, &st))
 			continue;
-		note(why, "%s is mounted on %s (%s)", source, mnt, fstype);
+		e4t_refusal_note(why, "%s is mounted on %s (%s)", source, mnt,
+				 fstype);
 		err = E4T_ERR_MOUNTED;
 	}
 	fclose(f);
@@ -245,15 +232,18 @@ static errcode_t check_process(const char *pid, const struct stat *target,
 
 		proc_comm(pid, comm, sizeof(comm));
 		if (h->fuse) {
-			note(why,
-			     "FUSE server %s (PID %s) has %s open%s (fd %s)",
-			     comm, pid, h->what,
-			     h->writable ? " for writing" : " read-only",
-			     h->fd);
+			e4t_refusal_note(
+				why,
+				"FUSE server %s (PID %s) has %s open%s (fd %s)",
+				comm, pid, h->what,
+				h->writable ? " for writing" : " read-only",
+				h->fd);
 			err = E4T_ERR_MOUNTED;
 		} else {
-			note(why, "%s (PID %s) has %s open for writing (fd %s)",
-			     comm, pid, h->what, h->fd);
+			e4t_refusal_note(
+				why,
+				"%s (PID %s) has %s open for writing (fd %s)",
+				comm, pid, h->what, h->fd);
 			err = E4T_ERR_HELD;
 		}
 	}

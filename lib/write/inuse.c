@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "e4time.h"
+#include "write/refusal.h"
 
 #define SYS_CLASS_BLOCK "/sys/class/block"
 #define SECTOR		512ULL
@@ -426,9 +427,6 @@ struct part_claim {
 	errcode_t err;
 };
 
-static void note(struct e4t_refusal *why, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 #define EXCL_USE                                                               \
 	"%s is in exclusive use (mounted, or opened by mkfs, e2fsck or "       \
 	"another e4time)"
@@ -454,7 +452,7 @@ static int claim_part(const char *name, const char *dir, dev_t dev, void *arg)
 	}
 	if (errno != EBUSY)
 		return 0;
-	note(pc->why, EXCL_USE, node);
+	e4t_refusal_note(pc->why, EXCL_USE, node);
 	pc->err = E4T_ERR_BUSY;
 	return 1;
 }
@@ -480,7 +478,7 @@ static errcode_t target_bytes(const char *name, uint64_t offset,
 	return stat_bytes(&st, name, offset, length, t);
 }
 
-static void note(struct e4t_refusal *why, const char *fmt, ...)
+void e4t_refusal_note(struct e4t_refusal *why, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -489,6 +487,7 @@ static void note(struct e4t_refusal *why, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why->what, sizeof(why->what), fmt, ap);
 	va_end(ap);
+	why->cause = 0;
 }
 
 /*
@@ -516,17 +515,18 @@ static errcode_t check_dev(const char *name, const struct bytes *t, int pass,
 	switch (pass) {
 	case 0:
 		if (mounted_at(dev, info, sizeof(info))) {
-			note(why, "%s is mounted on %s", label, info);
+			e4t_refusal_note(why, "%s is mounted on %s", label,
+					 info);
 			return E4T_ERR_MOUNTED;
 		}
 		if (swap_on(dev)) {
-			note(why, "%s is in use as swap", label);
+			e4t_refusal_note(why, "%s is in use as swap", label);
 			return E4T_ERR_BUSY;
 		}
 		return 0;
 	case 1:
 		if (held_by(dir, info, sizeof(info))) {
-			note(why, "%s is held by %s", label, info);
+			e4t_refusal_note(why, "%s is held by %s", label, info);
 			return E4T_ERR_BUSY;
 		}
 		if (ours(hold, dev))
@@ -549,7 +549,7 @@ static errcode_t check_dev(const char *name, const struct bytes *t, int pass,
 		    claimed_by_partitions(dir, hold))
 			return pass == 2 ? claim_partitions(dir, t, hold, why)
 					 : 0;
-		note(why, EXCL_USE, label);
+		e4t_refusal_note(why, EXCL_USE, label);
 		return E4T_ERR_BUSY;
 	}
 	if (fd >= 0)
@@ -631,7 +631,8 @@ errcode_t e4t_check_mmp(ext2_filsys fs, struct e4t_refusal *why)
 	}
 	if (mmp->mmp_magic != EXT4_MMP_MAGIC ||
 	    !ext2fs_mmp_csum_verify(fs, mmp)) {
-		note(why, "MMP block %llu is damaged", (unsigned long long)blk);
+		e4t_refusal_note(why, "MMP block %llu is damaged",
+				 (unsigned long long)blk);
 		err = E4T_ERR_MMP;
 	} else if (mmp->mmp_seq != EXT4_MMP_SEQ_CLEAN) {
 		char node[sizeof(mmp->mmp_nodename) + 1];
@@ -642,13 +643,15 @@ errcode_t e4t_check_mmp(ext2_filsys fs, struct e4t_refusal *why)
 		memcpy(bdev, mmp->mmp_bdevname, sizeof(mmp->mmp_bdevname));
 		bdev[sizeof(bdev) - 1] = '\0';
 		if (mmp->mmp_seq == EXT4_MMP_SEQ_FSCK)
-			note(why,
-			     "MMP: being checked (e2fsck) on node '%s', "
-			     "device '%s'",
-			     node, bdev);
+			e4t_refusal_note(
+				why,
+				"MMP: being checked (e2fsck) on node '%s', "
+				"device '%s'",
+				node, bdev);
 		else
-			note(why, "MMP: in use on node '%s', device '%s'", node,
-			     bdev);
+			e4t_refusal_note(
+				why, "MMP: in use on node '%s', device '%s'",
+				node, bdev);
 		err = E4T_ERR_MMP;
 	}
 	free(mmp);
