@@ -182,6 +182,7 @@ errcode_t e4t_check_fix(struct e4t_image *img, struct e4t_check_result *res,
 		}
 		i = j;
 	}
+	/* cppcheck-suppress redundantAssignment ; flushed() reads it */
 	w.to = i;
 	end_err = e4t_batch_end(b);
 	if (!err)

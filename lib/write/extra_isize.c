@@ -281,7 +281,6 @@ static errcode_t grow_once(ext2_filsys fs, ext2_ino_t ino,
 	struct ext2_super_block sb, orig;
 	int held = 0, txn = 0, dirty, wrote_bitmaps = 0;
 	blk64_t acl;
-	unsigned k;
 	errcode_t err, cerr;
 
 	/*
@@ -335,6 +334,8 @@ static errcode_t grow_once(ext2_filsys fs, ext2_ino_t ino,
 	}
 	ext2fs_flush_icache(fs);
 	if (err && (txn || held)) {
+		unsigned k;
+
 		/* What was allocated is free again in memory; on the image
 		 * it never was in use, or (bitmaps written, the inode not)
 		 * the bitmaps written at close free it again. */
