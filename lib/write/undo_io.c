@@ -61,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -184,6 +185,8 @@ struct undo_data {
 	/* Test hook (see hook_setup()): signal after this many image writes. */
 	unsigned long hook_after, image_writes;
 	int hook_sig;
+	/* (and the process group killed within this superblock write) */
+	unsigned long hook_super, super_writes;
 #endif
 };
 
@@ -424,6 +427,43 @@ static errcode_t write_key_block(struct undo_data *d)
 }
 
 /*
+ * The header and the superblock copy that say the filesystem's
+ * superblock is *super: d->hdr made up to date, and *super turned into
+ * the copy (its magic inverted, as e2undo wants it).
+ */
+static void make_indexes(struct undo_data *d, struct ext2_super_block *super)
+{
+	memcpy(d->hdr.magic, E2UNDO_MAGIC, sizeof(d->hdr.magic));
+	d->hdr.num_keys = d->num_keys;
+	d->hdr.super_offset = UNDO_SUPER_BLK;
+	d->hdr.key_offset = UNDO_FIRST_KEY_BLK;
+	d->hdr.block_size = d->region;
+	d->hdr.fs_block_size = d->key_unit;
+	d->hdr.sb_crc = e4t_crc32c(~0U, super, SUPERBLOCK_SIZE);
+	d->hdr.state = E2UNDO_STATE_FINISHED;
+	d->hdr.fs_offset = d->offset;
+	if (d->offset)
+		d->hdr.f_compat |= E2UNDO_FEATURE_COMPAT_FS_OFFSET;
+	else
+		d->hdr.f_compat &= ~(uint32_t)E2UNDO_FEATURE_COMPAT_FS_OFFSET;
+	d->hdr.header_crc = e4t_crc32c(
+		~0U, &d->hdr, sizeof(d->hdr) - sizeof(d->hdr.header_crc));
+	super->s_magic = (uint16_t)~super->s_magic;
+}
+
+/* The filesystem's superblock as the image holds it now. */
+static errcode_t read_super(struct undo_data *d, struct ext2_super_block *super)
+{
+	size_t got = 0;
+	errcode_t err = e4t_pread_full(d->fd, super, SUPERBLOCK_SIZE,
+				       d->offset + SUPERBLOCK_OFFSET, &got);
+
+	if (!err && got != SUPERBLOCK_SIZE)
+		err = EXT2_ET_SHORT_READ;
+	return err;
+}
+
+/*
  * Bring the undo file up to date with what save_region() appended: the
  * key block, the superblock copy (the superblock as it is on disk now),
  * then the header, last, whose key count makes the new key count.  Each
@@ -442,7 +482,6 @@ static errcode_t write_key_block(struct undo_data *d)
 static errcode_t write_indexes(struct undo_data *d, int sync)
 {
 	struct ext2_super_block super;
-	size_t got = 0;
 	errcode_t err = 0;
 
 	if (d->keys_in_block) {
@@ -456,28 +495,10 @@ static errcode_t write_indexes(struct undo_data *d, int sync)
 			d->key_blk = d->next_blk++;
 		}
 	}
-	err = e4t_pread_full(d->fd, &super, SUPERBLOCK_SIZE,
-			     d->offset + SUPERBLOCK_OFFSET, &got);
-	if (!err && got != SUPERBLOCK_SIZE)
-		err = EXT2_ET_SHORT_READ;
+	err = read_super(d, &super);
 	if (err)
 		return err;
-	memcpy(d->hdr.magic, E2UNDO_MAGIC, sizeof(d->hdr.magic));
-	d->hdr.num_keys = d->num_keys;
-	d->hdr.super_offset = UNDO_SUPER_BLK;
-	d->hdr.key_offset = UNDO_FIRST_KEY_BLK;
-	d->hdr.block_size = d->region;
-	d->hdr.fs_block_size = d->key_unit;
-	d->hdr.sb_crc = e4t_crc32c(~0U, &super, SUPERBLOCK_SIZE);
-	d->hdr.state = E2UNDO_STATE_FINISHED;
-	d->hdr.fs_offset = d->offset;
-	if (d->offset)
-		d->hdr.f_compat |= E2UNDO_FEATURE_COMPAT_FS_OFFSET;
-	else
-		d->hdr.f_compat &= ~(uint32_t)E2UNDO_FEATURE_COMPAT_FS_OFFSET;
-	d->hdr.header_crc = e4t_crc32c(
-		~0U, &d->hdr, sizeof(d->hdr) - sizeof(d->hdr.header_crc));
-	super.s_magic = (uint16_t)~super.s_magic;
+	make_indexes(d, &super);
 	err = pwrite_all(d->undo_fd, &super, SUPERBLOCK_SIZE,
 			 (uint64_t)UNDO_SUPER_BLK * d->region);
 	if (!err)
@@ -485,6 +506,86 @@ static errcode_t write_indexes(struct undo_data *d, int sync)
 	if (!err && sync && fsync(d->undo_fd))
 		err = errno;
 	return undo_err(err);
+}
+
+static void hook_super_begin(struct undo_data *d, int tell[2]);
+static void hook_super_told(const int tell[2]);
+static void hook_super_kill(const int tell[2]);
+
+/* The three writes of a superblock change, the image's first. */
+static errcode_t super_writes(struct undo_data *d, const void *buf, size_t len,
+			      uint64_t at, const struct ext2_super_block *copy,
+			      const int tell[2])
+{
+	errcode_t err = pwrite_all(d->fd, buf, len, at);
+
+	hook_super_told(tell);
+	if (!err)
+		err = pwrite_all(d->undo_fd, copy, SUPERBLOCK_SIZE,
+				 (uint64_t)UNDO_SUPER_BLK * d->region);
+	if (!err)
+		err = pwrite_all(d->undo_fd, &d->hdr, sizeof(d->hdr), 0);
+	return err;
+}
+
+/*
+ * len bytes at rel of the filesystem (its old contents saved) written to
+ * the image.  e2undo replays only onto a filesystem whose superblock is
+ * the undo file's copy, byte for byte, so a write over the primary
+ * superblock and the copy's (with the header's checksum of it) must not
+ * be told apart by a kill: they are made by a child process that blocks
+ * every signal it can and leaves the process group first, so that
+ * neither kill -9 of e4time nor of its group (a shell's job, timeout(1))
+ * stops it between them.  It holds e4time's lock on the image (the
+ * descriptor) until it has made them, some microseconds.  Without a
+ * child (fork() failed), they are made here.  What no process can close
+ * is a power cut between them: then e2undo wants -f (e4time(8), CRASH
+ * SAFETY).
+ */
+static errcode_t image_pwrite(struct undo_data *d, const void *buf, size_t len,
+			      uint64_t rel)
+{
+	struct ext2_super_block super;
+	uint64_t lo, hi;
+	int status, tell[2] = { -1, -1 };
+	sigset_t all;
+	errcode_t err;
+	pid_t pid;
+
+	if (d->undo_fd < 0 || rel >= SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE ||
+	    rel + len <= SUPERBLOCK_OFFSET)
+		return pwrite_all(d->fd, buf, len, d->offset + rel);
+	err = read_super(d, &super);
+	if (err)
+		return err;
+	lo = rel > SUPERBLOCK_OFFSET ? rel : SUPERBLOCK_OFFSET;
+	hi = rel + len < SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE ?
+		     rel + len :
+		     SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE;
+	memcpy((char *)&super + (lo - SUPERBLOCK_OFFSET),
+	       (const char *)buf + (lo - rel), (size_t)(hi - lo));
+	make_indexes(d, &super);
+	hook_super_begin(d, tell);
+	pid = fork();
+	if (!pid) {
+		sigfillset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		setpgid(0, 0);
+		err = super_writes(d, buf, len, d->offset + rel, &super, tell);
+		_exit(!err ? 0 : err > 0 && err < 255 ? (int)err : 255);
+	}
+	if (pid < 0)
+		return undo_err(super_writes(d, buf, len, d->offset + rel,
+					     &super, tell));
+	hook_super_kill(tell);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return undo_err(errno);
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 255)
+		return undo_err(WEXITSTATUS(status));
+	return undo_err(EIO);
 }
 
 static int bit_test(const uint64_t *words, size_t nwords, uint64_t r)
@@ -803,12 +904,44 @@ static void hook_setup(struct undo_data *d)
 		d->hook_after = n;
 		d->hook_sig = hooks[i].sig;
 	}
+	if (getenv("E4TIME_TEST_KILL_IN_SUPER"))
+		d->hook_super =
+			strtoul(getenv("E4TIME_TEST_KILL_IN_SUPER"), NULL, 10);
 }
 
 static void hook_image_write(struct undo_data *d)
 {
 	if (d->hook_after && ++d->image_writes == d->hook_after)
 		raise(d->hook_sig);
+}
+
+/*
+ * E4TIME_TEST_KILL_IN_SUPER=N: the Nth write over the superblock kills
+ * e4time's process group (SIGKILL) once its child has written the image
+ * and before it writes the undo file: a pipe that the child writes to
+ * then.  The point that image_pwrite() closes, made certain.
+ */
+static void hook_super_begin(struct undo_data *d, int tell[2])
+{
+	if (d->hook_super && ++d->super_writes == d->hook_super &&
+	    pipe(tell)) {
+		tell[0] = -1;
+		tell[1] = -1;
+	}
+}
+
+static void hook_super_told(const int tell[2])
+{
+	if (tell[1] >= 0 && write(tell[1], "w", 1) != 1)
+		_exit(255);
+}
+
+static void hook_super_kill(const int tell[2])
+{
+	char c;
+
+	if (tell[0] >= 0 && read(tell[0], &c, 1) == 1)
+		kill(0, SIGKILL);
 }
 #else
 static void hook_setup(struct undo_data *d)
@@ -819,6 +952,22 @@ static void hook_setup(struct undo_data *d)
 static void hook_image_write(struct undo_data *d)
 {
 	(void)d;
+}
+
+static void hook_super_begin(struct undo_data *d, int tell[2])
+{
+	(void)d;
+	(void)tell;
+}
+
+static void hook_super_told(const int tell[2])
+{
+	(void)tell;
+}
+
+static void hook_super_kill(const int tell[2])
+{
+	(void)tell;
 }
 #endif
 
@@ -1097,8 +1246,8 @@ static errcode_t write_range(struct undo_data *d, io_channel ch, uint64_t off,
 		n = contig < size - done ? contig : size - done;
 		err = save_range(ch, rel, n);
 		if (!err)
-			err = pwrite_all(d->fd, (const char *)buf + done,
-					 (size_t)n, d->offset + rel);
+			err = image_pwrite(d, (const char *)buf + done,
+					   (size_t)n, rel);
 		if (!err)
 			start_writeback(d->fd, d->offset + rel, n);
 		done += n;
@@ -1135,33 +1284,14 @@ static errcode_t write_held(struct undo_data *d, io_channel ch, uint64_t off,
 }
 
 /*
- * A write over the primary superblock: the undo file's copy follows it
- * at once.  e2undo replays only onto a filesystem whose superblock is
- * the copy's, byte for byte; refreshed only at the next saved region or
- * at close, the copy would be stale after a superblock written last
- * (libext2fs' close), and a run killed there would leave an undo file
- * e2undo refuses without -f.  What is left is the moment between the
- * two writes.
- */
-static errcode_t follow_super(struct undo_data *d, uint64_t off, uint64_t size)
-{
-	if (d->undo_fd < 0 || off >= SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE ||
-	    off + size <= SUPERBLOCK_OFFSET)
-		return 0;
-	return write_indexes(d, 0);
-}
-
-/*
- * One write to the image, not held: saved first, written, the undo
- * file's superblock copy following it, counted (and the test hook).
+ * One write to the image, not held: saved first, written (a superblock
+ * with its copy in the undo file), counted (and the test hook).
  */
 static errcode_t image_write(struct undo_data *d, io_channel ch, uint64_t off,
 			     const void *buf, uint64_t size)
 {
 	errcode_t err = write_range(d, ch, off, buf, size);
 
-	if (!err)
-		err = follow_super(d, off, size);
 	if (!err) {
 		d->stats.bytes_written += size;
 		hook_image_write(d);
@@ -1182,8 +1312,6 @@ static errcode_t write_any(struct undo_data *d, io_channel ch, uint64_t off,
 	if (d->txn)
 		return txn_put(d, off, buf, size);
 	err = write_held(d, ch, off, buf, size);
-	if (!err)
-		err = follow_super(d, off, size);
 	if (!err) {
 		d->stats.bytes_written += size;
 		hook_image_write(d);
