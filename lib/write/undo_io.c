@@ -559,9 +559,9 @@ static errcode_t image_pwrite(struct undo_data *d, const void *buf, size_t len,
 	if (err)
 		return err;
 	lo = rel > SUPERBLOCK_OFFSET ? rel : SUPERBLOCK_OFFSET;
-	hi = rel + len < SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE ?
-		     rel + len :
-		     SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE;
+	hi = rel + len < SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE
+		     ? rel + len
+		     : SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE;
 	memcpy((char *)&super + (lo - SUPERBLOCK_OFFSET),
 	       (const char *)buf + (lo - rel), (size_t)(hi - lo));
 	make_indexes(d, &super);
@@ -923,8 +923,7 @@ static void hook_image_write(struct undo_data *d)
  */
 static void hook_super_begin(struct undo_data *d, int tell[2])
 {
-	if (d->hook_super && ++d->super_writes == d->hook_super &&
-	    pipe(tell)) {
+	if (d->hook_super && ++d->super_writes == d->hook_super && pipe(tell)) {
 		tell[0] = -1;
 		tell[1] = -1;
 	}
