@@ -54,6 +54,7 @@ oneTimeTearDown() {
 
 setUp() {
 	E4T_SKIP_THIS=0
+	E4T_T0=$(date +%s%N)
 	if type per_test_setup >/dev/null 2>&1; then per_test_setup; fi
 	return 0
 }
@@ -63,6 +64,9 @@ tearDown() {
 		endSkipping
 	fi
 	check_reports "${_shunit_test_:-?}"
+	# How long the test took (the set-up's per_test_setup included): a
+	# line tests/slowest.sh reads from the logs.
+	echo "TIME: $SUITE ${_shunit_test_:-?} $((($(date +%s%N) - E4T_T0) / 1000000)) ms"
 	return 0
 }
 

@@ -557,6 +557,15 @@ static errcode_t check_dev(const char *name, const struct bytes *t, int pass,
 	return 0;
 }
 
+/* Is the block device of /sys/class/block/name a partition? */
+static int is_partition(const char *name)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/%s", SYS_CLASS_BLOCK, name);
+	return is_file(dir, "partition");
+}
+
 errcode_t e4t_check_in_use(const char *name, uint64_t offset, uint64_t length,
 			   struct e4t_in_use *hold, struct e4t_refusal *why)
 {
@@ -583,15 +592,27 @@ errcode_t e4t_check_in_use(const char *name, uint64_t offset, uint64_t length,
 	 * one busy with a claimed partition, its partitions over the bytes).
 	 */
 	for (pass = 0; pass < (keep_claims ? 3 : 2) && !err; pass++) {
-		struct dirent *de;
-		DIR *d = opendir(SYS_CLASS_BLOCK);
+		int parts;
 
-		if (!d)
-			return 0;
-		/* cppcheck-suppress readdirCalled ; one thread reads d */
-		while (!err && (de = readdir(d)))
-			err = check_dev(de->d_name, &t, pass, hold, why);
-		closedir(d);
+		/*
+		 * Whole devices, then partitions: a partition of a claimed
+		 * whole device cannot be opened exclusively either, and the
+		 * refusal names the device that is claimed, whatever order
+		 * /sys lists them in.
+		 */
+		for (parts = 0; parts < 2 && !err; parts++) {
+			struct dirent *de;
+			DIR *d = opendir(SYS_CLASS_BLOCK);
+
+			if (!d)
+				return 0;
+			/* cppcheck-suppress readdirCalled ; one thread */
+			while (!err && (de = readdir(d)))
+				if (is_partition(de->d_name) == parts)
+					err = check_dev(de->d_name, &t, pass,
+							hold, why);
+			closedir(d);
+		}
 	}
 	if (err && hold)
 		e4t_in_use_release(hold);
