@@ -82,7 +82,10 @@ test_library_never_prints_or_exits() {
 	local hits
 	hits=$(cd "$TOP_SRCDIR" && grep -nE \
 		'\b(printf|fprintf|vfprintf|puts|fputs|putchar|putc|fputc|fwrite|perror|exit|_exit|abort)\s*\(' \
-		$(c_sources | grep "^lib/.*\.c$") | grep -v snprintf)
+		$(c_sources | grep "^lib/.*\.c$") | grep -v snprintf |
+		grep -vE '^lib/write/undo_io\.c:[0-9]+:\s*_exit\(.*/\* child \*/$')
+	# (the one exception: the end of undo_io.c's forked child, which
+	# makes a superblock's two writes and must not run atexit handlers)
 	assertEquals "lib/ must return errors, not print them" "" "$hits"
 }
 

@@ -572,7 +572,8 @@ static errcode_t image_pwrite(struct undo_data *d, const void *buf, size_t len,
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		setpgid(0, 0);
 		err = super_writes(d, buf, len, d->offset + rel, &super, tell);
-		_exit(!err ? 0 : err > 0 && err < 255 ? (int)err : 255);
+		status = !err ? 0 : err > 0 && err < 255 ? (int)err : 255;
+		_exit(status); /* child */
 	}
 	if (pid < 0)
 		return undo_err(super_writes(d, buf, len, d->offset + rel,
@@ -932,7 +933,7 @@ static void hook_super_begin(struct undo_data *d, int tell[2])
 static void hook_super_told(const int tell[2])
 {
 	if (tell[1] >= 0 && write(tell[1], "w", 1) != 1)
-		_exit(255);
+		return; /* the parent reads nothing and does not kill */
 }
 
 static void hook_super_kill(const int tell[2])
