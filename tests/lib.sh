@@ -70,6 +70,15 @@ tearDown() {
 	return 0
 }
 
+# reps FULL SAMPLE: FULL, or SAMPLE with E4T_QUICK=1 (.ci/run's
+# sanitizer build, whose suites run beside the normal build's): how many
+# times a loop repeats one code path (random kills, kill points), where
+# the normal build's full count has already shown the rare cases and the
+# sanitizer build needs only the path.  Every test still runs.
+reps() {
+	if [ "${E4T_QUICK:-0}" = 1 ]; then echo "$2"; else echo "$1"; fi
+}
+
 # reports_setup: $E4T_REPORTS for sanitizer and valgrind reports.  In a
 # sanitizer build (ASAN_OPTIONS set) or with E4TIME_WRAPPER, $E4TIME
 # becomes a script that runs the binary (under the wrapper) and leaves a

@@ -552,7 +552,7 @@ test_killed_at_random_times_journaled() {
 	mkmoving mkfs.ext4 -I 256 || fail "image"
 	cp "$IMG" "$TMP/orig.img"
 	local i pid delay t0 t1 span seed=${E4T_SEED:-$(date +%s)} undo
-	local mid=0 runs=0
+	local mid=0 runs=0 total
 	undo=$(default_undo "$IMG")
 	KUNDO=$undo
 	echo "random kills: seed $seed (E4T_SEED=$seed to repeat)"
@@ -564,7 +564,8 @@ test_killed_at_random_times_journaled() {
 	span=$(((t1 - t0) / 1000))
 	[ "$span" -gt 0 ] || span=1000
 	LEAKS=0 LEAKS_OK='' KERNEL='' REPLAYED=0
-	for i in $(seq 1 100); do
+	total=$(reps 100 25)
+	for i in $(seq 1 "$total"); do
 		cp "$TMP/orig.img" "$IMG"
 		rm -f "$undo" "$undo.new"
 		delay=$(((RANDOM * 32768 + RANDOM) % span))
@@ -587,10 +588,10 @@ test_killed_at_random_times_journaled() {
 			after_kill_xattrs "${delay}s (finished or not started)"
 		fi
 	done
-	assertEquals "runs" 100 "$runs"
+	assertEquals "runs" "$total" "$runs"
 	assertEquals "no leaked block" 0 "$LEAKS"
 	assertTrue "some kills in the middle of the writes ($mid)" "[ $mid -ge 5 ]"
-	echo "random kills: $mid of 100 in the middle of the writes, $REPLAYED replayed"
+	echo "random kills: $mid of $total in the middle of the writes, $REPLAYED replayed"
 }
 
 # Killed inside each write over the superblock, between the image's
