@@ -4,7 +4,7 @@
 # image, written by the kernel through a loop mount, with NPER files per
 # stomping technique in /s/TECHNIQUE/ and ordinary files beside them in
 # /base/.  The files are created and committed, then, WAIT seconds later
-# (default 12: they are old files by then, not a copy's new ones), each
+# (default 8: they are old files by then, not a copy's new ones), each
 # technique is applied to its files; the debugfs ones after the unmount.
 # The journal is large enough to hold every earlier copy.
 #
@@ -19,7 +19,7 @@
 set -eu
 OUT=$1
 NPER=$2
-WAIT=${WAIT:-12}
+WAIT=${WAIT:-8}
 TECH="touch-d touch-t touch-r touch-m touch-a utime-ns backdate-restore sif-crtime sif-mtime"
 IMG="$OUT/stomped.img"
 M="$OUT/smnt"
