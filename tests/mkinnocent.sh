@@ -22,11 +22,13 @@
 # default 5 s commit interval when a tree is some hundred times larger
 # (what the full-scale benchmark, bench/anomalies-innocent.sh, copies).
 # TREES (environment): the trees to make (default: all, in this order).
+# SIZE (environment): each image's size (default 512M).
 set -eu
 OUT=$1
 N=$2
 SRC=${3:-/usr/share/doc}
 STORM=${STORM:-0.02}
+SIZE=${SIZE:-512M}
 ALL="cp-a cp-r rsync-a tar-pipe py-tarfile unzip maildir-py maildir-dovecot gzip mke2fs-d atomic-save logrotate"
 TREES=${TREES:-$ALL}
 M="$OUT/mnt"
@@ -94,7 +96,7 @@ storm_stop() {
 # fresh TREE: a new image for TREE, mounted on $M.
 fresh() {
 	rm -f "$OUT/$1.img"
-	truncate -s 512M "$OUT/$1.img"
+	truncate -s "$SIZE" "$OUT/$1.img"
 	mkfs.ext4 -q -F "$OUT/$1.img" >/dev/null
 	# (noinit_itable: no zeroing of the inode tables behind our back)
 	mount -o loop,noinit_itable "$OUT/$1.img" "$M"
@@ -219,7 +221,7 @@ for t in $TREES; do
 	case $t in
 	mke2fs-d)
 		rm -f "$OUT/$t.img"
-		truncate -s 512M "$OUT/$t.img"
+		truncate -s "$SIZE" "$OUT/$t.img"
 		mkfs.ext4 -q -F -d "$OUT/src" "$OUT/$t.img" >/dev/null
 		echo "$t $(find "$OUT/src" -mindepth 1 | wc -l)" >>"$OUT/manifest"
 		continue
