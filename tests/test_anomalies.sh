@@ -18,25 +18,30 @@ make_real() {
 	mkfs.ext4 -q -F "$img" >/dev/null 2>&1 || return 1
 	mount -o loop "$img" "$m" || return 1
 	# control: ordinary activity
-	mkdir "$m/old" "$m/ctl"
+	mkdir "$m/old" "$m/ctl" "$m/d"
+	# made now, stomped after the sleep: old files by then (times set a
+	# moment after the creation are a copy's, see test_set_at_create)
+	echo td >"$m/d/touch-d"
+	echo tt >"$m/d/touch-t"
 	echo one >"$m/ctl/a"
 	echo two >>"$m/ctl/a"
 	mv "$m/ctl/a" "$m/ctl/b"
 	cp "$m/ctl/b" "$m/ctl/c"
 	chmod 600 "$m/ctl/c"
 	ln "$m/ctl/b" "$m/ctl/hard"
-	sleep 1.1
+	sleep 2.1
 	mkdir "$m/ctl/new"
 	echo x >"$m/ctl/new/x"
 	mv "$m/ctl/new/x" "$m/old/x" # into an older directory
 	cat "$m/ctl/b" >/dev/null
 	# manipulations, in a directory of ordinary files
-	mkdir "$m/d"
 	for f in n1 n2 n3 n4; do echo "$f" >"$m/d/$f"; done
-	echo td >"$m/d/touch-d"
 	touch -d '2019-03-04 05:06:07.123456789' "$m/d/touch-d"
-	echo tt >"$m/d/touch-t"
 	touch -t 201903040506.07 "$m/d/touch-t"
+	# dropped and stomped at once: what a copy looks like
+	mkdir "$m/drop"
+	echo dropped >"$m/drop/f"
+	touch -d '2019-03-04 05:06:07.123456789' "$m/drop/f"
 	mkdir -p "$TMP/src"
 	echo tarred >"$TMP/src/tarred"
 	touch -d '2018-01-01 00:00:00.5' "$TMP/src/tarred"
@@ -53,8 +58,12 @@ make_real() {
 	echo victim >"$m/j/victim"
 	echo keep >"$m/j/keep"
 	sync
-	sleep 1.1
+	sleep 2.1
 	touch -d '2015-06-07 08:09:10.111' "$m/j/victim"
+	# a copy: created, committed, its times set a moment later
+	echo copied >"$m/j/copy"
+	sync
+	touch -d '2015-06-07 08:09:10.111' "$m/j/copy"
 	sync
 	cp --sparse=always "$img" "$TMP/real-live.img"
 	umount "$m"
@@ -199,6 +208,34 @@ test_journal_backdated_live_and_stale() {
 		"$(jq -s '[.[] | select(.record=="finding")] | length' "$TMP/a.jsonl")"
 }
 
+# Times set a moment after the inode's creation, by the program that made
+# it (cp -a, tar, unzip, mail delivery): no strong or medium finding; the
+# journal's view of it is journal-set-at-create (info).  A file dropped
+# and stomped at once looks the same: crtime-after-mtime still says the
+# times predate the inode.
+test_set_at_create() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	anom "$TMP/real.img"
+	assertEquals "dropped and stomped at once" "crtime-after-mtime " \
+		"$(rules_of /drop/f)"
+	local img
+	for img in "$TMP/real-live.img" "$TMP/real.img"; do
+		anom "$img"
+		assertEquals "$img: set a moment after its creation" \
+			"crtime-after-mtime journal-set-at-create " \
+			"$(rules_of /j/copy)"
+		assertEquals "$img: its evidence" "true true" \
+			"$(jq -r 'select(.rule=="journal-set-at-create" and .path=="/j/copy") | .evidence |
+				"\(.old_mtime.sec > .mtime.sec) \(.ctime.sec - .crtime.sec <= 1)"' "$TMP/a.jsonl")"
+	done
+	run anomalies --list-rules
+	assertContains "--list-rules: what produces journal-backdated" \
+		"$(cat "$OUT")" "are journal-set-at-create"
+	assertContains "--list-rules: journal-set-at-create" "$(cat "$OUT")" \
+		"journal-set-at-create (info, journal)"
+}
+
 # Raw writes the kernel cannot make: debugfs sif, e4time set.
 test_raw_writes() {
 	need_mount
@@ -255,6 +292,17 @@ test_raw_write_after_the_journal() {
 			"$TMP/a.jsonl")"
 	run_ro "$img" anomalies -r journal-time-without-ctime "$img"
 	assertContains "text" "$(cat "$OUT")" "the home block on disk: mtime 2001-01-01T00:00:00.500000000Z"
+	# every rule: the journal is clean and undamaged, so the disk's
+	# difference is the strong rule's
+	anom "$img" -s strong
+	assertEquals "strong" \
+		"/d/n2 crtime-before-mkfs
+/d/n2 journal-crtime-changed
+/d/n3 journal-disk-time-without-ctime
+/j/keep journal-disk-time-without-ctime
+/j/victim journal-backdated" \
+		"$(jq -r 'select(.record=="finding") | "\(.path) \(.rule)"' \
+			"$TMP/a.jsonl" | sort)"
 }
 
 # e4time set on the unmounted filesystem, then the kernel journals the

@@ -132,7 +132,25 @@ int main(void)
 	/* crtime-before-mkfs (whole seconds: the same second is not) */
 	fresh(&in, 12, T0 + 100, 5);
 	set(&in, E4T_CRTIME, T0, 0);
+	/* (the whole second of mkfs, within its hour: what mke2fs makes) */
+	CHECK(!strcmp(fire(&in, &dir, &g), ""), "%s", g.ids);
+	rc.last_write = T0 + 100000; /* (for the hour after mkfs) */
+	set(&in, E4T_CRTIME, T0 + 3601, 0);
+	fresh(&in, 12, T0 + 3700, 5);
+	set(&in, E4T_CRTIME, T0 + 3601, 0);
 	CHECK(!strcmp(fire(&in, &dir, &g), "crtime-nsec-zero"), "%s", g.ids);
+	/* mke2fs -d: crtime its start, the source's ctime and mtime kept */
+	fresh(&in, 12, T0 - 5000, 5);
+	set(&in, E4T_CRTIME, T0 + 2, 0);
+	CHECK(!strcmp(fire(&in, &dir, &g), "crtime-after-mtime mkfs-made"),
+	      "mke2fs -d: %s", g.ids);
+	set(&in, E4T_CRTIME, T0 + 3601, 0);
+	CHECK(!strcmp(fire(&in, &dir, &g),
+		      "crtime-after-ctime crtime-nsec-zero crtime-after-mtime"),
+	      "past mkfs's hour: %s", g.ids);
+	rc.last_write = T0 + 1000;
+	fresh(&in, 12, T0 + 100, 5);
+	set(&in, E4T_CRTIME, T0, 0);
 	set(&in, E4T_CRTIME, T0 - 1, 999999999);
 	CHECK(!strcmp(fire(&in, &dir, &g), "crtime-before-mkfs"), "%s", g.ids);
 	CHECK(g.last.ref && !strcmp(g.last.ref, "mkfs_time") &&

@@ -179,6 +179,7 @@ static int anom_run(struct cmd_ctx *ctx, int argc, char **argv)
 	const char *spec = argc ? argv[0] : "/";
 	struct actx a;
 	struct e4t_tree *tree;
+	struct e4t_copyidx *copies = NULL;
 	ext2_ino_t start;
 	size_t i, nr = e4t_rule_count();
 	int status = EXIT_OK, st;
@@ -198,14 +199,22 @@ static int anom_run(struct cmd_ctx *ctx, int argc, char **argv)
 		report(img->name, spec, err);
 		return filespec_status(err);
 	}
-	status = journal_rules(ctx, &a);
-	if (status == EXIT_INTERNAL)
-		goto out;
 	tree = ctx_tree(ctx, &st);
 	if (!tree) {
 		status = st;
 		goto out;
 	}
+	/* the creation times of every live inode: what copies look like */
+	err = e4t_copyidx_build(tree, img->fs->super->s_inodes_count, &copies);
+	if (err) {
+		report(img->name, "anomalies", err);
+		status = EXIT_INTERNAL;
+		goto out;
+	}
+	a.rc.copies = copies;
+	status = journal_rules(ctx, &a);
+	if (status == EXIT_INTERNAL)
+		goto out;
 	err = e4t_findings_walk(&a.fs, img, tree, start, spec);
 	if (err) {
 		report(img->name, err == ENOMEM ? "anomalies" : spec, err);
@@ -219,6 +228,7 @@ static int anom_run(struct cmd_ctx *ctx, int argc, char **argv)
 		       (enum report_format)ctx->format);
 out:
 	e4t_findings_free(&a.fs);
+	e4t_copyidx_free(copies);
 	return status;
 }
 

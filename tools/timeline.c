@@ -74,6 +74,7 @@ struct tl_ctx {
 	size_t nrows, cap;
 	/* --flags: the rules and the directories' baselines */
 	struct e4t_rules_ctx rc;
+	struct e4t_copyidx *copies;
 	struct e4t_dir_nsec *dirs;
 	size_t ndirs;
 	/* --flags: what the journal rules found, sorted by inode */
@@ -489,7 +490,12 @@ int timeline_run(const struct timeline_args *a)
 	}
 	if (a->rule_flags) {
 		e4t_rules_init(&c.rc, img->fs->super);
-		err = journal_flags(&c, img, &wc);
+		/* as anomalies: times set by the run that made the inode */
+		err = e4t_copyidx_build(tree, img->fs->super->s_inodes_count,
+					&c.copies);
+		c.rc.copies = c.copies;
+		if (!err)
+			err = journal_flags(&c, img, &wc);
 		if (!err)
 			err = e4t_tree_dir_nsec(tree, &c.dirs, &c.ndirs);
 		if (err) {
@@ -573,6 +579,7 @@ int timeline_run(const struct timeline_args *a)
 		status = EXIT_PARTIAL;
 out:
 	free(c.dirs);
+	e4t_copyidx_free(c.copies);
 	free(c.jf);
 	if (c.pend) {
 		size_t i;

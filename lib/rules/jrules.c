@@ -55,7 +55,10 @@ errcode_t e4t_rules_journal_open(struct e4t_image *img, const char *path,
 
 struct jctx {
 	unsigned inode_size;
-	int r_crtime, r_back, r_noctime;
+	int r_crtime, r_back, r_noctime, r_create;
+	int r_disk; /* the disk after the last copy: r_noctime's strong
+		       form, when the journal is undamaged (else -1) */
+	const struct e4t_copyidx *copies;
 	e4t_finding_fn fn;
 	void *priv;
 };
@@ -132,7 +135,8 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 	/* atime-only updates, nearly all of them: only one going back */
 	if (!(c->what &
 	      (BIT(E4T_IG_CTIME) | BIT(E4T_IG_CRTIME) | BIT(E4T_IG_MTIME))) &&
-	    (jc->r_noctime < 0 || !atime_back(c->prev, c->raw, jc->inode_size)))
+	    ((jc->r_noctime < 0 && jc->r_disk < 0) ||
+	     !atime_back(c->prev, c->raw, jc->inode_size)))
 		return 0;
 	if (c->change == E4T_CH_CREATED || c->change == E4T_CH_DELETED)
 		return 0;
@@ -160,6 +164,9 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 		/* the kernel changes ctime with mtime, and moves atime on */
 		if (e4t_ts_cmp(&new.ts[E4T_MTIME], &old.ts[E4T_MTIME]))
 			back |= BIT(E4T_MTIME);
+		if (back && c->src == E4T_SRC_DISK && jc->r_disk >= 0)
+			return emit(jc, jc->r_disk, c, &old, &new,
+				    back | BIT(E4T_CTIME));
 		if (jc->r_noctime >= 0 && back)
 			return emit(jc, jc->r_noctime, c, &old, &new,
 				    back | BIT(E4T_CTIME));
@@ -167,8 +174,15 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 	}
 	if (e4t_ts_cmp(&new.ts[E4T_MTIME], &old.ts[E4T_MTIME]) < 0)
 		back |= BIT(E4T_MTIME);
-	if (jc->r_back >= 0 && back &&
-	    e4t_ts_cmp(&new.ts[E4T_CTIME], &old.ts[E4T_CTIME]) > 0)
+	if (!back || e4t_ts_cmp(&new.ts[E4T_CTIME], &old.ts[E4T_CTIME]) <= 0)
+		return 0;
+	/* set by the run that created the inode: a copy's */
+	if (e4t_copy_like(jc->copies, &new.ts[E4T_CRTIME], &new.ts[E4T_CTIME]))
+		return jc->r_create >= 0
+			       ? emit(jc, jc->r_create, c, &old, &new,
+				      back | BIT(E4T_CTIME) | BIT(E4T_CRTIME))
+			       : 0;
+	if (jc->r_back >= 0)
 		return emit(jc, jc->r_back, c, &old, &new,
 			    back | BIT(E4T_CTIME));
 	return 0;
@@ -178,7 +192,8 @@ errcode_t e4t_rules_journal(struct e4t_image *img, struct e4t_journal *j,
 			    const struct e4t_rules_ctx *rc, e4t_finding_fn fn,
 			    void *priv)
 {
-	struct jctx jc = { img->inode_size, -1, -1, -1, fn, priv };
+	struct jctx jc = { img->inode_size, -1, -1,  -1, -1, -1,
+			   rc->copies,	    fn, priv };
 	struct e4t_audit *a = NULL;
 	errcode_t err;
 
@@ -191,7 +206,15 @@ errcode_t e4t_rules_journal(struct e4t_image *img, struct e4t_journal *j,
 		jc.r_back = -1;
 	if (jc.r_noctime >= 0 && !((rc->mask >> jc.r_noctime) & 1))
 		jc.r_noctime = -1;
-	if (jc.r_crtime < 0 && jc.r_back < 0 && jc.r_noctime < 0)
+	jc.r_disk = e4t_rule_find("journal-disk-time-without-ctime", 31);
+	if (jc.r_disk >= 0 &&
+	    (!((rc->mask >> jc.r_disk) & 1) || e4t_journal_damaged(j)))
+		jc.r_disk = -1;
+	jc.r_create = e4t_rule_find("journal-set-at-create", 21);
+	if (jc.r_create >= 0 && !((rc->mask >> jc.r_create) & 1))
+		jc.r_create = -1;
+	if (jc.r_crtime < 0 && jc.r_back < 0 && jc.r_noctime < 0 &&
+	    jc.r_create < 0 && jc.r_disk < 0)
 		return 0;
 	err = e4t_audit_run_flags(img, j, on_copy, &jc, E4T_AUDIT_DISK_AFTER,
 				  &a);

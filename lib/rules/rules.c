@@ -25,6 +25,7 @@ enum {
 	R_CRTIME_BEFORE_MKFS,
 	R_J_CRTIME_CHANGED,
 	R_J_BACKDATED,
+	R_J_DISK_NO_CTIME,
 	R_J_NO_CTIME,
 	R_CRTIME_NSEC_ZERO,
 	R_AFTER_LAST_WRITE,
@@ -32,6 +33,8 @@ enum {
 	R_MTIME_NSEC_ZERO,
 	R_ATIME_EQ_MTIME,
 	R_CRTIME_AFTER_MTIME,
+	R_J_SET_AT_CREATE,
+	R_MKFS_MADE,
 	R_COUNT
 };
 
@@ -41,7 +44,8 @@ static const struct e4t_rule rules[R_COUNT] = {
 		"crtime is later than ctime: no system call can do this; "
 		"crtime was written raw (debugfs sif, e4time set)",
 		"the clock stepped back between the file's creation and its "
-		"last change",
+		"last change (what mke2fs -d makes, crtime the whole second "
+		"of s_mkfs_time, is mkfs-made instead)",
 	},
 	[R_CRTIME_BEFORE_MKFS] = {
 		"crtime-before-mkfs", E4T_SEV_STRONG, E4T_RULE_INODE,
@@ -62,15 +66,32 @@ static const struct e4t_rule rules[R_COUNT] = {
 		"journal-backdated", E4T_SEV_STRONG, E4T_RULE_JOURNAL,
 		"between two copies of one inode (journaled, or the last one "
 		"and the disk) mtime or atime went back while ctime went "
-		"forward: times set back by a caller (touch -d, utimensat)",
-		"cp -p, rsync --inplace or tar onto an existing file; the "
-		"clock stepped back",
+		"forward, later than its creation: times set back by a caller "
+		"(touch -d, utimensat)",
+		"a copy or extraction onto an existing file (cp -p, rsync "
+		"--inplace, tar or unzip overwriting); the clock stepped "
+		"back.  Times set by the run that created the inode (cp -a, "
+		"rsync -a, tar, unzip, mail delivery, gzip; a directory once "
+		"its contents are written) are journal-set-at-create",
+	},
+	[R_J_DISK_NO_CTIME] = {
+		"journal-disk-time-without-ctime", E4T_SEV_STRONG,
+		E4T_RULE_JOURNAL,
+		"the inode on disk differs from its last journaled copy, "
+		"nothing of the journal left to replay and no damage in it: "
+		"mtime changed or atime went back while ctime stayed: written "
+		"raw after the filesystem was last unmounted (debugfs sif, "
+		"e4time set)",
+		"none by the kernel, which writes an inode back as it "
+		"journaled it; e2fsprogs or e4time run on the unmounted "
+		"filesystem (a restore, a repair)",
 	},
 	[R_J_NO_CTIME] = {
 		"journal-time-without-ctime", E4T_SEV_MEDIUM, E4T_RULE_JOURNAL,
-		"between two copies of one inode (journaled, or the last one "
-		"and the disk) mtime changed or atime went back while ctime "
-		"stayed: written raw (debugfs sif, e4time set)",
+		"between two journaled copies of one inode (or the last one "
+		"and the disk, when the journal is damaged) mtime changed or "
+		"atime went back while ctime stayed: written raw (debugfs "
+		"sif, e4time set)",
 		"a write in the same clock tick as a metadata change "
 		"committed just before (mtime takes ctime's value); a clock "
 		"stepped back (atime)",
@@ -80,8 +101,9 @@ static const struct e4t_rule rules[R_COUNT] = {
 		"crtime is a whole second on an inode that stores "
 		"nanoseconds: the kernel's clock gives them, raw writes with "
 		"whole seconds do not",
-		"files created by e2fsprogs (mke2fs -d, debugfs write, "
-		"e2fsck's lost+found); one crtime in 10^9",
+		"files created by debugfs write or e2fsck (lost+found); one "
+		"crtime in 10^9 (what mke2fs -d makes, crtime the whole "
+		"second of s_mkfs_time, is mkfs-made instead)",
 	},
 	[R_AFTER_LAST_WRITE] = {
 		"time-after-last-write", E4T_SEV_MEDIUM, E4T_RULE_INODE,
@@ -110,15 +132,39 @@ static const struct e4t_rule rules[R_COUNT] = {
 	[R_ATIME_EQ_MTIME] = {
 		"atime-equals-mtime", E4T_SEV_MEDIUM, E4T_RULE_INODE,
 		"atime equals mtime to the nanosecond, ctime is later and "
-		"neither is crtime: both set at once (touch -d, touch -r)",
-		"cp -a, rsync -a, tar and dpkg set both from a source "
-		"that had them equal; atime not updated since (noatime)",
+		"neither is crtime, set later than the inode's creation: both "
+		"set at once (touch -d, touch -r)",
+		"cp -p, rsync, tar or unzip onto an existing file from a "
+		"source that had them equal; atime not updated since "
+		"(noatime).  Not evaluated where the run that created the "
+		"inode set them (cp -a, tar, Python's tarfile, Maildir "
+		"delivery: crtime-after-mtime says copied)",
 	},
 	[R_CRTIME_AFTER_MTIME] = {
 		"crtime-after-mtime", E4T_SEV_INFO, E4T_RULE_INODE,
 		"crtime is later than mtime: copied or extracted with mtime "
 		"kept (MFTECmd's Copied)",
 		"cp -a, cp -p, rsync -a, tar -x, dpkg, unzip: common",
+	},
+	[R_J_SET_AT_CREATE] = {
+		"journal-set-at-create", E4T_SEV_INFO, E4T_RULE_JOURNAL,
+		"between two copies of one inode mtime or atime went back "
+		"while ctime went forward, set by the run that created the "
+		"inode: ctime within 1 s of crtime, plus 10 ms for each inode "
+		"created meanwhile and 1 s for each 4 MiB they hold",
+		"cp -a, rsync -a, tar -x, Python's tarfile, unzip, gzip, "
+		"Maildir delivery with received dates, directories whose "
+		"times are restored once their contents are written: how "
+		"copies look; a file dropped and stomped at once looks the "
+		"same",
+	},
+	[R_MKFS_MADE] = {
+		"mkfs-made", E4T_SEV_INFO, E4T_RULE_INODE,
+		"crtime is the whole second of s_mkfs_time (or within the "
+		"hour after it), no nanoseconds, and ctime is earlier: put "
+		"there by mke2fs -d with the source's times",
+		"images built with mke2fs -d (Yocto, Buildroot, Android); a "
+		"raw write of crtime to that second looks the same",
 	},
 };
 
@@ -205,12 +251,24 @@ static void start(struct e4t_finding *f, unsigned r, const struct e4t_inode *in,
 
 #define BIT(f) (1U << (f))
 
+/* mke2fs -d sets crtime to its start (whole seconds; time(2) of each
+ * inode in older e2fsprogs: within the hour) */
+#define MKFS_WINDOW 3600
+
+static int mkfs_second(const struct e4t_rules_ctx *rc, const struct e4t_ts *cr)
+{
+	return rc->mkfs_time > 0 && (cr->flags & E4T_TS_EXTRA) &&
+	       cr->nsec == 0 && cr->sec >= rc->mkfs_time &&
+	       cr->sec <= rc->mkfs_time + MKFS_WINDOW;
+}
+
 int e4t_rules_inode(const struct e4t_rules_ctx *rc, const struct e4t_inode *in,
 		    const struct e4t_dir_nsec *dir, e4t_finding_fn fn,
 		    void *priv)
 {
 	const struct e4t_ts *ts = in->ts;
 	int cr = have(in, E4T_CRTIME), rc_ret;
+	int mkfs = cr && mkfs_second(rc, &ts[E4T_CRTIME]);
 	struct e4t_finding f;
 
 #define EMIT()                                                                 \
@@ -220,7 +278,8 @@ int e4t_rules_inode(const struct e4t_rules_ctx *rc, const struct e4t_inode *in,
 			return rc_ret;                                         \
 	} while (0)
 
-	if (on(rc, R_CRTIME_AFTER_CTIME) && cr && have(in, E4T_CTIME) &&
+	if (on(rc, R_CRTIME_AFTER_CTIME) && cr && !mkfs &&
+	    have(in, E4T_CTIME) &&
 	    e4t_ts_cmp(&ts[E4T_CRTIME], &ts[E4T_CTIME]) > 0) {
 		start(&f, R_CRTIME_AFTER_CTIME, in,
 		      BIT(E4T_CRTIME) | BIT(E4T_CTIME));
@@ -235,7 +294,7 @@ int e4t_rules_inode(const struct e4t_rules_ctx *rc, const struct e4t_inode *in,
 	}
 	/* mke2fs makes the reserved inodes (root, lost+found...) with
 	 * whole-second crtimes */
-	if (on(rc, R_CRTIME_NSEC_ZERO) && cr &&
+	if (on(rc, R_CRTIME_NSEC_ZERO) && cr && !mkfs &&
 	    (ts[E4T_CRTIME].flags & E4T_TS_EXTRA) && ts[E4T_CRTIME].nsec == 0 &&
 	    in->ino > rc->first_ino) {
 		start(&f, R_CRTIME_NSEC_ZERO, in, BIT(E4T_CRTIME));
@@ -281,7 +340,8 @@ int e4t_rules_inode(const struct e4t_rules_ctx *rc, const struct e4t_inode *in,
 	    e4t_ts_cmp(&ts[E4T_ATIME], &ts[E4T_MTIME]) == 0 &&
 	    have(in, E4T_CTIME) &&
 	    e4t_ts_cmp(&ts[E4T_CTIME], &ts[E4T_MTIME]) > 0 &&
-	    !(cr && e4t_ts_cmp(&ts[E4T_CRTIME], &ts[E4T_MTIME]) == 0)) {
+	    !(cr && e4t_ts_cmp(&ts[E4T_CRTIME], &ts[E4T_MTIME]) == 0) &&
+	    !e4t_copy_like(rc->copies, &ts[E4T_CRTIME], &ts[E4T_CTIME])) {
 		start(&f, R_ATIME_EQ_MTIME, in,
 		      BIT(E4T_ATIME) | BIT(E4T_MTIME) | BIT(E4T_CTIME));
 		EMIT();
@@ -290,6 +350,14 @@ int e4t_rules_inode(const struct e4t_rules_ctx *rc, const struct e4t_inode *in,
 	    e4t_ts_cmp(&ts[E4T_CRTIME], &ts[E4T_MTIME]) > 0) {
 		start(&f, R_CRTIME_AFTER_MTIME, in,
 		      BIT(E4T_CRTIME) | BIT(E4T_MTIME));
+		EMIT();
+	}
+	if (on(rc, R_MKFS_MADE) && mkfs && in->ino > rc->first_ino &&
+	    have(in, E4T_CTIME) &&
+	    e4t_ts_cmp(&ts[E4T_CTIME], &ts[E4T_CRTIME]) < 0) {
+		start(&f, R_MKFS_MADE, in, BIT(E4T_CRTIME) | BIT(E4T_CTIME));
+		f.ref = "mkfs_time";
+		f.ref_sec = rc->mkfs_time;
 		EMIT();
 	}
 #undef EMIT

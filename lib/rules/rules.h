@@ -40,6 +40,26 @@ const struct e4t_rule *e4t_rule(size_t i);
 /* Index of the rule with this id, or -1. */
 int e4t_rule_find(const char *id, size_t len);
 
+/*
+ * The creation times of the live inodes (copies.c), to tell times set by
+ * the run that created an inode (a copy, an extraction) from times set
+ * later.
+ */
+struct e4t_copyidx;
+struct e4t_tree;
+/* From every live inode of tree (inodes 1 to ninodes). */
+errcode_t e4t_copyidx_build(const struct e4t_tree *tree, ext2_ino_t ninodes,
+			    struct e4t_copyidx **ret);
+void e4t_copyidx_free(struct e4t_copyidx *x);
+/*
+ * Were the times of an inode created at crtime, changed last at ctime,
+ * set by the run that created it: ctime - crtime at most 1 s, plus 10 ms
+ * for each inode created meanwhile and 1 s for each 4 MiB they hold?
+ * 0 when x is NULL or crtime is not stored.
+ */
+int e4t_copy_like(const struct e4t_copyidx *x, const struct e4t_ts *crtime,
+		  const struct e4t_ts *ctime);
+
 /* What e4t_rules_inode compares an inode with. */
 struct e4t_rules_ctx {
 	uint64_t mask;	    /* rules evaluated: bit 1 << index */
@@ -48,6 +68,9 @@ struct e4t_rules_ctx {
 			       s_mtime, and journal commits once noted */
 	const char *last_write_what; /* "s_wtime", "journal commit"... */
 	ext2_ino_t first_ino;	     /* s_first_ino: below, reserved */
+	/* the creation times of the live inodes, or NULL: then no time
+	 * is taken for a copy's (set by the caller, owned by it) */
+	const struct e4t_copyidx *copies;
 };
 
 /* A directory's nanosecond baseline: of its entries whose mtime has
