@@ -58,8 +58,8 @@ static unsigned inode_fixes(const struct e4t_check_result *res, size_t i,
 	}
 	for (f = 0; f < E4T_NFIELDS; f++)
 		if ((words & ~src) & (1U << f))
-			e4t_prec_fixed(base[f], extra[f], (epoch >> f) & 1,
-				       &ts[f]);
+			e4t_prec_fixed(base[f], extra[f],
+				       (epoch & (1U << f)) != 0, &ts[f]);
 	return words | src;
 }
 

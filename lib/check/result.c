@@ -216,10 +216,11 @@ void e4t_check_get(const struct e4t_check_result *res, size_t i,
 static const struct e4t_prec *fixed_with(const struct e4t_check_result *res,
 					 size_t i)
 {
-	const struct e4t_prec *w = e4t_prec_at(res, i), *r;
+	const struct e4t_prec *w = e4t_prec_at(res, i);
 
 	while (i-- > 0) {
-		r = e4t_prec_at(res, i);
+		const struct e4t_prec *r = e4t_prec_at(res, i);
+
 		if (r->ino != w->ino)
 			return NULL;
 		if (r->code == E4T_P_CRTIME_AFTER_CTIME &&
@@ -235,7 +236,6 @@ int e4t_check_decide(struct e4t_check_result *res, size_t i,
 {
 	struct e4t_prec *r = e4t_prec_at(res, i);
 	const struct e4t_problem_def *d = e4t_problem_def(r->code);
-	const struct e4t_prec *e;
 
 	if (res->refuse && !r->nofix)
 		r->nofix = (uint8_t)res->refuse;
@@ -243,7 +243,8 @@ int e4t_check_decide(struct e4t_check_result *res, size_t i,
 	/* a warning: fixed when named, or by its error's fix */
 	if ((d->flags & E4T_PF_WARNING) &&
 	    !(res->fix_warnings & (1U << r->code))) {
-		e = r->nofix ? NULL : fixed_with(res, i);
+		const struct e4t_prec *e = r->nofix ? NULL : fixed_with(res, i);
+
 		if (e) {
 			r->bits |= (uint8_t)(e->bits & PREC_FIX);
 			return (e->bits & PREC_FIX) != 0;
