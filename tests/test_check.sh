@@ -1075,6 +1075,20 @@ test_dry_run_on_a_mounted_filesystem() {
 	run_ro "$IMG" check -n "$IMG"
 	assertNotContains "$(cat "$ERR")" "mounted"
 	assertContains "$(cat "$OUT")" "Carry nanoseconds into seconds? no"
+	# an image file mounted through FUSE (no block device)
+	if ! command -v fuse2fs >/dev/null || [ ! -c /dev/fuse ] ||
+		! fuse2fs "$IMG" "$MNT" -o ro,fakeroot >"$TMP/fuse.out" 2>&1; then
+		echo "(fuse2fs: not tried here)"
+		return 0
+	fi
+	run check -n "$IMG"
+	umount "$MNT"
+	assertEquals "fuse2fs: $(cat "$OUT" "$ERR")" 4 "$RC"
+	# (the mount's source, or the server holding the file)
+	assertTrue "fuse2fs: $(cat "$ERR")" \
+		"grep -qE '^e4time: $IMG: mounted \\((.* \\(fuse[.a-z0-9]*\\)|FUSE server fuse2fs .*)\\): check -n' '$ERR'"
+	assertTrue "fuse2fs: the line says why: $(cat "$OUT")" \
+		"grep -q '^/a <[0-9]*>: T0001 mtime: .* (mounted: unmount it to fix)$' '$OUT'"
 }
 
 # check -y > LOG 2>&1: the undo file's line (stderr) after every line of

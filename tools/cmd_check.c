@@ -309,9 +309,9 @@ static int mounted(const struct e4t_image *img)
 				 E4T_ERR_MOUNTED)
 		return 0;
 	warnx_img(img->name,
-		  "mounted (%s): check -n reads what is on disk, which may "
-		  "be behind what the kernel holds%s; nothing is fixed while "
-		  "it is mounted: unmount it, then check",
+		  "mounted (%s): check -n reads what is on disk, where the "
+		  "mount may not have written everything yet%s; nothing is "
+		  "fixed while it is mounted: unmount it, then check",
 		  why.what,
 		  (img->state & E4T_IMG_NEEDS_RECOVERY)
 			  ? " (the journal to recover is the mount's own, "

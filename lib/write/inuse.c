@@ -603,6 +603,7 @@ errcode_t e4t_check_mounted(const char *name, uint64_t offset, uint64_t length,
 {
 	struct dirent *de;
 	struct bytes t;
+	struct stat st;
 	errcode_t err = 0;
 	DIR *d;
 
@@ -616,7 +617,13 @@ errcode_t e4t_check_mounted(const char *name, uint64_t offset, uint64_t length,
 	while (!err && (de = readdir(d)))
 		err = check_dev(de->d_name, &t, 0, NULL, why);
 	closedir(d);
-	return err == E4T_ERR_MOUNTED ? err : 0;
+	if (err == E4T_ERR_MOUNTED)
+		return err;
+	/* an image file mounted through FUSE (holders.c) */
+	if (!stat(name, &st) && S_ISREG(st.st_mode) &&
+	    e4t_check_holders(&st, offset, length, why) == E4T_ERR_MOUNTED)
+		return E4T_ERR_MOUNTED;
+	return 0;
 }
 
 void e4t_in_use_release(struct e4t_in_use *hold)
