@@ -458,8 +458,8 @@ void e4t_in_use_release(struct e4t_in_use *hold);
  * e4t_check_in_use() and e4t_check_holders()'s mounts, for a reader: no
  * device is opened.  0 when it is not (or name cannot be looked at).
  */
-errcode_t e4t_check_mounted(const char *name, uint64_t offset,
-			    uint64_t length, struct e4t_refusal *why);
+errcode_t e4t_check_mounted(const char *name, uint64_t offset, uint64_t length,
+			    struct e4t_refusal *why);
 struct stat;
 /*
  * Does other (a regular file: all of it; a block device: the bytes it
