@@ -451,6 +451,15 @@ int e4t_undo_replaceable(const char *path);
 errcode_t e4t_check_in_use(const char *name, uint64_t offset, uint64_t length,
 			   struct e4t_in_use *hold, struct e4t_refusal *why);
 void e4t_in_use_release(struct e4t_in_use *hold);
+/*
+ * Is a block device that holds bytes of [offset, offset + length) of name
+ * mounted, or the image file mounted through FUSE (E4T_ERR_MOUNTED,
+ * why->what naming it and where)?  As the first pass of
+ * e4t_check_in_use() and e4t_check_holders()'s mounts, for a reader: no
+ * device is opened.  0 when it is not (or name cannot be looked at).
+ */
+errcode_t e4t_check_mounted(const char *name, uint64_t offset, uint64_t length,
+			    struct e4t_refusal *why);
 struct stat;
 /*
  * Does other (a regular file: all of it; a block device: the bytes it

@@ -83,6 +83,24 @@ kstat() {
 	umount "$MNT"
 }
 
+# kns PATH...: each PATH's atime, mtime, ctime and crtime as the kernel
+# gives them (statx on a read-only loop mount of $IMG), in nanoseconds:
+# seconds * 10^9 + nanoseconds, the sum every program makes (stat -c %.9Y
+# prints a tv_nsec of 10^9 or more as it comes).
+kns() {
+	local line v out
+	mount -o loop,ro "$IMG" "$MNT" || return 1
+	for line in $(cd "$MNT" && stat -c '%n=%.9X=%.9Y=%.9Z=%.9W' "$@"); do
+		out="${line%%=*}"
+		line="${line#*=}"
+		for v in ${line//=/ }; do
+			out+=" $((${v%.*} * 1000000000 + 10#${v#*.}))"
+		done
+		echo "$out"
+	done
+	umount "$MNT"
+}
+
 # after_fix WHAT ORIG: e2fsck -fn clean, a second check -n finds
 # nothing (0), and e2undo with the undo file gives back ORIG.
 after_fix() {
@@ -110,23 +128,42 @@ test_clean_kernel_image_is_clean() {
 test_nsec_out_of_range_preen() {
 	need_mount || return 0
 	mkimg mkfs.ext4 -I 256 || fail "image"
-	local base mt
-	mt=$(kstat '%Y' a)
+	local before
 	# 0xEE6B2800 >> 2 = 10^9 exactly; epoch bits 0
 	sif /a mtime_extra 0xEE6B2800
 	sif /d/c atime_extra 0xFFFFFFFC
+	# 2038-01-19T03:14:07 and 1 s: carried into the 2038 epoch (its bit)
+	sif /b ctime 0x7FFFFFFF ctime_extra 0xEE6B2800
+	# d: ctime :09 and 10^9 ns, which the kernel shows as :10; crtime
+	# :10, equal to it (dropping the excess would make ctime :09, and
+	# crtime later than it: T0005)
+	sif /d ctime 0x5F000009 ctime_extra 0xEE6B2800 \
+		crtime 0x5F00000A crtime_extra 0 \
+		mtime 0x5F000008 mtime_extra 0 atime 0x5F000008 atime_extra 0
 	cp "$IMG" "$TMP/orig.img"
+	before=$(kns a b d d/c) || fail "mount"
 	run_ro "$IMG" check -n "$IMG"
 	assertEquals "-n: uncorrected: $(cat "$OUT")" 4 "$RC"
 	assertTrue "/a: T0001 mtime" "has '/a' 'T0001 mtime'"
+	assertTrue "/b: T0001 ctime" "has '/b' 'T0001 ctime'"
+	assertTrue "/d: T0001 ctime" "has '/d' 'T0001 ctime'"
+	assertNotContains "no T0005 on what the kernel shows" "$(cat "$OUT")" \
+		"T0005"
 	assertContains "$(cat "$OUT")" "/d/c <"
-	assertContains "$(cat "$OUT")" "Clear nanoseconds? no"
+	assertContains "$(cat "$OUT")" "-> 2038-01-19T03:14:08.000000000Z.  Carry nanoseconds into seconds? no"
 	run check -p "$IMG"
 	assertEquals "-p: corrected: $(cat "$OUT" "$ERR")" 1 "$RC"
-	assertContains "$(cat "$OUT")" "Clear nanoseconds? yes"
+	assertEquals "4 fixes" 4 \
+		"$(grep -c 'Carry nanoseconds into seconds? yes$' "$OUT")"
 	assertContains "$(cat "$ERR")" "e2undo"
-	# the kernel: seconds kept, nanoseconds 0
-	assertEquals "mtime of a" "$mt.000000000" "$(kstat '%.9Y' a)"
+	# the kernel: every time as it showed it before the fix
+	assertEquals "the kernel's times" "$before" "$(kns a b d d/c)"
+	assertEquals "2038 + 1 s: epoch bit 1 (debugfs)" \
+		" ctime: 0x80000000:00000001" \
+		"$(debugfs -R 'stat /b' "$IMG" 2>/dev/null | grep '^ ctime:' | cut -c1-27)"
+	run_ro "$IMG" check -n "$IMG"
+	assertEquals "second -n: no problem: $(cat "$OUT")" 0 "$RC"
+	assertContains "$(cat "$OUT")" "0 problems (0 fixed, 0 left)"
 	after_fix "T0001" "$TMP/orig.img"
 }
 
@@ -192,14 +229,108 @@ test_crtime_after_mtime_is_a_warning() {
 	assertEquals "--strict" 4 "$RC"
 	run_ro "$IMG" check -n --mtime-tolerance 1000000000 "$IMG"
 	assertNotContains "$(cat "$OUT")" "T0006"
+	# a warning: -y leaves it, whatever --crtime-from says
+	run_ro "$IMG" check -y --crtime-from earliest "$IMG"
+	assertEquals "-y: nothing written: $(cat "$OUT" "$ERR")" 0 "$RC"
+	assertContains "$(cat "$OUT")" "(a warning: fixed only with --fix T0006)"
 	# ctime is later than mtime: only earliest (or mtime) fixes it
-	run_ro "$IMG" check -y --strict --crtime-from ctime "$IMG"
+	run_ro "$IMG" check -y --strict --fix T0006 --crtime-from ctime "$IMG"
 	assertContains "$(cat "$OUT")" "the source time is later"
 	cp "$IMG" "$TMP/orig.img"
-	run check -y --crtime-from earliest "$IMG"
+	run check -y --fix T0006 --crtime-from earliest "$IMG"
 	assertEquals "earliest: $(cat "$OUT" "$ERR")" 1 "$RC"
+	assertContains "$(cat "$OUT")" "0 problems (0 fixed, 0 left), 1 warnings (1 fixed)"
 	assertEquals "crtime is mtime" "$(kstat '%Y' a)" "$(kstat '%W' a)"
 	after_fix "T0006" "$TMP/orig.img"
+}
+
+# cp -p, rsync -t, tar x, any migration: a tree whose crtimes (the copy)
+# are later than its mtimes (kept).  check -n: 0, warnings; -y changes
+# nothing whatever --crtime-from says (byte for byte, no undo file);
+# --fix T0006 is what changes them.
+test_clean_dry_run_means_yes_changes_nothing() {
+	need_mount || return 0
+	mkimg mkfs.ext4 -I 256 || fail "image"
+	local i n=0 undo from
+	mkdir -p "$TMP/src"
+	for i in 1 2 3 4 5 6; do
+		echo "$i" >"$TMP/src/f$i"
+		touch -m -d "2001-01-0$i" "$TMP/src/f$i"
+	done
+	mount -o loop "$IMG" "$MNT" && cp -p "$TMP/src/"f? "$MNT/" &&
+		umount "$MNT" || fail "cp -p"
+	cp "$IMG" "$TMP/orig.img"
+	run_ro "$IMG" check -n "$IMG"
+	assertEquals "-n: clean: $(cat "$OUT")" 0 "$RC"
+	assertContains "$(cat "$OUT")" "0 problems (0 fixed, 0 left), 6 warnings (0 fixed)"
+	undo=$(default_undo "$IMG")
+	for from in earliest mtime ctime; do
+		rm -f "$undo"
+		run check -y --crtime-from $from "$IMG"
+		assertEquals "-y --crtime-from $from: $(cat "$OUT" "$ERR")" 0 "$RC"
+		assertTrue "-y --crtime-from $from: the image byte for byte" \
+			"cmp -s '$TMP/orig.img' '$IMG'"
+		assertNotContains "-y --crtime-from $from" "$(cat "$OUT")" \
+			"MODIFIED"
+		assertNotContains "no undo file" "$(cat "$ERR")" "undo file"
+		assertEquals "-y: each warning left, and says how to fix it" 6 \
+			"$(grep -c '^/f[1-6] <[0-9]*>: T0006 crtime: .*(a warning: fixed only with --fix T0006)$' "$OUT")"
+		n=$((n + 1))
+	done
+	assertEquals "runs" 3 "$n"
+	run_ro "$IMG" check -p --fix T0006 --crtime-from earliest "$IMG"
+	assertEquals "-p never fixes a warning" 0 "$RC"
+	run_ro "$IMG" check -y --fix T0009 --crtime-from earliest "$IMG"
+	assertEquals "another warning named: T0006 left" 0 "$RC"
+	# named: the copies' birth times replaced by the older mtimes
+	run check -y --fix crtime_after_mtime --crtime-from earliest -f jsonl "$IMG"
+	assertEquals "--fix: $(cat "$ERR")" 1 "$RC"
+	assertEquals "summary" '{"problems":0,"fixed":0,"left":0,"warnings":6,"warnings_fixed":6}' \
+		"$(jq -c 'select(.record=="summary") | {problems, fixed, left, warnings, warnings_fixed}' "$OUT")"
+	for i in 1 2 3 4 5 6; do
+		assertEquals "f$i: crtime is mtime (kernel)" "$(kstat '%Y' f$i)" \
+			"$(kstat '%W' f$i)"
+	done
+	after_fix "--fix T0006" "$TMP/orig.img"
+	# --fix takes warnings with a fix only
+	for from in T0001 T0007 T0010 bogus T0006,T0005; do
+		run_ro "$IMG" check -n --fix $from "$IMG"
+		assertEquals "--fix $from: usage (16)" 16 "$RC"
+	done
+	assertContains "$(cat "$ERR")" "--fix T0005: an error, not a warning"
+	run_ro "$IMG" check -n --fix t0006,T0009 --fix extra_isize_small "$IMG"
+	assertEquals "--fix: codes, names, lists" 0 "$RC"
+}
+
+# T0005 and T0006 of one inode: one crtime, written by the error's fix;
+# the warning is fixed with it, and the counts add up.
+test_summary_counts_add_up() {
+	need_mount || return 0
+	mkimg mkfs.ext4 -I 256 || fail "image"
+	mount -o loop "$IMG" "$MNT" && touch -m -d 2001-01-01 "$MNT/a" &&
+		umount "$MNT"
+	# /a: crtime (2012) later than ctime (2004) and mtime (2001); /b:
+	# later than ctime only (mtime 2021); /d/c: a bad nsec; /d: a time
+	# in 2038, later than the last write (T0007, never fixed)
+	sif /a ctime 0x40000000 crtime 0x50000000 crtime_extra 0
+	sif /b ctime 0x40000000 crtime 0x50000000 crtime_extra 0 \
+		mtime 0x60000000
+	sif /d/c atime 0x40000000 atime_extra 0xEE6B2800
+	sif /d atime 0x7fffff00
+	run_ro "$IMG" check -n "$IMG"
+	assertEquals "-n: $(cat "$OUT")" 4 "$RC"
+	assertContains "$(cat "$OUT")" "3 problems (0 fixed, 3 left), 2 warnings (0 fixed)"
+	run check -y --crtime-from earliest "$IMG"
+	assertEquals "-y: $(cat "$OUT" "$ERR")" 1 "$RC"
+	assertContains "$(cat "$OUT")" "3 problems (3 fixed, 0 left), 2 warnings (1 fixed)"
+	assertTrue "/a's T0006 fixed with its T0005: $(cat "$OUT")" \
+		"grep -q '^/a <[0-9]*>: T0006 crtime: .* -> 2001-01-01T00:00:00.000000000Z.  Set crtime? yes$' '$OUT'"
+	run_ro "$IMG" check -n -f jsonl "$IMG"
+	assertEquals "-n after: the warning left" \
+		'{"problems":0,"fixed":0,"left":0,"warnings":1,"warnings_fixed":0}' \
+		"$(jq -c 'select(.record=="summary") | {problems, fixed, left, warnings, warnings_fixed}' "$OUT")"
+	assertEquals "it is T0007" '"T0007"' \
+		"$(jq -c 'select(.record=="problem") | .code' "$OUT")"
 }
 
 test_future_times_warned_never_fixed() {
@@ -731,14 +862,20 @@ test_extra_isize_below_the_kernels() {
 	run_ro "$IMG" check -n --strict "$IMG"
 	assertEquals "-n --strict" 4 "$RC"
 	run_ro "$IMG" check -n -f jsonl "$IMG"
-	assertEquals "jsonl record" '"T0009" null 28 32 true' \
+	assertEquals "jsonl record" '"T0009" null 28 32 false' \
 		"$(jq -c -r 'select(.code == "T0009" and .path == "/b") | "\(.code|tojson) \(.field) \(.extra_isize) \(.want_extra_isize) \(.fixable)"' "$OUT")"
-	run_ro "$IMG" check -p "$IMG"
+	run_ro "$IMG" check -n --fix T0009 -f jsonl "$IMG"
+	assertEquals "jsonl record, named" '"T0009" null 28 32 true' \
+		"$(jq -c -r 'select(.code == "T0009" and .path == "/b") | "\(.code|tojson) \(.field) \(.extra_isize) \(.want_extra_isize) \(.fixable)"' "$OUT")"
+	run_ro "$IMG" check -p --fix T0009 "$IMG"
 	assertEquals "-p: not preen's" 0 "$RC"
+	# a warning: -y alone leaves it
+	run_ro "$IMG" check -y "$IMG"
+	assertEquals "-y: a warning, left: $(cat "$OUT" "$ERR")" 0 "$RC"
 	# no --crtime-from: crtime is stored and kept
-	run check -y "$IMG"
+	run check -y --fix T0009 "$IMG"
 	assertEquals "-y: $(cat "$OUT" "$ERR")" 1 "$RC"
-	assertContains "$(cat "$OUT")" "0 problems (2 fixed, 0 left), 2 warnings"
+	assertContains "$(cat "$OUT")" "0 problems (0 fixed, 0 left), 2 warnings (2 fixed)"
 	assertContains "$(debugfs -R 'stat /b' "$IMG" 2>/dev/null)" \
 		"Size of extra inode fields: 32"
 	assertContains "$(debugfs -R 'stat /a' "$IMG" 2>/dev/null)" \
@@ -910,6 +1047,132 @@ test_dry_run_reads_containers() {
 	run_ro "$TMP/ewf/img.E01" check -y "$TMP/ewf/img.E01"
 	assertEquals "-y on an E01: refused (8)" 8 "$RC"
 	assertContains "$(cat "$ERR")" "convert to raw first"
+}
+
+# -n on a mounted filesystem: it says so, never "run e2fsck" over the
+# journal the mount keeps live; every line says why it is not fixed.
+test_dry_run_on_a_mounted_filesystem() {
+	need_mount || return 0
+	mkimg mkfs.ext4 -I 256 || fail "image"
+	sif /a mtime 0x40000000 mtime_extra 0xEE6B2800
+	local opts n=0
+	for opts in rw ro; do
+		mount -o loop,$opts "$IMG" "$MNT" || fail "mount $opts"
+		run check -n "$IMG"
+		umount "$MNT"
+		assertEquals "$opts: $(cat "$OUT" "$ERR")" 4 "$RC"
+		assertContains "$opts: $(cat "$ERR")" "$(cat "$ERR")" \
+			"$IMG: mounted (/dev/loop"
+		assertContains "$opts: $(cat "$ERR")" "$(cat "$ERR")" \
+			" is mounted on $MNT): check -n reads what is on disk"
+		assertNotContains "$opts: $(cat "$ERR")" "$(cat "$ERR")" \
+			"run e2fsck"
+		assertTrue "$opts: the line says why: $(cat "$OUT")" \
+			"grep -q '^/a <[0-9]*>: T0001 mtime: .* (mounted: unmount it to fix)$' '$OUT'"
+		n=$((n + 1))
+	done
+	assertEquals "runs" 2 "$n"
+	# unmounted again: no such line
+	run_ro "$IMG" check -n "$IMG"
+	assertNotContains "$(cat "$ERR")" "mounted"
+	assertContains "$(cat "$OUT")" "Carry nanoseconds into seconds? no"
+	# an image file mounted through FUSE (no block device)
+	if ! command -v fuse2fs >/dev/null || [ ! -c /dev/fuse ] ||
+		! fuse2fs "$IMG" "$MNT" -o ro,fakeroot >"$TMP/fuse.out" 2>&1; then
+		echo "(fuse2fs: not tried here)"
+		return 0
+	fi
+	run check -n "$IMG"
+	umount "$MNT"
+	assertEquals "fuse2fs: $(cat "$OUT" "$ERR")" 4 "$RC"
+	# (the mount's source, or the server holding the file)
+	assertTrue "fuse2fs: $(cat "$ERR")" \
+		"grep -qE '^e4time: $IMG: mounted \\((.* \\(fuse[.a-z0-9]*\\)|FUSE server fuse2fs .*)\\): check -n' '$ERR'"
+	assertTrue "fuse2fs: the line says why: $(cat "$OUT")" \
+		"grep -q '^/a <[0-9]*>: T0001 mtime: .* (mounted: unmount it to fix)$' '$OUT'"
+}
+
+# check -y > LOG 2>&1: the undo file's line (stderr) after every line of
+# stdout, one of its own: more stdout than one buffer (150 fixes).
+test_undo_line_is_a_line_of_its_own() {
+	local i script="" n=150
+	mkdir -p "$TMP/many"
+	for i in $(seq 1 $n); do
+		echo "$i" >"$TMP/many/f$i"
+		script+="sif /f$i mtime 0x40000000"$'\n'
+		script+="sif /f$i mtime_extra 0xEE6B2800"$'\n'
+	done
+	mkfs.ext4 -q -F -I 256 -N 512 -d "$TMP/many" "$IMG" 8M >/dev/null 2>&1 ||
+		fail "mkfs"
+	printf '%s' "$script" | debugfs -w -f - "$IMG" >/dev/null 2>&1
+	local rc
+	"$E4TIME" check -y "$IMG" >"$TMP/log" 2>&1
+	rc=$?
+	assertEquals "status: $(tail -3 "$TMP/log")" 1 $rc
+	assertEquals "a line per fix" $n \
+		"$(grep -c '^/f[0-9]* <[0-9]*>: T0001 mtime: .*Carry nanoseconds into seconds? yes$' "$TMP/log")"
+	assertEquals "the undo file's line, whole" 1 \
+		"$(grep -c '^e4time: [^ ]*: undo file [^ ]* (to undo: e2undo [^ ]* [^ ]*)$' "$TMP/log")"
+	assertContains "after the summary" "$(tail -1 "$TMP/log")" ": undo file "
+	assertEquals "no other line: $(grep -vE '^(/f[0-9]+ <|e4time: |.*inodes checked|.*TIMESTAMPS WERE MODIFIED|$)' "$TMP/log" | head -3)" \
+		0 "$(grep -cvE '^(/f[0-9]+ <|e4time: |.*inodes checked|.*TIMESTAMPS WERE MODIFIED|$)' "$TMP/log")"
+}
+
+# 128-byte inodes: check and info say plainly that no crtime can ever be
+# stored there and what would change that; set and backfill too.
+test_128_byte_inodes_said_plainly() {
+	local img="$TMP/s128.img"
+	unpack ext4-128 >/dev/null || fail "image"
+	cp "$TMP/ext4-128.img" "$img"
+	run_ro "$img" check -n "$img"
+	assertEquals "check -n: $(cat "$OUT")" 0 "$RC"
+	assertContains "$(cat "$OUT")" "inodes of 128 bytes: no crtime (nor nanoseconds, nor a time outside 1901..2038) can ever be stored in them"
+	assertContains "$(cat "$OUT")" "mkfs.ext4 -I 256"
+	assertContains "$(cat "$OUT")" "tune2fs -I 256"
+	run_ro "$img" check -n -f jsonl "$img"
+	assertEquals "jsonl" '{"inode_size":128,"crtime_storable":false}' \
+		"$(jq -c 'select(.record=="summary") | {inode_size, crtime_storable}' "$OUT")"
+	run_ro "$img" info "$img"
+	assertContains "info: $(cat "$OUT")" "$(cat "$OUT")" \
+		"Crtime:               never stored: 128-byte inodes have no room for it"
+	run_ro "$img" set "$img" /a.txt --crtime @86400
+	assertEquals "set: refused" 16 "$RC"
+	assertContains "set: $(cat "$ERR")" "$(cat "$ERR")" \
+		"128-byte inodes can never store crtime (a filesystem of larger inodes can: a new one made with mkfs.ext4 -I 256"
+	run_ro "$img" backfill -n "$img" --from dosattrib
+	assertContains "backfill: $(cat "$ERR")" "$(cat "$ERR")" " inode too small"
+	assertContains "backfill: $(cat "$ERR")" "$(cat "$ERR")" \
+		"128-byte inodes can never store crtime"
+	# 256-byte inodes: what info says instead
+	mkfs.ext4 -q -F -I 256 "$IMG" 4M >/dev/null 2>&1
+	run_ro "$IMG" info -f jsonl "$IMG"
+	assertEquals "info of 256-byte inodes" \
+		'"stored in inodes whose i_extra_isize is 24 or more (e4time check finds the others: T0003)"' \
+		"$(jq -c .crtime "$OUT")"
+}
+
+# Inodes of i_extra_isize 0 (tune2fs -I 256): what the kernel shows of
+# their birth time (the zeroed bytes: 0), and what set and backfill
+# advise (check, not tune2fs).
+test_converted_inodes_birth_time() {
+	need_mount || return 0
+	mkconverted || fail "image"
+	assertContains "f1: i_extra_isize 0" \
+		"$(debugfs -R 'stat /f1' "$IMG" 2>/dev/null)" \
+		"Size of extra inode fields: 0"
+	assertEquals "the kernel's birth time: 0, 1970" \
+		"0|1970-01-01 00:00:00.000000000 +0000" "$(TZ=UTC kstat '%W|%w' f1)"
+	run_ro "$IMG" stat "$IMG" /f1
+	assertContains "e4time stat: not stored" "$(cat "$OUT")" "not stored"
+	run_ro "$IMG" set "$IMG" /f1 --crtime @86400
+	assertEquals "set: refused" 16 "$RC"
+	assertContains "set: $(cat "$ERR")" "$(cat "$ERR")" \
+		"its i_extra_isize is below 24 (e4time check -y --crtime-from ctime"
+	assertNotContains "set: not tune2fs: $(cat "$ERR")" "$(cat "$ERR")" \
+		"tune2fs"
+	run_ro "$IMG" backfill -n "$IMG" --from dosattrib
+	assertContains "backfill: $(cat "$ERR")" "$(cat "$ERR")" \
+		"inodes too small for crtime (i_extra_isize below 24): e4time check -n $IMG lists them (T0003); e4time check -y --crtime-from dosattrib $IMG grows them"
 }
 
 test_mounted_image_refused() {

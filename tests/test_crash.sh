@@ -669,10 +669,10 @@ uf_run() {
 			"unreadable"
 		;;
 	"check text")
-		# two fixes an inode, T0005 and T0006: written, or not
+		# two fixes an inode, T0005 and T0006 (with it): written, or not
 		assertContains "$what: summary: $(tail -3 "$out")" \
 			"$(tail -3 "$out")" \
-			"6060 problems ($((2 * n)) fixed, $((6060 - n)) left), 12128 warnings; stopped: No space left for the undo file"
+			"6060 problems ($n fixed, $((6060 - n)) left), 12128 warnings ($n fixed); stopped: No space left for the undo file"
 		assertEquals "$what: a '? yes' per fix written" $((2 * n)) \
 			"$(grep -c '? yes$' "$out")"
 		assertEquals "$what: the others not written" \
@@ -684,7 +684,7 @@ uf_run() {
 	"check jsonl")
 		assertContains "$what: summary: $(tail -1 "$out")" \
 			"$(tail -1 "$out")" \
-			"\"fixed\":$((2 * n)),\"left\":$((6060 - n)),\"warnings\":12128,\"cancelled\":false,\"stopped\":\"No space left for the undo file"
+			"\"fixed\":$n,\"left\":$((6060 - n)),\"warnings\":12128,\"warnings_fixed\":$n,\"cancelled\":false,\"stopped\":\"No space left for the undo file"
 		;;
 	esac
 	undo=$(sed -n 's/.*: undo file \(.*\) (to undo: .*/\1/p' "$err")

@@ -88,6 +88,10 @@ void check_problem_line(struct lbuf *b, const struct e4t_problem *p)
 	} else if (p->nofix != E4T_NOFIX_NEVER) {
 		lb_puts(b, " (");
 		lb_puts(b, e4t_nofix_text(p->nofix));
+		if (p->nofix == E4T_NOFIX_WARNING) {
+			lb_putc(b, ' ');
+			lb_puts(b, d->code);
+		}
 		lb_putc(b, ')');
 	}
 }
@@ -153,20 +157,36 @@ void check_records(enum report_format fmt, const struct e4t_check_result *res)
 	report_finish(&r);
 }
 
+/* 128-byte inodes: said plainly, and what would change it. */
+static void small_inodes(const char *image)
+{
+	printf("%s: inodes of 128 bytes: no crtime (nor nanoseconds, nor a "
+	       "time outside 1901..2038) can ever be stored in them, and "
+	       "check cannot add one; a filesystem of larger inodes can: a "
+	       "new one made with mkfs.ext4 -I 256, or this one converted "
+	       "with tune2fs -I 256 (then check -y --crtime-from SOURCE sets "
+	       "crtime in its inodes, T0003)\n",
+	       image);
+}
+
 void check_summary(enum report_format fmt, const char *image,
 		   const struct e4t_check_summary *s, int cancelled,
 		   errcode_t stopped)
 {
+	int small = s->inode_size <= EXT2_GOOD_OLD_INODE_SIZE;
 	struct report r;
 
 	if (fmt == RF_TEXT) {
+		if (small)
+			small_inodes(image);
 		printf("%s: %lu inodes checked, %lu problems (%lu fixed, %lu "
-		       "left), %lu warnings%s%s%s\n",
+		       "left), %lu warnings (%lu fixed)%s%s%s\n",
 		       image, s->inodes, s->errors, s->fixed, s->left,
-		       s->warnings, cancelled ? "; cancelled" : "",
+		       s->warnings, s->warnings_fixed,
+		       cancelled ? "; cancelled" : "",
 		       stopped ? "; stopped: " : "",
 		       stopped ? error_message(stopped) : "");
-		if (s->fixed)
+		if (s->fixed || s->warnings_fixed)
 			printf("\n%s: ***** TIMESTAMPS WERE MODIFIED *****\n",
 			       image);
 		return;
@@ -178,9 +198,12 @@ void check_summary(enum report_format fmt, const char *image,
 	rec_u64(&r, "fixed", s->fixed);
 	rec_u64(&r, "left", s->left);
 	rec_u64(&r, "warnings", s->warnings);
+	rec_u64(&r, "warnings_fixed", s->warnings_fixed);
 	rec_bool(&r, "cancelled", cancelled);
 	if (stopped)
 		rec_cstr(&r, "stopped", error_message(stopped));
+	rec_u64(&r, "inode_size", s->inode_size);
+	rec_bool(&r, "crtime_storable", !small);
 	rec_end(&r);
 	report_finish(&r);
 }

@@ -158,6 +158,20 @@ static void summary(const struct bf_ctx *c, const struct e4t_backfill_stats *st)
 	if (st->write_err)
 		fprintf(stderr, "; stopped: %s", error_message(st->write_err));
 	fputc('\n', stderr);
+	if (!st->count[E4T_BF_TOO_SMALL])
+		return;
+	/* what would give those inodes a crtime */
+	if (EXT2_INODE_SIZE(c->img->fs->super) <= EXT2_GOOD_OLD_INODE_SIZE)
+		fprintf(stderr, "%s: %s: %s\n", progname, c->img->name,
+			error_message(E4T_ERR_NO_CRTIME_128));
+	else
+		fprintf(stderr,
+			"%s: %s: %lu inodes too small for crtime "
+			"(i_extra_isize below 24): e4time check -n %s lists "
+			"them (T0003); e4time check -y --crtime-from %s %s "
+			"grows them and sets crtime from the same source\n",
+			progname, c->img->name, st->count[E4T_BF_TOO_SMALL],
+			c->img->name, e4t_source_name(c->src), c->img->name);
 }
 
 static const struct option backfill_longopts[] = {

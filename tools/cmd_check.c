@@ -40,7 +40,8 @@ static void check_help(FILE *fp)
 		"question\n"
 		"  -p, --preen            fix what is safe without a human "
 		"(T0001, T0002)\n"
-		"  -y, --yes              fix everything that can be fixed\n"
+		"  -y, --yes              fix every error that can be fixed "
+		"(warnings: --fix)\n"
 		"                         (none of the three: ask, on a "
 		"terminal)\n"
 		"      --crtime-from SRC  where a crtime to set comes from: "
@@ -51,6 +52,10 @@ static void check_help(FILE *fp)
 		"      --mtime-tolerance SECONDS\n"
 		"                         how far crtime may pass mtime "
 		"(default 2)\n"
+		"      --fix CODE[,CODE]  fix these warnings too (T0006, "
+		"T0009), with -y or an\n"
+		"                         answer: nothing else fixes a "
+		"warning\n"
 		"      --strict           warnings count for the exit "
 		"status (4)\n"
 		"  -f, --format FMT       text (default) or jsonl: one "
@@ -72,6 +77,7 @@ enum {
 	OPT_CRTIME_FROM = OPT_COMMON_LAST,
 	OPT_MTIME_TOL,
 	OPT_STRICT,
+	OPT_FIX,
 };
 
 static const struct option check_longopts[] = {
@@ -80,6 +86,7 @@ static const struct option check_longopts[] = {
 	{ "crtime-from", required_argument, NULL, OPT_CRTIME_FROM },
 	{ "mtime-tolerance", required_argument, NULL, OPT_MTIME_TOL },
 	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "fix", required_argument, NULL, OPT_FIX },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -89,6 +96,38 @@ static struct e4t_source *src;
 static struct e4t_check_opts copts = { .mtime_tolerance = 2 };
 static int result; /* FSCK_* bits of the run, for check_exit() */
 static volatile sig_atomic_t interrupted;
+
+/* --fix CODE[,CODE...]: each a warning with a fix, into copts. */
+static void fix_opt(const char *arg)
+{
+	const char *p = arg, *end;
+
+	do {
+		const struct e4t_problem_def *d;
+		size_t len;
+		int c;
+
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		c = e4t_problem_find(p, len);
+		d = c < 0 ? NULL : e4t_problem_def((enum e4t_pcode)c);
+		if (!d)
+			usage_error(&check_cmd,
+				    "--fix '%.*s': not a problem code "
+				    "(T0006, T0009, or their names)",
+				    (int)len, p);
+		if (d->flags & E4T_PF_NOFIX)
+			usage_error(&check_cmd, "--fix %s: %s is never fixed",
+				    d->code, d->name);
+		if (!(d->flags & E4T_PF_WARNING))
+			usage_error(&check_cmd,
+				    "--fix %s: an error, not a warning: -y "
+				    "fixes it without --fix",
+				    d->code);
+		copts.fix_warnings |= 1U << c;
+		p = end ? end + 1 : NULL;
+	} while (p);
+}
 
 static void check_opt(struct cmd_ctx *ctx, int opt, const char *arg)
 {
@@ -113,6 +152,7 @@ static void check_opt(struct cmd_ctx *ctx, int opt, const char *arg)
 		break;
 	}
 	case OPT_STRICT: strict = 1; break;
+	case OPT_FIX: fix_opt(arg); break;
 	default: usage_error(&check_cmd, "unknown option");
 	}
 }
@@ -257,6 +297,31 @@ static void answers(const struct e4t_check_result *res)
 	lb_free(&out);
 }
 
+/*
+ * Is the image (read with -n) mounted?  Said on stderr, with where; the
+ * kernel's journal is live then, and is no damage.
+ */
+static int mounted(const struct e4t_image *img)
+{
+	struct e4t_refusal why = { .what = "" };
+	uint64_t len = ext2fs_blocks_count(img->fs->super) *
+		       (uint64_t)img->fs->blocksize;
+
+	if (img->view || e4t_check_mounted(img->name, img->offset, len, &why) !=
+				 E4T_ERR_MOUNTED)
+		return 0;
+	warnx_img(img->name,
+		  "mounted (%s): check -n reads what is on disk, where the "
+		  "mount may not have written everything yet%s; nothing is "
+		  "fixed while it is mounted: unmount it, then check",
+		  why.what,
+		  (img->state & E4T_IMG_NEEDS_RECOVERY)
+			  ? " (the journal to recover is the mount's own, "
+			    "no damage)"
+			  : "");
+	return 1;
+}
+
 /* Progress as the other commands show theirs: checking, then writing. */
 static void check_progress(const char *phase, uint64_t done, uint64_t total,
 			   void *priv)
@@ -282,14 +347,18 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 	(void)argv;
 	/* SIGTERM and SIGHUP too, as SIGINT */
 	catch_stop_signals(on_sigint);
+	/* mounted (read with -n): what the kernel has not written yet is
+	 * not on disk, a live journal is no damage, and nothing is fixed */
+	if (ctx->wo.dry_run && mounted(img))
+		copts.refuse = E4T_NOFIX_MOUNTED;
 	/* what e2fsck owns comes first */
-	if (img->state & (E4T_IMG_ERRORS_FLAGGED | E4T_IMG_SB_CSUM_BAD |
-			  E4T_IMG_GD_CSUM_BAD | E4T_IMG_NEEDS_RECOVERY)) {
+	else if (img->state & (E4T_IMG_ERRORS_FLAGGED | E4T_IMG_SB_CSUM_BAD |
+			       E4T_IMG_GD_CSUM_BAD | E4T_IMG_NEEDS_RECOVERY)) {
 		warnx_img(img->name,
 			  "errors flagged, metadata checksums failing or a "
 			  "journal to recover: run e2fsck first; nothing "
 			  "will be fixed");
-		copts.refuse = 1;
+		copts.refuse = E4T_NOFIX_CSUM;
 		result |= FSCK_UNCORRECTED;
 	}
 	tree = ctx_tree(ctx, &status);
@@ -312,21 +381,23 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 	progress_done();
 	if (interrupted)
 		result |= FSCK_CANCELED;
-	e4t_check_summarize(&res, strict, &sum);
+	e4t_check_summarize(&res, &sum);
 	if (ctx->format == RF_TEXT && mode != E4T_CHECK_ASK)
 		answers(&res);
 	if (ctx->format != RF_TEXT)
 		check_records((enum report_format)ctx->format, &res);
 	e4t_check_result_free(&res);
-	if (sum.fixed)
+	if (sum.fixed || sum.warnings_fixed)
 		result |= FSCK_NONDESTRUCT;
-	if (sum.left || sum.skipped)
+	if (sum.left || sum.skipped || (strict && sum.warnings_left))
 		result |= FSCK_UNCORRECTED;
-	if (sum.skipped && !ctx->co.quiet)
+	if (sum.skipped && !ctx->co.quiet) {
+		fflush(stdout); /* after the lines, in a log of both */
 		warnx_img(img->name,
 			  "%lu inodes with a failing checksum or impossible "
 			  "i_extra_isize not checked: run e2fsck first",
 			  sum.skipped);
+	}
 	/* a failed write: what is printed was written, the summary too */
 	if (err)
 		status = write_error_status(img, "writing", err);

@@ -30,15 +30,15 @@ static void info_help(FILE *fp)
 static const char *const keys[] = {
 	"uuid", "label", "block_size", "blocks", "groups", "blocks_per_group",
 	"inodes", "inodes_per_group", "inode_size", "want_extra_isize",
-	"min_extra_isize", "features", "journal", "mkfs_time", "mount_time",
-	"last_mounted_on", "write_time", "mount_count", NULL
+	"min_extra_isize", "crtime", "features", "journal", "mkfs_time",
+	"mount_time", "last_mounted_on", "write_time", "mount_count", NULL
 };
 static const char *const labels[] = {
 	"UUID:", "Label:", "Block size:", "Blocks:", "Groups:",
 	"Blocks per group:", "Inodes:", "Inodes per group:", "Inode size:",
-	"Extra isize (want):", "Extra isize (min):", "Features:", "Journal:",
-	"Created:", "Last mounted:", "Last mounted on:", "Last written:",
-	"Mount count:", NULL
+	"Extra isize (want):", "Extra isize (min):", "Crtime:", "Features:",
+	"Journal:", "Created:", "Last mounted:", "Last mounted on:",
+	"Last written:", "Mount count:", NULL
 };
 /* clang-format on */
 static const struct rec_schema schema = { "info", keys, 0, labels };
@@ -110,6 +110,15 @@ static int info_run(struct cmd_ctx *ctx, int argc, char **argv)
 	rec_u64(&r, "inode_size", EXT2_INODE_SIZE(sb));
 	rec_u64(&r, "want_extra_isize", sb->s_want_extra_isize);
 	rec_u64(&r, "min_extra_isize", sb->s_min_extra_isize);
+	/* what decides whether an inode can hold a crtime, plainly */
+	rec_cstr(&r, "crtime",
+		 EXT2_INODE_SIZE(sb) <= EXT2_GOOD_OLD_INODE_SIZE
+			 ? "never stored: 128-byte inodes have no room for "
+			   "it (a filesystem of larger inodes has: a new one "
+			   "made with mkfs.ext4 -I 256, or this one converted "
+			   "with tune2fs -I 256)"
+			 : "stored in inodes whose i_extra_isize is 24 or "
+			   "more (e4time check finds the others: T0003)");
 	rec_features(&r, sb);
 	rec_journal(&r, ctx->img);
 	rec_epoch(&r, "mkfs_time", SB_TIME(sb->s_mkfs_time), ctx->local);

@@ -246,6 +246,8 @@ int finish_write(struct e4t_image *img, int status)
 
 		if (offset)
 			snprintf(off, sizeof(off), "-o %llu ", offset);
+		/* what is on stdout first: in one log, a line of its own */
+		fflush(stdout);
 		fprintf(stderr,
 			"%s: %s: undo file %s (to undo: e2undo %s%s %s)\n",
 			progname, name, undo, off, undo, name);

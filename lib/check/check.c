@@ -59,7 +59,8 @@ static struct e4t_prec *add(struct scan *s, const struct e4t_row *row,
 	return p;
 }
 
-/* The time field f would have once T0001 and T0002 are fixed. */
+/* The time field f would have once T0001 and T0002 are fixed: T0001's
+ * as the kernel shows it, the nanoseconds carried into the seconds. */
 static void corrected(const struct e4t_inode *in, enum e4t_field f, int pre1970,
 		      struct e4t_ts *ts)
 {
@@ -313,7 +314,9 @@ errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
 		res->limit_is_wtime = 1;
 	}
 	res->pre1970 = opts->now < NEGATIVE_DATE_CUTOFF;
+	res->inode_size = EXT2_INODE_SIZE(img->fs->super);
 	res->refuse = opts->refuse;
+	res->fix_warnings = opts->fix_warnings;
 	res->src_names = opts->crtime_from == E4T_CRSRC_XATTR
 				 ? e4t_source_xattrs(opts->src)
 				 : NULL;

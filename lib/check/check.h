@@ -42,6 +42,9 @@ struct e4t_problem_def {
 };
 /* The table entry of c; NULL when out of range. */
 const struct e4t_problem_def *e4t_problem_def(enum e4t_pcode c);
+/* The problem whose code ("T0006", any case) or name
+ * ("crtime_after_mtime") is s[0..len), or -1. */
+int e4t_problem_find(const char *s, size_t len);
 
 /* Where check takes a crtime from (--crtime-from). */
 enum e4t_crsrc {
@@ -63,6 +66,8 @@ enum e4t_nofix {
 	E4T_NOFIX_CSUM,		/* the inode's checksum does not verify */
 	E4T_NOFIX_NO_GROW,	/* growing i_extra_isize is not possible */
 	E4T_NOFIX_INLINE,	/* inline data: not grown (problem.c) */
+	E4T_NOFIX_WARNING,	/* a warning --fix does not name */
+	E4T_NOFIX_MOUNTED,	/* the filesystem is mounted */
 };
 const char *e4t_nofix_text(enum e4t_nofix n);
 
@@ -92,9 +97,15 @@ struct e4t_check_opts {
 	uint32_t mtime_tolerance; /* seconds crtime may pass mtime by */
 	enum e4t_crsrc crtime_from;
 	const struct e4t_source *src; /* E4T_CRSRC_XATTR */
-	/* Nothing may be fixed (e2fsck's to run first): every problem
-	 * that has a fix is left with E4T_NOFIX_CSUM. */
-	int refuse;
+	/* Nothing may be fixed: 0, or why (E4T_NOFIX_CSUM: e2fsck's to
+	 * run first; E4T_NOFIX_MOUNTED), which every problem that has a
+	 * fix is left with. */
+	enum e4t_nofix refuse;
+	/* The warnings that may be fixed (--fix), a bit (1U << code)
+	 * each: a warning is never fixed otherwise, unless the fix of an
+	 * error of the same inode writes the same field (T0006 with
+	 * T0005: one crtime). */
+	uint32_t fix_warnings;
 	/* Called for each inode looked at; non-zero stops the scan. */
 	int (*inode_done)(void *priv);
 	/* Now and then: "inodes" looked at (e4t_check_scan()), "fixes"
@@ -123,9 +134,11 @@ struct e4t_check_result {
 	unsigned long inodes;	      /* inodes looked at */
 	unsigned long skipped_csum;   /* with a checksum that fails */
 	int64_t limit;		      /* the "future" limit used */
-	int limit_is_wtime; /* it is the superblock's last write time */
-	int pre1970;	    /* T0002 is looked for (before the cut-off) */
-	int refuse;	    /* opts.refuse */
+	int limit_is_wtime;    /* it is the superblock's last write time */
+	int pre1970;	       /* T0002 is looked for (before the cut-off) */
+	unsigned inode_size;   /* the filesystem's */
+	enum e4t_nofix refuse; /* opts.refuse */
+	uint32_t fix_warnings; /* opts.fix_warnings */
 };
 
 /*
@@ -152,8 +165,11 @@ enum e4t_check_mode {
  * Decide problem i under mode, as e2fsck does: 1 fix it, 0 not (no fix,
  * -n, or -p and not preen-ok), -1 ask (E4T_CHECK_ASK and it has a fix:
  * e4t_check_answer() gives the answer).  With opts.refuse its fix is
- * taken away first.  Decide before e4t_check_get(): the problem's nofix
- * may change.
+ * taken away first; a warning's too, unless opts.fix_warnings names it
+ * (E4T_NOFIX_WARNING) or the fix of an error of the same inode and field
+ * decided before it writes it (then it is decided as that one).  Decide
+ * in order (0, 1, ...), before e4t_check_get(): the problem's nofix may
+ * change.
  */
 int e4t_check_decide(struct e4t_check_result *res, size_t i,
 		     enum e4t_check_mode mode);
@@ -161,15 +177,23 @@ void e4t_check_answer(struct e4t_check_result *res, size_t i, int fix);
 /* Is any problem's fix to be written? */
 int e4t_check_any_fix(const struct e4t_check_result *res);
 
+/*
+ * The counts add up: errors = fixed + left, warnings = warnings_fixed +
+ * warnings_left.  Left errors (and, with --strict, left warnings) make
+ * the exit status 4.
+ */
 struct e4t_check_summary {
 	unsigned long inodes;	/* looked at */
 	unsigned long errors;	/* problems of severity error */
-	unsigned long warnings; /* of severity warning */
-	unsigned long fixed;
-	unsigned long left;    /* not fixed: errors, and warnings when strict */
+	unsigned long fixed;	/* errors fixed (written) */
+	unsigned long left;	/* errors not fixed */
+	unsigned long warnings; /* problems of severity warning */
+	unsigned long warnings_fixed;
+	unsigned long warnings_left;
 	unsigned long skipped; /* not looked at: checksum, i_extra_isize */
+	unsigned inode_size;   /* of the filesystem: 128 stores no crtime */
 };
-void e4t_check_summarize(const struct e4t_check_result *res, int strict,
+void e4t_check_summarize(const struct e4t_check_result *res,
 			 struct e4t_check_summary *s);
 
 /*

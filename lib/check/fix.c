@@ -26,30 +26,26 @@ static int grows(const struct e4t_prec *r)
 
 /*
  * The fixes of one inode (problems [i, j)) into ts; the fields they
- * write.  T0001 and T0002 keep bits of a field's _extra word; a crtime
- * from the source replaces the crtime words' fixes.
+ * write.  T0001 carries a field's nanoseconds into its seconds, T0002
+ * clears its epoch bits (e4t_prec_fixed()); a crtime from the source
+ * replaces the crtime words' fixes.
  */
 static unsigned inode_fixes(const struct e4t_check_result *res, size_t i,
 			    size_t j, struct e4t_ts *ts)
 {
 	const struct e4t_prec *r;
-	uint32_t keep[E4T_NFIELDS], base[E4T_NFIELDS] = { 0 },
-				    extra[E4T_NFIELDS] = { 0 };
-	unsigned words = 0, src = 0, f;
+	uint32_t base[E4T_NFIELDS] = { 0 }, extra[E4T_NFIELDS] = { 0 };
+	unsigned words = 0, epoch = 0, src = 0, f;
 	size_t k;
 
-	for (f = 0; f < E4T_NFIELDS; f++)
-		keep[f] = ~0U;
 	for (k = i; k < j; k++) {
 		r = e4t_prec_at(res, k);
 		if (!to_fix(r) || grows(r)) /* grown already */
 			continue;
 		f = r->field;
-		if (r->code == E4T_P_BAD_NSEC) {
-			keep[f] &= EPOCH_MASK;
-		} else if (r->code == E4T_P_OLD_PRE1970) {
-			keep[f] &= ~EPOCH_MASK;
-		} else {
+		if (r->code == E4T_P_OLD_PRE1970) {
+			epoch |= 1U << f;
+		} else if (r->code != E4T_P_BAD_NSEC) {
 			ts[f].sec = r->fix_sec;
 			ts[f].nsec = r->fix_nsec;
 			ts[f].flags = r->fix_flags;
@@ -60,12 +56,10 @@ static unsigned inode_fixes(const struct e4t_check_result *res, size_t i,
 		extra[f] = r->raw_extra;
 		words |= 1U << f;
 	}
-	for (f = 0; f < E4T_NFIELDS; f++) {
-		uint32_t x = extra[f] & keep[f];
-
+	for (f = 0; f < E4T_NFIELDS; f++)
 		if ((words & ~src) & (1U << f))
-			e4t_ts_decode(base[f], &x, &ts[f]);
-	}
+			e4t_prec_fixed(base[f], extra[f],
+				       (epoch & (1U << f)) != 0, &ts[f]);
 	return words | src;
 }
 

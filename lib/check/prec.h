@@ -43,6 +43,12 @@ struct e4t_prec {
 struct e4t_prec *e4t_prec_add(struct e4t_check_result *res, ext2_ino_t ino,
 			      enum e4t_pcode code, const char *path,
 			      size_t len);
+/* The time a field's words give once T0001 is fixed (the nanoseconds
+ * carried into the seconds, as the kernel shows them; past 2446, where
+ * that has no encoding, cleared) and, with epoch, T0002 (the epoch bits
+ * cleared). */
+void e4t_prec_fixed(uint32_t base, uint32_t extra, int epoch,
+		    struct e4t_ts *ts);
 /* The time a field's words give once T0001 and T0002 are fixed (pre1970:
  * T0002 is). */
 void e4t_prec_corrected(uint32_t base, uint32_t extra, int has_extra,

@@ -8,13 +8,17 @@
  */
 #include "config.h"
 
+#include <string.h>
+#include <strings.h>
+
 #include "e4time.h"
 
 static const struct e4t_problem_def problems[E4T_P_COUNT] = {
 	[E4T_P_BAD_NSEC] = { "T0001", "bad_nsec", "nanoseconds of 10^9 or more",
-			     "clear the nanoseconds, keep the seconds and "
-			     "epoch bits",
-			     "Clear nanoseconds", E4T_PF_PREEN },
+			     "carry the whole seconds into the seconds, as "
+			     "the kernel shows the time (epoch bits "
+			     "written again)",
+			     "Carry nanoseconds into seconds", E4T_PF_PREEN },
 	[E4T_P_OLD_PRE1970] = { "T0002", "old_pre1970",
 				"pre-1970 time in the encoding of kernels "
 				"before 4.4 (read as 2310-2378)",
@@ -69,6 +73,19 @@ const struct e4t_problem_def *e4t_problem_def(enum e4t_pcode c)
 	return &problems[c];
 }
 
+int e4t_problem_find(const char *s, size_t len)
+{
+	int c;
+
+	for (c = 0; c < E4T_P_COUNT; c++)
+		if ((len == strlen(problems[c].code) &&
+		     !strncasecmp(s, problems[c].code, len)) ||
+		    (len == strlen(problems[c].name) &&
+		     !strncmp(s, problems[c].name, len)))
+			return c;
+	return -1;
+}
+
 const char *e4t_nofix_text(enum e4t_nofix n)
 {
 	switch (n) {
@@ -85,6 +102,8 @@ const char *e4t_nofix_text(enum e4t_nofix n)
 	 * in-inode xattrs out again through libext2fs rather than shifting
 	 * them, and leaves that to the kernel's next write of the inode. */
 	case E4T_NOFIX_INLINE: return "inline data: left to the kernel";
+	case E4T_NOFIX_WARNING: return "a warning: fixed only with --fix";
+	case E4T_NOFIX_MOUNTED: return "mounted: unmount it to fix";
 	}
 	return "";
 }

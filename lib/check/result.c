@@ -37,19 +37,33 @@ struct e4t_prec *e4t_prec_add(struct e4t_check_result *res, ext2_ino_t ino,
 	return r;
 }
 
-void e4t_prec_corrected(uint32_t base, uint32_t extra, int has_extra,
-			int pre1970, struct e4t_ts *ts)
+void e4t_prec_fixed(uint32_t base, uint32_t extra, int epoch, struct e4t_ts *ts)
 {
 	uint32_t x = extra;
 
-	e4t_ts_decode(base, has_extra ? &x : NULL, ts);
-	if (!has_extra)
-		return;
-	if (ts->flags & E4T_TS_BAD_NSEC)
-		x &= EPOCH_MASK;
-	if (pre1970 && (ts->flags & E4T_TS_OLD_PRE1970))
+	if (epoch)
 		x &= ~EPOCH_MASK;
+	/* the nanoseconds carried into the seconds, as the kernel shows them
+	 * (e4t_ts_decode() does it) */
 	e4t_ts_decode(base, &x, ts);
+	if (ts->sec > E4T_SEC_MAX) {
+		/* past 2446-05-10T22:38:55Z: no encoding; the seconds kept */
+		x &= EPOCH_MASK;
+		e4t_ts_decode(base, &x, ts);
+	}
+	ts->flags &= ~(uint32_t)E4T_TS_BAD_NSEC;
+}
+
+void e4t_prec_corrected(uint32_t base, uint32_t extra, int has_extra,
+			int pre1970, struct e4t_ts *ts)
+{
+	if (!has_extra) {
+		e4t_ts_decode(base, NULL, ts);
+		return;
+	}
+	e4t_ts_decode(base, &extra, ts);
+	e4t_prec_fixed(base, extra, pre1970 && (ts->flags & E4T_TS_OLD_PRE1970),
+		       ts);
 }
 
 /*
@@ -140,7 +154,6 @@ void e4t_check_get(const struct e4t_check_result *res, size_t i,
 {
 	const struct e4t_prec *r = e4t_prec_at(res, i);
 	int extra = (r->bits & PREC_EXTRA) != 0;
-	uint32_t x;
 
 	memset(p, 0, sizeof(*p));
 	p->code = (enum e4t_pcode)r->code;
@@ -182,10 +195,10 @@ void e4t_check_get(const struct e4t_check_result *res, size_t i,
 	switch (p->code) {
 	case E4T_P_BAD_NSEC:
 	case E4T_P_OLD_PRE1970:
-		/* the seconds and epoch bits kept, or the rest */
-		x = r->raw_extra &
-		    (p->code == E4T_P_BAD_NSEC ? EPOCH_MASK : ~EPOCH_MASK);
-		e4t_ts_decode(r->raw_base, &x, &p->fix_to);
+		/* this fix alone: the time carried, or the epoch bits
+		 * cleared (fix.c writes an inode's fixes together) */
+		e4t_prec_fixed(r->raw_base, r->raw_extra,
+			       p->code == E4T_P_OLD_PRE1970, &p->fix_to);
 		break;
 	default:
 		p->fix_to.sec = r->fix_sec;
@@ -195,6 +208,29 @@ void e4t_check_get(const struct e4t_check_result *res, size_t i,
 	}
 }
 
+/*
+ * The error decided before problem i, of the same inode and field, whose
+ * fix writes what the warning's would (T0005's crtime for T0006), or
+ * NULL.  An inode's problems are together, in the table's order.
+ */
+static const struct e4t_prec *fixed_with(const struct e4t_check_result *res,
+					 size_t i)
+{
+	const struct e4t_prec *w = e4t_prec_at(res, i);
+
+	while (i-- > 0) {
+		const struct e4t_prec *r = e4t_prec_at(res, i);
+
+		if (r->ino != w->ino)
+			return NULL;
+		if (r->code == E4T_P_CRTIME_AFTER_CTIME &&
+		    w->code == E4T_P_CRTIME_AFTER_MTIME && !r->nofix &&
+		    r->fix_sec == w->fix_sec && r->fix_nsec == w->fix_nsec)
+			return r;
+	}
+	return NULL;
+}
+
 int e4t_check_decide(struct e4t_check_result *res, size_t i,
 		     enum e4t_check_mode mode)
 {
@@ -202,8 +238,23 @@ int e4t_check_decide(struct e4t_check_result *res, size_t i,
 	const struct e4t_problem_def *d = e4t_problem_def(r->code);
 
 	if (res->refuse && !r->nofix)
-		r->nofix = E4T_NOFIX_CSUM;
+		r->nofix = (uint8_t)res->refuse;
 	r->bits &= (uint8_t)~PREC_FIX;
+	/* a warning: fixed when named, or by its error's fix */
+	if ((d->flags & E4T_PF_WARNING) &&
+	    !(res->fix_warnings & (1U << r->code))) {
+		const struct e4t_prec *e = r->nofix ? NULL : fixed_with(res, i);
+
+		if (e) {
+			r->bits |= (uint8_t)(e->bits & PREC_FIX);
+			return (e->bits & PREC_FIX) != 0;
+		}
+		/* what --fix would still need is said once it is named */
+		if (!r->nofix || r->nofix == E4T_NOFIX_NO_SOURCE ||
+		    r->nofix == E4T_NOFIX_SOURCE_EMPTY ||
+		    r->nofix == E4T_NOFIX_SOURCE_LATE)
+			r->nofix = E4T_NOFIX_WARNING;
+	}
 	if (r->nofix)
 		return 0;
 	switch (mode) {
@@ -239,7 +290,7 @@ int e4t_check_any_fix(const struct e4t_check_result *res)
 	return 0;
 }
 
-void e4t_check_summarize(const struct e4t_check_result *res, int strict,
+void e4t_check_summarize(const struct e4t_check_result *res,
 			 struct e4t_check_summary *s)
 {
 	size_t i;
@@ -247,19 +298,24 @@ void e4t_check_summarize(const struct e4t_check_result *res, int strict,
 	memset(s, 0, sizeof(*s));
 	s->inodes = res->inodes;
 	s->skipped = res->skipped_csum;
+	s->inode_size = res->inode_size;
 	for (i = 0; i < res->n; i++) {
 		const struct e4t_prec *r = e4t_prec_at(res, i);
-		int warning =
-			(e4t_problem_def(r->code)->flags & E4T_PF_WARNING) != 0;
+		int fixed = (r->bits & PREC_FIXED) != 0;
 
-		if (warning)
+		if (e4t_problem_def(r->code)->flags & E4T_PF_WARNING) {
 			s->warnings++;
-		else
+			if (fixed)
+				s->warnings_fixed++;
+			else
+				s->warnings_left++;
+		} else {
 			s->errors++;
-		if (r->bits & PREC_FIXED)
-			s->fixed++;
-		else if (!warning || strict)
-			s->left++;
+			if (fixed)
+				s->fixed++;
+			else
+				s->left++;
+		}
 	}
 }
 

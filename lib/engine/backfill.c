@@ -221,8 +221,10 @@ static int process(struct bf_job *j, const struct todo *row)
 	err = e4t_check_settable(in, 1U << E4T_CRTIME, ts);
 	if (err) {
 		record(j, row, in,
-		       err == E4T_ERR_NO_CRTIME_ROOM ? E4T_BF_TOO_SMALL
-						     : E4T_BF_UNREADABLE,
+		       err == E4T_ERR_NO_CRTIME_ROOM ||
+				       err == E4T_ERR_NO_CRTIME_128
+			       ? E4T_BF_TOO_SMALL
+			       : E4T_BF_UNREADABLE,
 		       &ts[E4T_CRTIME], st.version, names[which],
 		       error_message(err));
 		return 0;

@@ -619,6 +619,34 @@ errcode_t e4t_check_in_use(const char *name, uint64_t offset, uint64_t length,
 	return err;
 }
 
+errcode_t e4t_check_mounted(const char *name, uint64_t offset, uint64_t length,
+			    struct e4t_refusal *why)
+{
+	struct dirent *de;
+	struct bytes t;
+	struct stat st;
+	errcode_t err = 0;
+	DIR *d;
+
+	if (target_bytes(name, offset, length, &t))
+		return 0;
+	d = opendir(SYS_CLASS_BLOCK);
+	if (!d)
+		return 0;
+	/* pass 0 alone: mounted or swap; nothing opened, nothing claimed */
+	/* cppcheck-suppress readdirCalled ; one thread reads d */
+	while (!err && (de = readdir(d)))
+		err = check_dev(de->d_name, &t, 0, NULL, why);
+	closedir(d);
+	if (err == E4T_ERR_MOUNTED)
+		return err;
+	/* an image file mounted through FUSE (holders.c) */
+	if (!stat(name, &st) && S_ISREG(st.st_mode) &&
+	    e4t_check_holders(&st, offset, length, why) == E4T_ERR_MOUNTED)
+		return E4T_ERR_MOUNTED;
+	return 0;
+}
+
 void e4t_in_use_release(struct e4t_in_use *hold)
 {
 	int i;

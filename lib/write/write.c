@@ -530,12 +530,17 @@ errcode_t e4t_check_settable(const struct e4t_inode *in, unsigned fields,
 			return E4T_ERR_TIME_RANGE;
 		if (has_room(in, f))
 			continue;
+		/* 128-byte inodes never have room; larger ones once grown */
 		if (f == E4T_CRTIME)
-			return E4T_ERR_NO_CRTIME_ROOM;
+			return in->inode_size <= EXT2_GOOD_OLD_INODE_SIZE
+				       ? E4T_ERR_NO_CRTIME_128
+				       : E4T_ERR_NO_CRTIME_ROOM;
 		/* Base word only: whole seconds within 32 bits, or refuse. */
 		if (ts[f].nsec || ts[f].sec < INT32_MIN ||
 		    ts[f].sec > INT32_MAX)
-			return E4T_ERR_NO_EXTRA_ROOM;
+			return in->inode_size <= EXT2_GOOD_OLD_INODE_SIZE
+				       ? E4T_ERR_NO_EXTRA_128
+				       : E4T_ERR_NO_EXTRA_ROOM;
 	}
 	return 0;
 }
