@@ -1085,6 +1085,8 @@ struct e4t_import_stats {
  * is then recorded, and counted, as changed only when it reached the
  * image, as for e4t_backfill_run().  Without a root directory (by
  * path) nothing is done: E4T_ERR_NOT_IN_USE, stats->no_root set.
+ * An unmatched entry (by path) whose name is in the image in another
+ * Unicode normalization gets that name as its record's hint.
  * EINVAL: a field to import that the manifest was read without.
  */
 errcode_t e4t_import_run(struct e4t_image *img, struct e4t_tree *tree,
