@@ -312,4 +312,37 @@ PY
 		"$(comm -23 "$TMP/hints" "$TMP/kernel.names")"
 }
 
+# Past the ten unmatched entries named, the count says how many more are
+# in the image after Unicode normalization (a tree made NFC by mke2fs -d,
+# a manifest of its names made NFD).
+test_normalization_hints_counted_past_ten() {
+	local n
+	rm -rf "$TMP/nfc-tree"
+	mkdir -p "$TMP/nfc-tree"
+	n=$(python3 - "$TMP/nfc-tree" "$TMP/nfd.manifest" <<'PY'
+import json, os, sys, unicodedata as u
+d, m = sys.argv[1], sys.argv[2]
+n = 0
+with open(m, "w") as f:
+    for i in range(25):
+        name = u.normalize("NFC", "café-%d.txt" % i)
+        open(os.path.join(d, name), "w").close()
+        f.write(json.dumps({"path": "/" + u.normalize("NFD", name),
+                            "crtime": {"sec": i, "nsec": 0}}) + "\n")
+        n += 1
+    f.write(json.dumps({"path": "/gone-é", "crtime": None}) + "\n")
+print(n)
+PY
+)
+	assertEquals "names made" 25 "$n"
+	mke2fs -q -F -t ext4 -I 256 -d "$TMP/nfc-tree" "$TMP/nfc.img" 8M \
+		>/dev/null 2>&1 || fail "mke2fs -d"
+	run_ro "$TMP/nfc.img" import -n "$TMP/nfc.img" "$TMP/nfd.manifest"
+	assertEquals "nothing compared: $(tail -3 "$ERR")" 96 "$RC"
+	assertEquals "ten named, with their hint" 10 \
+		"$(grep -c ' is, the same name after Unicode normalization' "$ERR")"
+	assertContains "$(cat "$ERR")" \
+		"... and 16 more not in this image (15 of them there after Unicode normalization)"
+}
+
 . shunit2

@@ -87,8 +87,10 @@ static void warn_rec(struct im_out *o, const struct e4t_import_rec *r)
 	struct lbuf w = { 0 };
 
 	if (r->outcome == E4T_IMPORT_UNMATCHED) {
-		if (o->shown++ >= SHOWN_MAX)
+		if (o->shown++ >= SHOWN_MAX) {
+			o->hinted += r->hint != NULL;
 			return;
+		}
 		esc_text(&w, r->path, r->path_len);
 		if (r->hint) {
 			lb_puts(&w, ": not in this image; ");
@@ -125,7 +127,12 @@ void import_more(const struct im_out *o)
 	if (o->amb_shown > SHOWN_MAX)
 		fprintf(stderr, "%s: %s: ... and %lu more ambiguous\n",
 			progname, o->image, o->amb_shown - SHOWN_MAX);
-	if (o->shown > SHOWN_MAX)
+	if (o->shown > SHOWN_MAX && o->hinted)
+		fprintf(stderr,
+			"%s: %s: ... and %lu more not in this image (%lu of "
+			"them there after Unicode normalization)\n",
+			progname, o->image, o->shown - SHOWN_MAX, o->hinted);
+	else if (o->shown > SHOWN_MAX)
 		fprintf(stderr, "%s: %s: ... and %lu more not in this image\n",
 			progname, o->image, o->shown - SHOWN_MAX);
 }

@@ -17,6 +17,7 @@ struct im_out {
 	int quiet;
 	unsigned long shown;	 /* unmatched entries met (named: SHOWN_MAX) */
 	unsigned long amb_shown; /* ambiguous entries met (the same) */
+	unsigned long hinted;	 /* unmatched entries not named, with a hint */
 	struct lbuf lb;
 	struct report rep;
 };

@@ -34,6 +34,7 @@ struct item {
 	const char *s;
 	size_t len;
 	size_t entry; /* IMAGE_NAME: a name of the image */
+	uint64_t skel;
 };
 #define IMAGE_NAME SIZE_MAX
 
@@ -54,6 +55,8 @@ struct collect {
 	const struct ext2fs_nls_table *tab;
 	uint64_t *skel; /* the unmatched entries' skeletons, sorted */
 	size_t nskel, skel_cap;
+	uint64_t *iskel; /* those of the image's names kept, sorted */
+	size_t niskel, iskel_cap;
 	struct item *items;
 	size_t n, cap;
 };
@@ -86,19 +89,32 @@ static uint64_t skeleton(const char *s, size_t len)
 	return h;
 }
 
-/* Does it take part: a byte above 0x7f, and valid UTF-8? */
-static int non_ascii_utf8(const struct ext2fs_nls_table *tab, const char *s,
-			  size_t len)
+/* A byte above 0x7f? */
+static int non_ascii(const char *s, size_t len)
 {
-	char *pos = NULL;
 	size_t i;
 
 	for (i = 0; i < len && (unsigned char)s[i] < 0x80; i++)
 		;
-	if (i == len)
-		return 0;
+	return i < len;
+}
+
+static int valid_utf8(const struct ext2fs_nls_table *tab, const char *s,
+		      size_t len)
+{
+	char *pos = NULL;
+
 	/* libext2fs' prototype takes no const; it does not write */
 	return !ext2fs_check_encoded_name(tab, (char *)s, len, &pos);
+}
+
+/* Append k to the array *v (n of cap). */
+static errcode_t add_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t k)
+{
+	if (e4t_grow(v, cap, *n + 1, sizeof(k), 64))
+		return ENOMEM;
+	(*v)[(*n)++] = k;
+	return 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -108,16 +124,19 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* By the normalized, case-folded name; then the image's names first,
- * then the entries in order, then the bytes: a total order. */
+/* By skeleton (cheap: the names it tells apart differ after
+ * normalization too), then the normalized, case-folded name; then the
+ * image's names first, the entries in order, the bytes: a total order. */
 static int cmp_item(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
-	int r = ext2fs_casefold_cmp(table(), (const unsigned char *)x->s,
-				    x->len, (const unsigned char *)y->s,
-				    y->len);
+	int r;
 	size_t n;
 
+	if (x->skel != y->skel)
+		return x->skel < y->skel ? -1 : 1;
+	r = ext2fs_casefold_cmp(table(), (const unsigned char *)x->s, x->len,
+				(const unsigned char *)y->s, y->len);
 	if (r)
 		return r < 0 ? -1 : 1;
 	if (x->entry != y->entry)
@@ -131,13 +150,14 @@ static int cmp_item(const void *a, const void *b)
 }
 
 static errcode_t add_item(struct collect *c, const char *s, size_t len,
-			  size_t entry)
+			  size_t entry, uint64_t skel)
 {
 	if (e4t_grow(&c->items, &c->cap, c->n + 1, sizeof(*c->items), 256))
 		return ENOMEM;
 	c->items[c->n].s = s;
 	c->items[c->n].len = len;
 	c->items[c->n].entry = entry;
+	c->items[c->n].skel = skel;
 	c->n++;
 	return 0;
 }
@@ -173,13 +193,15 @@ static int on_name(const struct e4t_row *row, void *priv)
 	uint64_t k;
 	const char *p;
 
-	if (!non_ascii_utf8(c->tab, row->path, row->path_len))
+	if (!non_ascii(row->path, row->path_len))
 		return 0;
 	k = skeleton(row->path, row->path_len);
-	if (!bsearch(&k, c->skel, c->nskel, sizeof(k), cmp_u64))
+	if (!bsearch(&k, c->skel, c->nskel, sizeof(k), cmp_u64) ||
+	    !valid_utf8(c->tab, row->path, row->path_len))
 		return 0;
 	p = keep(c->h, row->path, row->path_len);
-	if (!p || add_item(c, p, row->path_len, IMAGE_NAME))
+	if (!p || add_item(c, p, row->path_len, IMAGE_NAME, k) ||
+	    add_u64(&c->iskel, &c->niskel, &c->iskel_cap, k))
 		return ENOMEM;
 	return 0;
 }
@@ -197,7 +219,7 @@ static errcode_t pair(struct collect *c)
 			c->items[i].entry == IMAGE_NAME ? &c->items[i] : NULL;
 
 		for (k = i + 1;
-		     k < c->n &&
+		     k < c->n && c->items[k].skel == c->items[i].skel &&
 		     !ext2fs_casefold_cmp(c->tab,
 					  (const unsigned char *)c->items[i].s,
 					  c->items[i].len,
@@ -240,21 +262,12 @@ errcode_t e4t_nf_hints(struct e4t_tree *tree, const struct e4t_mf_entry *e,
 	c.tab = table();
 	if (!c.tab)
 		return 0;
-	for (i = 0; i < n && !err; i++) {
-		uint64_t k;
-
-		if (matched[i] ||
-		    !non_ascii_utf8(c.tab, e[i].path, e[i].path_len))
-			continue;
-		err = add_item(&c, e[i].path, e[i].path_len, i);
-		k = skeleton(e[i].path, e[i].path_len);
-		if (!err &&
-		    e4t_grow(&c.skel, &c.skel_cap, c.nskel + 1, sizeof(k), 64))
-			err = ENOMEM;
-		if (!err)
-			c.skel[c.nskel++] = k;
-	}
-	if (err || !c.n)
+	/* the skeletons of the unmatched entries that may take part */
+	for (i = 0; i < n && !err; i++)
+		if (!matched[i] && non_ascii(e[i].path, e[i].path_len))
+			err = add_u64(&c.skel, &c.nskel, &c.skel_cap,
+				      skeleton(e[i].path, e[i].path_len));
+	if (err || !c.nskel)
 		goto out;
 	qsort(c.skel, c.nskel, sizeof(*c.skel), cmp_u64);
 	c.h = calloc(1, sizeof(*c.h));
@@ -262,7 +275,21 @@ errcode_t e4t_nf_hints(struct e4t_tree *tree, const struct e4t_mf_entry *e,
 		err = ENOMEM;
 		goto out;
 	}
+	/* the image's names with one of them, then the entries with the
+	 * skeleton of one of those */
 	err = e4t_tree_walk(tree, EXT2_ROOT_INO, "/", on_name, &c);
+	if (!err)
+		qsort(c.iskel, c.niskel, sizeof(*c.iskel), cmp_u64);
+	for (i = 0; i < n && !err && c.niskel; i++) {
+		uint64_t k;
+
+		if (matched[i] || !non_ascii(e[i].path, e[i].path_len))
+			continue;
+		k = skeleton(e[i].path, e[i].path_len);
+		if (bsearch(&k, c.iskel, c.niskel, sizeof(k), cmp_u64) &&
+		    valid_utf8(c.tab, e[i].path, e[i].path_len))
+			err = add_item(&c, e[i].path, e[i].path_len, i, k);
+	}
 	if (!err)
 		err = pair(&c);
 	if (!err)
@@ -275,6 +302,7 @@ errcode_t e4t_nf_hints(struct e4t_tree *tree, const struct e4t_mf_entry *e,
 out:
 	free(c.items);
 	free(c.skel);
+	free(c.iskel);
 	return err;
 }
 
