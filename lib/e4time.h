@@ -1044,6 +1044,11 @@ struct e4t_import_rec {
 	struct e4t_ts old_ts[E4T_NFIELDS]; /* those fields before */
 	struct e4t_ts new_ts[E4T_NFIELDS]; /* and after */
 	errcode_t err;			   /* refused: why */
+	/* unmatched (by path): a path of this image that is the same
+	 * name under Unicode normalization and case folding (as a
+	 * casefolded ext4 directory compares names), or NULL */
+	const char *hint;
+	size_t hint_len;
 };
 
 typedef int (*e4t_import_fn)(const struct e4t_import_rec *r, void *priv);
@@ -1064,9 +1069,17 @@ struct e4t_import_stats {
 	unsigned long changed; /* inodes (would be) changed */
 	unsigned long unchanged, refused, ambiguous, unmatched;
 	int no_root; /* by path, and the image has no root directory */
-	/* entries whose inode already holds every time they give for the
-	 * fields imported, to the nanosecond (whatever the policy) */
+	/* entries matched (not ambiguous, the inode read) that give a
+	 * time of a field imported: compared with the inode */
+	unsigned long compared;
+	/* entries matched whose time of a field imported is null or
+	 * missing (that field is neither compared nor set) */
+	unsigned long nulls;
+	/* entries compared whose inode already holds every time they give
+	 * for the fields imported, to the nanosecond (whatever the policy) */
 	unsigned long agree;
+	/* unmatched entries with a hint (e4t_import_rec.hint) */
+	unsigned long hinted;
 	errcode_t write_err; /* the write that failed (also returned), or 0 */
 };
 
@@ -1081,6 +1094,8 @@ struct e4t_import_stats {
  * is then recorded, and counted, as changed only when it reached the
  * image, as for e4t_backfill_run().  Without a root directory (by
  * path) nothing is done: E4T_ERR_NOT_IN_USE, stats->no_root set.
+ * An unmatched entry (by path) whose name is in the image in another
+ * Unicode normalization gets that name as its record's hint.
  * EINVAL: a field to import that the manifest was read without.
  */
 errcode_t e4t_import_run(struct e4t_image *img, struct e4t_tree *tree,

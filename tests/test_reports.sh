@@ -311,6 +311,11 @@ suite_setup() {
 
 	def check_import(txt, txterr, jl, cs):
 	    recs = jsonl(jl)
+	    # the last record is the summary (no csv row), the only one
+	    # with a "record" key
+	    summary = recs.pop() if recs else {}
+	    eq("import: the summary last", "summary", summary.get("record"))
+	    eq("import: one summary", [], [r for r in recs if "record" in r])
 	    rows = csv_rows(cs, IM_COLS)
 	    same_rows("import", recs, rows, IM_COLS)
 	    ch = [r for r in recs if r["action"] == "would_change"]
@@ -335,6 +340,12 @@ suite_setup() {
 	       [int(m.group(i)) for i in range(3, 7)])
 	    eq("import: unmatched named", n("unmatched"),
 	       len(re.findall(r"not in this image$", e, re.M)))
+	    eq("import: the summary's counts",
+	       [len(set(r["ino"] for r in ch)), n("unchanged"), n("refused"),
+	        n("unmatched"), n("ambiguous"), 0, True],
+	       [summary.get(k) for k in ("changed", "unchanged", "refused",
+	        "unmatched", "ambiguous", "outside_map", "dry_run")])
+	    eq("import: entries", int(m.group(1)), summary.get("entries"))
 	    if not ch or not n("unmatched"):
 	        fail("import: the test wants changed and unmatched entries")
 
@@ -471,7 +482,8 @@ test_import() {
 	  echo '{"path":"/not/here","ino":99,"crtime":{"sec":0,"nsec":0}}'
 	  echo '{"path":"/a, \"b\"","crtime":{"sec":0,"nsec":0}}'; } >"$TMP/moved.manifest"
 	for fields in crtime crtime,atime,mtime,ctime; do
-		fmt3w 1 "$img" import -n --policy always --fields "$fields" "$img" \
+		# two unmatched: left out (64)
+		fmt3w 64 "$img" import -n --policy always --fields "$fields" "$img" \
 			"$TMP/moved.manifest"
 		check import "$TMP/r.text" "$TMP/r.text.err" "$TMP/r.jsonl" "$TMP/r.csv"
 	done

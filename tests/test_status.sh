@@ -111,9 +111,12 @@ test_good_image() {
 
 test_unknown_filespec() {
 	local c
-	for c in stat timeline export history set backfill import anomalies; do
+	for c in stat timeline export history set backfill anomalies; do
 		expect "unknown FILESPEC" 1 "$(args "$c" "$GOOD" /nope)"
 	done
+	# import's only entry is not in the image: left out (64), and so
+	# nothing was compared (96)
+	expect "unknown path, the only entry" 96 "$(args import "$GOOD" /nope)"
 	for c in stat timeline export history set backfill anomalies; do
 		expect "malformed FILESPEC" 1 "$(args "$c" "$GOOD" nope)"
 		expect "inode out of range" 1 "$(args "$c" "$GOOD" '<99999999>')"

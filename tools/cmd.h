@@ -21,6 +21,10 @@
 #define EXIT_IMAGE    4	 /* image could not be opened or is not ext2/3/4 */
 #define EXIT_INTERNAL 8	 /* out of memory, output write error */
 #define EXIT_REFUSED  16 /* a write was refused; nothing was written */
+/* import's: entries that were not compared (not bits: the largest wins) */
+#define EXIT_NULL_TIMES 32 /* an entry matched gives no time to compare */
+#define EXIT_LEFT_OUT	64 /* an entry unmatched or under no --map */
+#define EXIT_NOTHING	96 /* no entry was compared */
 
 /* The conditions a run can meet (exit_status.c): each gives a status. */
 enum cond {
@@ -31,7 +35,10 @@ enum cond {
 	COND_FILESPEC,
 	COND_NO_FIELD,
 	COND_SOURCE,
-	COND_UNMATCHED,
+	COND_AMBIGUOUS,
+	COND_NULL_TIMES,
+	COND_LEFT_OUT,
+	COND_NOTHING,
 	COND_USAGE,
 	COND_MANIFEST,
 	COND_OPEN,

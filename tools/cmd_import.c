@@ -40,9 +40,11 @@ static void import_help(FILE *fp)
 		"      --strip-prefix P   as --map P=/\n"
 		"                         (with either, entries under no OLD "
 		"are left out)\n"
-		"  -n also checks: it exits 1 unless every matched entry "
-		"already agrees\n"
-		"  to the nanosecond\n" WRITE_HELP "",
+		"  -n also checks: it exits 0 only when an entry was "
+		"compared and every\n"
+		"  entry was matched, gives its times and already agrees "
+		"to the nanosecond\n"
+		"  (statuses: e4time help exit-status)\n" WRITE_HELP "",
 		progname);
 }
 
@@ -169,6 +171,61 @@ static int import_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 	return status;
 }
 
+/*
+ * What the counts of a finished run say (status: the run's so far): 0
+ * only when an entry was compared, none was left out, ambiguous, refused
+ * or without a time, and (-n) every one compared agrees.
+ */
+static int verdict(struct cmd_ctx *ctx, const struct e4t_import_stats *st,
+		   int status)
+{
+	const char *img = ctx->img->name;
+	int q = ctx->co.quiet;
+
+	if (!q && outside)
+		fprintf(stderr,
+			"%s: %s: import: %zu entries under no --map or "
+			"--strip-prefix: left out\n",
+			progname, img, outside);
+	/* -n checks a migration: do the entries compared agree? */
+	if (!q && ctx->wo.dry_run)
+		fprintf(stderr,
+			"%s: %s: import -n: %lu of %lu entries compared "
+			"agree to the nanosecond\n",
+			progname, img, st->agree, st->compared);
+	if (st->ambiguous || st->refused)
+		status = worse_status(status, cond_status(COND_AMBIGUOUS));
+	if (ctx->wo.dry_run && st->agree < st->compared)
+		status = worse_status(status, cond_status(COND_DISAGREE));
+	if (st->nulls) {
+		if (!q)
+			fprintf(stderr,
+				"%s: %s: import: %lu matched entries give no "
+				"time (null) for a field imported: not "
+				"compared\n",
+				progname, img, st->nulls);
+		status = worse_status(status, cond_status(COND_NULL_TIMES));
+	}
+	if (st->unmatched || outside)
+		status = worse_status(status, cond_status(COND_LEFT_OUT));
+	if (!st->compared) {
+		if (!q)
+			fprintf(stderr,
+				"%s: %s: import: no entry was compared with "
+				"an inode: %s\n",
+				progname, img,
+				!st->entries && !outside
+					? "the manifest has no entry"
+				: !st->entries
+					? "every entry is under no --map or "
+					  "--strip-prefix"
+					: "every entry is left out, ambiguous, "
+					  "refused or without a time");
+		status = worse_status(status, cond_status(COND_NOTHING));
+	}
+	return status;
+}
+
 static int import_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct e4t_import_stats st = { 0 };
@@ -193,14 +250,7 @@ static int import_run(struct cmd_ctx *ctx, int argc, char **argv)
 		report_init(&out.rep, out.fmt, stdout, &import_schema);
 	stop_armed = 1;
 	err = e4t_import_run(img, tree, &io, &st);
-	if (out.fmt == RF_TEXT && !out.quiet && out.shown > 10)
-		fprintf(stderr, "%s: %s: ... and %lu more not in this image\n",
-			progname, img->name, out.shown - 10);
-	if (lb_flush(&out.lb, stdout) && !err)
-		err = errno ? errno : EIO;
-	if (out.fmt != RF_TEXT && report_finish(&out.rep) && !err)
-		err = errno ? errno : EIO;
-	lb_free(&out.lb);
+	import_more(&out);
 	if (err == EINTR && stop_signal) {
 		fprintf(stderr,
 			"%s: %s: stopped by a signal; the entries printed "
@@ -208,6 +258,15 @@ static int import_run(struct cmd_ctx *ctx, int argc, char **argv)
 			progname, img->name);
 		err = 0;
 	}
+	/* the last record: the counts (a run that went to its end, or that
+	 * a failed write stopped) */
+	if (out.fmt == RF_JSONL && (!err || st.write_err))
+		import_summary(&out, &st, outside, ctx->wo.dry_run, err);
+	if (lb_flush(&out.lb, stdout) && !err)
+		err = errno ? errno : EIO;
+	lb_free(&out.lb);
+	if (out.fmt != RF_TEXT && report_finish(&out.rep) && !err)
+		err = errno ? errno : EIO;
 	if (err && st.no_root) {
 		/* no root directory (damage): no path can match */
 		report(img->name, "/", err);
@@ -220,31 +279,16 @@ static int import_run(struct cmd_ctx *ctx, int argc, char **argv)
 	if (!ctx->co.quiet)
 		fprintf(stderr,
 			"%s: %s: import: %zu entries, %lu %s, %lu unchanged, "
-			"%lu refused, %lu unmatched, %lu ambiguous%s%s\n",
+			"%lu refused, %lu unmatched, %lu ambiguous, "
+			"%lu without a time%s%s\n",
 			progname, img->name, st.entries, st.changed,
 			ctx->wo.dry_run ? "would change" : "changed",
 			st.unchanged, st.refused, st.unmatched, st.ambiguous,
-			err ? "; stopped: " : "",
+			st.nulls, err ? "; stopped: " : "",
 			err ? error_message(err) : "");
 	if (err)
 		return status;
-	if (!ctx->co.quiet && pmap)
-		fprintf(stderr,
-			"%s: %s: import: %zu entries under no --map or "
-			"--strip-prefix: left out\n",
-			progname, img->name, outside);
-	/* -n checks a migration: do the matched entries agree? */
-	if (!ctx->co.quiet && ctx->wo.dry_run)
-		fprintf(stderr,
-			"%s: %s: import -n: %lu of %zu matched entries agree "
-			"to the nanosecond\n",
-			progname, img->name, st.agree,
-			st.entries - st.unmatched);
-	if (st.unmatched || st.ambiguous || st.refused)
-		return cond_status(COND_UNMATCHED);
-	if (ctx->wo.dry_run && st.agree < st.entries - st.unmatched)
-		return cond_status(COND_DISAGREE);
-	return EXIT_OK;
+	return verdict(ctx, &st, status);
 }
 
 static void import_done(struct cmd_ctx *ctx)

@@ -42,9 +42,21 @@ const struct condition conditions[COND_COUNT] = {
 	[COND_SOURCE] = { EXIT_PARTIAL, "source",
 			  "for backfill, an inode or xattr that could not be "
 			  "read (but not an invalid value)" },
-	[COND_UNMATCHED] = { EXIT_PARTIAL, "unmatched",
-			     "for import, a manifest entry that is unmatched "
-			     "or ambiguous, or an inode refused" },
+	[COND_AMBIGUOUS] = { EXIT_PARTIAL, "ambiguous",
+			     "for import, a manifest entry that is "
+			     "ambiguous, or an inode refused" },
+	[COND_NULL_TIMES] = { EXIT_NULL_TIMES, "null-times",
+			      "for import, a matched entry whose time of a "
+			      "field imported is null or missing: that time "
+			      "was neither compared nor set" },
+	[COND_LEFT_OUT] = { EXIT_LEFT_OUT, "left-out",
+			    "for import, a manifest entry left out: "
+			    "unmatched (no such path or inode in the image), "
+			    "or under no OLD of --map or --strip-prefix" },
+	[COND_NOTHING] = { EXIT_NOTHING, "nothing-compared",
+			   "for import, no entry compared with an inode: an "
+			   "empty manifest, or every entry left out, "
+			   "ambiguous, refused or without a time" },
 	[COND_USAGE] = { EXIT_USAGE, "usage",
 			 "an unknown command or option, a missing argument, "
 			 "the wrong number of arguments, or a bad number, "
@@ -126,6 +138,9 @@ const char *const exit_status_words[] = {
 	[EXIT_IMAGE] = "the image could not be read",
 	[EXIT_INTERNAL] = "internal error",
 	[EXIT_REFUSED] = "a write was refused; nothing was written",
+	[EXIT_NULL_TIMES] = "import: entries matched without a time",
+	[EXIT_LEFT_OUT] = "import: entries left out",
+	[EXIT_NOTHING] = "import: nothing compared",
 };
 
 int cond_status(enum cond c)
@@ -201,8 +216,11 @@ int run_error_status(errcode_t err)
 
 void print_exit_statuses(FILE *fp)
 {
-	static const int order[] = { EXIT_OK,	 EXIT_PARTIAL,	EXIT_USAGE,
-				     EXIT_IMAGE, EXIT_INTERNAL, EXIT_REFUSED };
+	static const int order[] = { EXIT_OK,	      EXIT_PARTIAL,
+				     EXIT_USAGE,      EXIT_IMAGE,
+				     EXIT_INTERNAL,   EXIT_REFUSED,
+				     EXIT_NULL_TIMES, EXIT_LEFT_OUT,
+				     EXIT_NOTHING };
 	size_t i, c;
 
 	fprintf(fp, "Exit status: the worst (largest) of the conditions a "

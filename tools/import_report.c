@@ -41,6 +41,18 @@ static void rec_start(struct report *rp, const struct e4t_import_rec *r)
 	rec_cstr(rp, "action", e4t_import_outcome_name(r->outcome));
 }
 
+/* An unmatched entry's hint: the image's name that is the same under
+ * Unicode normalization (jsonl "hint_path", csv and jsonl "detail"). */
+static void rec_hint(struct report *rp, const struct e4t_import_rec *r)
+{
+	if (!r->hint)
+		return;
+	rec_cstr(rp, "detail",
+		 "hint_path is the same name after Unicode normalization "
+		 "and case folding");
+	rec_path(rp, "hint_path", r->hint, r->hint_len);
+}
+
 /* (Would be) changed: one line (record) per field. */
 static void put_changes(struct im_out *o, const struct e4t_import_rec *r)
 {
@@ -75,17 +87,27 @@ static void warn_rec(struct im_out *o, const struct e4t_import_rec *r)
 	struct lbuf w = { 0 };
 
 	if (r->outcome == E4T_IMPORT_UNMATCHED) {
-		char *name;
-
-		if (o->shown++ >= 10)
+		if (o->shown++ >= SHOWN_MAX) {
+			o->hinted += r->hint != NULL;
 			return;
-		name = escape_text(r->path, r->path_len);
-		fprintf(stderr,
-			"%s: %s: manifest line %lu: %s: not in this image\n",
-			progname, o->image, r->line, name ? name : "?");
-		free(name);
+		}
+		esc_text(&w, r->path, r->path_len);
+		if (r->hint) {
+			lb_puts(&w, ": not in this image; ");
+			esc_text(&w, r->hint, r->hint_len);
+			lb_puts(&w, " is, the same name after Unicode "
+				    "normalization (NFC/NFD) and case folding");
+		} else {
+			lb_puts(&w, ": not in this image");
+		}
+		lb_putc(&w, '\0');
+		fprintf(stderr, "%s: %s: manifest line %lu: %s\n", progname,
+			o->image, r->line, w.p);
+		lb_free(&w);
 		return;
 	}
+	if (r->outcome == E4T_IMPORT_AMBIGUOUS && o->amb_shown++ >= SHOWN_MAX)
+		return;
 	label(&w, r);
 	lb_putc(&w, '\0');
 	if (r->outcome == E4T_IMPORT_REFUSED)
@@ -96,6 +118,47 @@ static void warn_rec(struct im_out *o, const struct e4t_import_rec *r)
 			"with another entry for this inode; skipped\n",
 			progname, o->image, w.p, r->line);
 	lb_free(&w);
+}
+
+void import_more(const struct im_out *o)
+{
+	if (o->fmt != RF_TEXT || o->quiet)
+		return;
+	if (o->amb_shown > SHOWN_MAX)
+		fprintf(stderr, "%s: %s: ... and %lu more ambiguous\n",
+			progname, o->image, o->amb_shown - SHOWN_MAX);
+	if (o->shown > SHOWN_MAX && o->hinted)
+		fprintf(stderr,
+			"%s: %s: ... and %lu more not in this image (%lu of "
+			"them there after Unicode normalization)\n",
+			progname, o->image, o->shown - SHOWN_MAX, o->hinted);
+	else if (o->shown > SHOWN_MAX)
+		fprintf(stderr, "%s: %s: ... and %lu more not in this image\n",
+			progname, o->image, o->shown - SHOWN_MAX);
+}
+
+void import_summary(struct im_out *o, const struct e4t_import_stats *st,
+		    size_t outside, int dry_run, errcode_t stopped)
+{
+	struct report *rp = &o->rep;
+
+	rec_begin(rp, "summary");
+	rec_cstr(rp, "record", "summary"); /* the entries have no "record" */
+	rec_bool(rp, "dry_run", dry_run);
+	rec_u64(rp, "entries", st->entries + outside);
+	rec_u64(rp, "outside_map", outside);
+	rec_u64(rp, "unmatched", st->unmatched);
+	rec_u64(rp, "hinted", st->hinted);
+	rec_u64(rp, "ambiguous", st->ambiguous);
+	rec_u64(rp, "compared", st->compared);
+	rec_u64(rp, "null", st->nulls);
+	rec_u64(rp, "agree", st->agree);
+	rec_u64(rp, "changed", st->changed);
+	rec_u64(rp, "unchanged", st->unchanged);
+	rec_u64(rp, "refused", st->refused);
+	if (stopped)
+		rec_cstr(rp, "stopped", error_message(stopped));
+	rec_end(rp);
 }
 
 int import_on_record(const struct e4t_import_rec *r, void *priv)
@@ -117,6 +180,7 @@ int import_on_record(const struct e4t_import_rec *r, void *priv)
 	default:
 		if (o->fmt != RF_TEXT) {
 			rec_start(&o->rep, r);
+			rec_hint(&o->rep, r);
 			rec_end(&o->rep);
 		} else if (!o->quiet && r->outcome != E4T_IMPORT_UNCHANGED) {
 			warn_rec(o, r);

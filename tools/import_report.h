@@ -15,7 +15,9 @@ struct im_out {
 	const char *image;
 	enum report_format fmt;
 	int quiet;
-	unsigned long shown; /* unmatched entries named on stderr */
+	unsigned long shown;	 /* unmatched entries met (named: SHOWN_MAX) */
+	unsigned long amb_shown; /* ambiguous entries met (the same) */
+	unsigned long hinted;	 /* unmatched entries not named, with a hint */
 	struct lbuf lb;
 	struct report rep;
 };
@@ -23,8 +25,19 @@ struct im_out {
 /* The records' schema (jsonl, csv). */
 extern const struct rec_schema import_schema;
 
+/* The unmatched, and the ambiguous, entries named on stderr: the first
+ * SHOWN_MAX of each. */
+#define SHOWN_MAX 10
+
 /* e4t_import_run's records, as text, JSON lines or CSV on stdout
  * (priv: a struct im_out); diagnostics on stderr. */
 int import_on_record(const struct e4t_import_rec *r, void *priv);
+/* After the run: how many unmatched and ambiguous entries were not
+ * named (text, not quiet). */
+void import_more(const struct im_out *o);
+/* jsonl: the last record, {"record":"summary",...}, the counts that
+ * decide the exit status (outside: entries under no --map). */
+void import_summary(struct im_out *o, const struct e4t_import_stats *st,
+		    size_t outside, int dry_run, errcode_t stopped);
 
 #endif

@@ -15,6 +15,7 @@
 #include "e4time.h"
 #include "inorder.h"
 #include "manifest.h"
+#include "nfhint.h"
 
 /* One entry landing on one inode. */
 struct assign {
@@ -352,21 +353,47 @@ static void keep(struct im_job *w, struct e4t_import_rec *r, size_t ei,
 }
 
 /* Does the inode already hold every time the entry gives for the
- * fields imported, to the nanosecond? */
+ * fields imported, to the nanosecond?  (An entry that gives none is not
+ * compared: it does not agree.) */
 static int agrees(const struct im_ctx *c, const struct e4t_inode *in, size_t ei)
 {
 	struct e4t_ts t;
-	int f;
+	int f, given = 0;
 
 	for (f = 0; f < E4T_DTIME; f++) {
 		if (!has(c, ei, f))
 			continue;
+		given = 1;
 		e4t_mf_time(c->mf, ei, f, &t);
 		if (!(in->ts[f].flags & E4T_TS_STORED) ||
 		    e4t_ts_cmp(&t, &in->ts[f]))
 			return 0;
 	}
-	return 1;
+	return given;
+}
+
+/* Entry ei (and the n-1 that agree with it) compared with its inode:
+ * counted as compared, with a null time, agreeing. */
+static void count_compared(struct im_job *w, const struct e4t_inode *in,
+			   size_t ei, size_t n)
+{
+	const struct im_ctx *c = w->c;
+	int f, given = 0, null = 0;
+
+	for (f = 0; f < E4T_DTIME; f++) {
+		if (!(c->fields & (1U << f)))
+			continue;
+		if (has(c, ei, f))
+			given = 1;
+		else
+			null = 1;
+	}
+	if (given)
+		w->st->compared += n;
+	if (null)
+		w->st->nulls += n;
+	if (agrees(c, in, ei))
+		w->st->agree += n;
 }
 
 /* Apply one manifest entry (of n that agree) to one inode. */
@@ -387,8 +414,7 @@ static void apply(struct im_job *w, const struct assign *a, size_t ei, size_t n)
 		keep(w, &r, ei, a->ino, E4T_IMPORT_REFUSED);
 		return;
 	}
-	if (agrees(c, &in, ei))
-		w->st->agree += n;
+	count_compared(w, &in, ei, n);
 	for (f = 0; f < E4T_DTIME; f++) {
 		const struct e4t_ts *cur = &in.ts[f];
 		struct e4t_ts t;
@@ -556,6 +582,8 @@ static void apply_all(struct im_ctx *c)
 		c->st->refused += c->jst[i].refused;
 		c->st->ambiguous += c->jst[i].ambiguous;
 		c->st->agree += c->jst[i].agree;
+		c->st->compared += c->jst[i].compared;
+		c->st->nulls += c->jst[i].nulls;
 	}
 	/* a failed write first: the run stopped there */
 	if (write_err)
@@ -564,11 +592,19 @@ static void apply_all(struct im_ctx *c)
 		c->err = err;
 }
 
+/* The unmatched entries, each with its hint (by path): a name of the
+ * image that is the same under Unicode normalization (nfhint.c). */
 static void report_unmatched(struct im_ctx *c)
 {
+	struct e4t_nf_hints *h = NULL;
 	size_t i;
 
+	/* a hint is advice: none when it cannot be looked for */
+	if (c->o->match == E4T_IMPORT_BY_PATH &&
+	    e4t_nf_hints(c->tree, c->entries, c->nentries, c->matched, &h))
+		h = NULL;
 	for (i = 0; i < c->nentries; i++) {
+		const struct e4t_nf_hint *nh;
 		struct e4t_import_rec r;
 
 		if (c->matched[i])
@@ -576,8 +612,15 @@ static void report_unmatched(struct im_ctx *c)
 		c->st->unmatched++;
 		memset(&r, 0, sizeof(r));
 		fill(c, &r, i, 0, E4T_IMPORT_UNMATCHED);
+		nh = e4t_nf_hint_of(h, i);
+		if (nh) {
+			r.hint = nh->path;
+			r.hint_len = nh->len;
+			c->st->hinted++;
+		}
 		emit(c, &r);
 	}
+	e4t_nf_hints_free(h);
 }
 
 errcode_t e4t_import_run(struct e4t_image *img, struct e4t_tree *tree,
