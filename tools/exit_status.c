@@ -146,6 +146,7 @@ enum cond cond_of_refusal(errcode_t err, const char *image)
 	case E4T_ERR_WRITE_NEEDS_RECOVERY:
 	case E4T_ERR_FS_ERRORS:
 	case E4T_ERR_SB_CSUM:
+	case E4T_ERR_BACKUP_SB:
 	case E4T_ERR_GD_CSUM:
 	case E4T_ERR_TRUNCATED: return COND_UNSAFE;
 	case E4T_ERR_UNDO_DIR:
