@@ -177,8 +177,8 @@ enum {
 	"  --volume SPEC, --offset BYTES, -o SECTORS, --verify-container, "    \
 	"-q, "                                                                 \
 	"-h,\n"                                                                \
-	"  -b, --superblock BLOCK, -B, --block-size SIZE (journal: -b is "     \
-	"--blocks)\n"                                                          \
+	"  -b, --superblock BLOCK, -B, --block-size SIZE (journal: the long "  \
+	"form)\n"                                                              \
 	"                         as for every command (see e4time(8))\n"
 
 /* Options every writing command takes (with COMMON_*). */
