@@ -489,6 +489,8 @@ int timeline_run(const struct timeline_args *a)
 	}
 	if (a->rule_flags) {
 		e4t_rules_init(&c.rc, img->fs->super);
+		if (img->sb_block)
+			e4t_rules_backup_sb(&c.rc);
 		err = journal_flags(&c, img, &wc);
 		if (!err)
 			err = e4t_tree_dir_nsec(tree, &c.dirs, &c.ndirs);
