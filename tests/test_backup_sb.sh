@@ -358,6 +358,46 @@ test_no_journal() {
 		"$(grep -vE '^(history|journal|audit) ' <<<"$READS")" $((N_READS - 3))
 }
 
+test_volume_in_a_partition_table() {
+	need_mount || return
+	command -v sfdisk >/dev/null || {
+		skip_test "sfdisk not installed"
+		return
+	}
+	local disk="$TMP/parted/disk.img" before
+	mkdir -p "$TMP/parted"
+	# the 1 KiB image as partition 1 of an MBR disk, its primary zeroed
+	truncate -s 40M "$disk" &&
+		printf 'label: dos\nstart=2048, type=83\n' | sfdisk -q "$disk" &&
+		dd if="$TMP/intact1k/disk.img" of="$disk" bs=1M seek=1 \
+			conv=notrunc,sparse status=none &&
+		dd if=/dev/zero of="$disk" bs=1024 seek=$((1024 + 1)) count=1 \
+			conv=notrunc status=none || fail "the disk"
+	run volumes "$disk"
+	assertEquals "volumes: status" 0 "$RC"
+	assertTrue "volumes: p1 holds ext4 (its backup): $(cat "$OUT")" \
+		"grep -qE '^1 +p1 .* ext4 ' '$OUT'"
+	# the only ext2/3/4 volume, picked, read through its backup
+	in_dir "$TMP/intact1k/disk.img" timeline X
+	cp "$OUT" "$TMP/out.intact"
+	run timeline "$disk"
+	assertEquals "timeline: status" 1 "$RC"
+	assertEquals "timeline: as on the intact filesystem" "" \
+		"$(diff "$TMP/out.intact" "$OUT" | head -n 5)"
+	assertEquals "timeline: stderr" \
+		"e4time: $disk: volume 1 (p1): ext4
+e4time: $disk: primary superblock unusable (bad magic); using the backup at block 8193" \
+		"$(cat "$ERR")"
+	run stat --volume p1 -b 8193 -B 1024 "$disk" /d2/f2
+	assertEquals "--volume p1 -b 8193: status" 0 "$RC"
+	assertContains "--volume p1 -b 8193: /d2/f2's time" "$(cat "$OUT")" \
+		"2001-02-03T04:05:06.123456789Z"
+	before=$(sha256sum <"$disk")
+	run set --volume p1 "$disk" /d2/f2 --crtime 2000-01-01T00:00:00Z
+	assertEquals "set: refused" 16 "$RC"
+	assertEquals "set: the disk as it was" "$before" "$(sha256sum <"$disk")"
+}
+
 # refuses IMAGE WHY [OPTS...]: every write, and the dry runs that check
 # what a write would, refuse IMAGE in one line, status 16 (check: 8),
 # and leave it byte for byte, with no undo file.
