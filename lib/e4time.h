@@ -167,6 +167,16 @@ const char *e4t_mode_type_name(uint16_t mode);
 #define E4T_IMG_GD_CSUM_BAD    0x0004
 #define E4T_IMG_ERRORS_FLAGGED 0x0008
 #define E4T_IMG_TRUNCATED      0x0010
+/* the primary superblock is unusable: a backup was read (sbopen.c) */
+#define E4T_IMG_PRIMARY_BAD 0x0020
+
+/* Which superblock to read, as e2fsck's -b and -B: block (0: the
+ * primary, or a good backup when the primary is unusable) and the block
+ * size (0: the superblock's; with block, each size in turn). */
+struct e4t_sb_opts {
+	uint64_t block;
+	unsigned blocksize;
+};
 
 /* Exclusive claims and the backing file's name, held while writing (see
  * e4t_check_in_use()). */
@@ -192,6 +202,12 @@ struct e4t_image {
 	char view_name[32];
 	uint32_t state; /* E4T_IMG_* */
 	unsigned inode_size;
+	/* the superblock read: 0 the primary, else a backup's block (-b, or
+	 * the primary unusable), of sb_blocksize bytes; why the primary was
+	 * not read (E4T_IMG_PRIMARY_BAD) */
+	uint64_t sb_block;
+	unsigned sb_blocksize;
+	errcode_t primary_err;
 	/* writing (write.c) */
 	int writable;
 	/* the image, opened once by name (write.c), or -1: every check looks
@@ -211,6 +227,18 @@ struct e4t_image {
 /* Open read-only; offset in bytes from the start of name. */
 errcode_t e4t_image_open(const char *name, uint64_t offset,
 			 struct e4t_image **ret);
+/*
+ * The same with the superblock sb chooses (NULL: as e2fsck does, the
+ * primary, or when it is unusable a good backup; see sbopen.h), on the
+ * filesystem at offset of view v, or in the file name, or in the file
+ * open as fd >= 0 (as e4t_image_open_fd()).
+ */
+errcode_t e4t_image_open2(const char *name, int fd, const struct e4t_view *v,
+			  uint64_t offset, const struct e4t_sb_opts *sb,
+			  struct e4t_image **ret);
+/* What img->primary_err says of the primary superblock, in a few words
+ * ("bad magic", "bad checksum"...): static text. */
+const char *e4t_sb_fault(errcode_t why);
 /* Open read-only the filesystem at offset of a view (container.h);
  * name is the evidence file's, for messages.  v must outlive img. */
 errcode_t e4t_image_open_view(const char *name, const struct e4t_view *v,
@@ -374,6 +402,8 @@ struct e4t_write_opts {
 	 * never the undo file.  NULL-terminated, or NULL. */
 	const char *const *inputs;
 	struct e4t_refusal *why; /* filled in on a refusal, or NULL */
+	/* the superblock to read (-b, -B): a backup's is refused */
+	struct e4t_sb_opts sb;
 };
 
 /*

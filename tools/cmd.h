@@ -153,12 +153,15 @@ struct common_opts {
 	const char *volume;	   /* --volume SPEC, or NULL */
 	int verify;		   /* --verify-container */
 	int quiet;
+	struct e4t_sb_opts sb; /* -b BLOCK, -B SIZE (e2fsck's) */
 };
 
 enum {
 	OPT_OFFSET = 0x100,
 	OPT_VOLUME,
 	OPT_VERIFY,
+	OPT_SUPERBLOCK,
+	OPT_BLOCK_SIZE,
 	OPT_NO_UNDO,
 	OPT_CTX_LOCAL,
 	OPT_CTX_THREADS,
@@ -170,14 +173,19 @@ enum {
 		{ "volume", required_argument, NULL, OPT_VOLUME },             \
 		{ "verify-container", no_argument, NULL, OPT_VERIFY },         \
 		{ "quiet", no_argument, NULL, 'q' },                           \
+		{ "superblock", required_argument, NULL, OPT_SUPERBLOCK },     \
+		{ "block-size", required_argument, NULL, OPT_BLOCK_SIZE },     \
 	{                                                                      \
 		"help", no_argument, NULL, 'h'                                 \
 	}
-#define COMMON_SHORTOPTS "o:qh"
+/* -b and -B give way to a command's own (journal -b is --blocks) */
+#define COMMON_SHORTOPTS "o:qhb:B:"
 #define COMMON_HELP                                                            \
 	"  --volume SPEC, --offset BYTES, -o SECTORS, --verify-container, "    \
 	"-q, "                                                                 \
-	"-h\n"                                                                 \
+	"-h,\n"                                                                \
+	"  -b, --superblock BLOCK, -B, --block-size SIZE (journal: the long "  \
+	"form)\n"                                                              \
 	"                         as for every command (see e4time(8))\n"
 
 /* Options every writing command takes (with COMMON_*). */

@@ -188,6 +188,8 @@ static int anom_run(struct cmd_ctx *ctx, int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	a.local = ctx->local;
 	e4t_rules_init(&a.rc, img->fs->super);
+	if (img->sb_block)
+		e4t_rules_backup_sb(&a.rc);
 	e4t_findings_init(&a.fs, &a.rc);
 	if (opt.rules)
 		a.rc.mask &= opt.rules;

@@ -391,6 +391,15 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 		result |= FSCK_NONDESTRUCT;
 	if (sum.left || sum.skipped || (strict && sum.warnings_left))
 		result |= FSCK_UNCORRECTED;
+	/* not one inode could be read: no summary says any was checked */
+	if (!err && sum.inodes && sum.skipped >= sum.inodes) {
+		warnx_img(img->name,
+			  "none of the %lu inodes could be checked (a failing "
+			  "checksum or impossible i_extra_isize): run e2fsck "
+			  "first",
+			  sum.skipped);
+		return EXIT_IMAGE;
+	}
 	if (sum.skipped && !ctx->co.quiet) {
 		fflush(stdout); /* after the lines, in a log of both */
 		warnx_img(img->name,

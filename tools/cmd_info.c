@@ -97,6 +97,13 @@ static int info_run(struct cmd_ctx *ctx, int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
+	/* the kernel writes these in the primary only */
+	if (ctx->img->sb_block && !ctx->co.quiet)
+		warnx_img(ctx->img->name,
+			  "the backup superblock at block %llu: its last "
+			  "mount, last write and mount count are as mke2fs, "
+			  "resize2fs or e2fsck last wrote them",
+			  (unsigned long long)ctx->img->sb_block);
 	report_init(&r, (enum report_format)ctx->format, stdout, &schema);
 	rec_begin(&r, "info");
 	rec_cstr(&r, "uuid", e2p_uuid2str((void *)sb->s_uuid));

@@ -79,6 +79,31 @@ static unsigned long long parse_count(const char *arg, const char *what,
 	return v;
 }
 
+/* -b BLOCK, -B SIZE: the superblock to read, as e2fsck's (sbopen.c). */
+static int sb_opt(int c, const char *arg, struct common_opts *co,
+		  const struct cmdinfo *cmd)
+{
+	const char *what = c == OPT_SUPERBLOCK ? "-b" : "-B";
+	unsigned long long v = parse_count(arg, what, cmd);
+
+	if (c == OPT_SUPERBLOCK) {
+		/* ext2fs_open2() takes an int */
+		if (v < 1 || v > INT32_MAX)
+			usage_error(cmd,
+				    "-b '%s': a block number, 1 to 2147483647",
+				    arg);
+		co->sb.block = v;
+		return 1;
+	}
+	if (v < 1024 || v > 65536 || (v & (v - 1)))
+		usage_error(cmd,
+			    "-B '%s': a block size, 1024, 2048, 4096 ... "
+			    "65536",
+			    arg);
+	co->sb.blocksize = (unsigned)v;
+	return 1;
+}
+
 int common_opt(int c, const char *arg, struct common_opts *co,
 	       const struct cmdinfo *cmd)
 {
@@ -95,6 +120,15 @@ int common_opt(int c, const char *arg, struct common_opts *co,
 		co->volume = arg;
 		return 1;
 	case OPT_VERIFY: co->verify = 1; return 1;
+	case 'b':
+	case 'B':
+		/* a command's own -b (journal --blocks) comes first */
+		if (cmd->shortopts && strchr(cmd->shortopts, c))
+			return 0;
+		return sb_opt(c == 'b' ? OPT_SUPERBLOCK : OPT_BLOCK_SIZE, arg,
+			      co, cmd);
+	case OPT_SUPERBLOCK:
+	case OPT_BLOCK_SIZE: return sb_opt(c, arg, co, cmd);
 	case 'o':
 		v = parse_count(arg, "-o", cmd);
 		if (v > UINT64_MAX / SECTOR_SIZE)
@@ -292,8 +326,8 @@ int open_write_status(const char *image, const struct e4t_write_opts *wo,
 
 int image_damage_status(const struct e4t_image *img)
 {
-	return (img->state &
-		(E4T_IMG_SB_CSUM_BAD | E4T_IMG_GD_CSUM_BAD | E4T_IMG_TRUNCATED))
+	return (img->state & (E4T_IMG_SB_CSUM_BAD | E4T_IMG_GD_CSUM_BAD |
+			      E4T_IMG_TRUNCATED | E4T_IMG_PRIMARY_BAD))
 		       ? EXIT_PARTIAL
 		       : EXIT_OK;
 }
@@ -339,27 +373,53 @@ struct e4t_image *open_image_or_exit(const char *name,
 	struct e4t_image *img;
 	errcode_t err;
 
-	if (view)
-		err = e4t_image_open_view(name, view, at, &img);
-	else
-		err = e4t_image_open(name, at, &img);
+	err = e4t_image_open2(name, -1, view, at, &co->sb, &img);
+	if (err == E4T_ERR_NO_SB_AT) {
+		char size[32] = "";
+
+		if (co->sb.blocksize)
+			snprintf(size, sizeof(size), " -B %u",
+				 co->sb.blocksize);
+		fprintf(stderr, "%s: %s: -b %llu%s: %s\n", progname, name,
+			(unsigned long long)co->sb.block, size,
+			error_message(err));
+		exit(cmd_exit_status(EXIT_IMAGE));
+	}
 	if (err) {
+		/* the backups were looked for too (sbopen.c) */
+		const char *nor =
+			err == E4T_ERR_NOT_EXT ? ", nor a good backup" : "";
+
 		if ((err == E4T_ERR_NOT_EXT || err == E4T_ERR_OFFSET) &&
 		    co->offset_set == 'o') {
 			fprintf(stderr,
-				"%s: %s: %s at sector %llu (byte %llu)%s\n",
+				"%s: %s: %s at sector %llu (byte %llu)%s%s\n",
 				progname, name, error_message(err),
 				co->offset / SECTOR_SIZE, co->offset,
-				co->volume ? " of the volume" : "");
+				co->volume ? " of the volume" : "", nor);
+		} else if (err == E4T_ERR_NOT_EXT && co->sb.blocksize) {
+			fprintf(stderr,
+				"%s: %s: -B %u: no ext2/ext3/ext4 superblock "
+				"of that block size at offset %llu%s%s\n",
+				progname, name, co->sb.blocksize, co->offset,
+				co->volume ? " of the volume" : "", nor);
 		} else if (err == E4T_ERR_NOT_EXT || err == E4T_ERR_OFFSET) {
-			fprintf(stderr, "%s: %s: %s at offset %llu%s\n",
+			fprintf(stderr, "%s: %s: %s at offset %llu%s%s\n",
 				progname, name, error_message(err), co->offset,
-				co->volume ? " of the volume" : "");
+				co->volume ? " of the volume" : "", nor);
 		} else {
 			report(name, NULL, err);
 		}
 		exit(cmd_exit_status(EXIT_IMAGE));
 	}
+	/* what was read is not what the kernel would mount: said even
+	 * with -q */
+	if (img->state & E4T_IMG_PRIMARY_BAD)
+		warnx_img(name,
+			  "primary superblock unusable (%s); using the backup "
+			  "at block %llu",
+			  e4t_sb_fault(img->primary_err),
+			  (unsigned long long)img->sb_block);
 	if (img->state & E4T_IMG_NEEDS_RECOVERY)
 		warnx_img(name, "%s", error_message(E4T_ERR_NEEDS_RECOVERY));
 	if (co->quiet)

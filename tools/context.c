@@ -30,6 +30,26 @@ static void add_opts(struct option *all, size_t *n, const struct option *o)
 			all[(*n)++] = *o;
 }
 
+/* COMMON_SHORTOPTS after s, but the letters cmd has of its own (journal's
+ * -b), with their ':'. */
+static void add_common_shortopts(char *s, size_t len, const char *own)
+{
+	size_t n = strlen(s);
+	const char *p;
+
+	for (p = COMMON_SHORTOPTS; *p; p++) {
+		int arg = p[1] == ':';
+
+		if (!(own && strchr(own, *p)) && n + 2 < len) {
+			s[n++] = *p;
+			if (arg)
+				s[n++] = ':';
+		}
+		p += arg;
+	}
+	s[n] = '\0';
+}
+
 /* The options of cmd: its own, then those its flags give it. */
 static void build_opts(const struct cmdinfo *cmd, char *shortopts, size_t len,
 		       struct option *longopts)
@@ -53,10 +73,11 @@ static void build_opts(const struct cmdinfo *cmd, char *shortopts, size_t len,
 	unsigned f = cmd->flags;
 	size_t n = 0;
 
-	snprintf(shortopts, len, "%s%s%s%s%s",
+	snprintf(shortopts, len, "%s%s%s%s",
 		 cmd->shortopts ? cmd->shortopts : "",
 		 (f & CMD_JOURNAL) ? "j:" : "", (f & CMD_FORMATS) ? "f:" : "",
-		 (f & CMD_WRITE) ? WRITE_SHORTOPTS : "", COMMON_SHORTOPTS);
+		 (f & CMD_WRITE) ? WRITE_SHORTOPTS : "");
+	add_common_shortopts(shortopts, len, cmd->shortopts);
 	add_opts(longopts, &n, cmd->longopts);
 	if (f & CMD_JOURNAL)
 		add_opts(longopts, &n, journal);
@@ -145,6 +166,7 @@ static int open_image(struct cmd_ctx *ctx, const char *name)
 		return cond_status(COND_EVIDENCE_WRITE);
 	}
 	if (writing(ctx)) {
+		ctx->wo.sb = ctx->co.sb; /* a backup's is refused */
 		/* a dry run opens read-only, and checks what a write would */
 		err = view ? e4t_image_open_write_view(name, view, at, &ctx->wo,
 						       &ctx->img)
@@ -296,6 +318,12 @@ int cmd_run(const struct cmdinfo *cmd, int argc, char **argv)
 	if (n < cmd->argmin || (cmd->argmax >= 0 && n > cmd->argmax))
 		usage_error(cmd, "%s", cmd->argerr);
 	argv += optind;
+	if (!(cmd->flags & CMD_IMAGE) &&
+	    (ctx.co.sb.block || ctx.co.sb.blocksize))
+		usage_error(cmd,
+			    "-b, -B: %s reads no ext2/ext3/ext4 "
+			    "superblock",
+			    cmd->name);
 	if (cmd->prepare)
 		status = cmd->prepare(&ctx, n, argv);
 	if (status == EXIT_OK && (cmd->flags & CMD_IMAGE) && !ctx.no_image &&

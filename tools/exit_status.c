@@ -25,8 +25,9 @@ const struct condition conditions[COND_COUNT] = {
 			    "use" },
 	[COND_IMAGE_DAMAGE] = { EXIT_PARTIAL, "image-damage",
 				"a superblock or group descriptor checksum "
-				"that does not verify, or an image shorter "
-				"than its filesystem" },
+				"that does not verify, a primary superblock "
+				"unusable (a backup was read), or an image "
+				"shorter than its filesystem" },
 	[COND_JOURNAL_DAMAGE] = { EXIT_PARTIAL, "journal-damage",
 				  "a journal block or transaction that does "
 				  "not verify; for anomalies, a journal that "
@@ -70,8 +71,9 @@ const struct condition conditions[COND_COUNT] = {
 			"a directory, empty, or shorter than the offset)" },
 	[COND_NOT_EXT] = { EXIT_IMAGE, "not-ext",
 			   "no ext2, ext3 or ext4 filesystem at that "
-			   "offset, in the volume --volume names, or in any "
-			   "volume of the image" },
+			   "offset (no good primary or backup superblock, "
+			   "or none at the block -b names), in the volume "
+			   "--volume names, or in any volume of the image" },
 	[COND_CONTAINER] = { EXIT_IMAGE, "container",
 			     "an evidence container that cannot be read: "
 			     "damaged, a missing or short piece or parent, "
@@ -101,7 +103,8 @@ const struct condition conditions[COND_COUNT] = {
 			     "writing (permissions, a read-only file system)" },
 	[COND_UNSAFE] = { EXIT_REFUSED, "unsafe",
 			  "the filesystem is unrecovered, flagged as having "
-			  "errors, or damaged (checksums, short image)" },
+			  "errors, or damaged (checksums, short image), or "
+			  "read through a backup superblock" },
 	[COND_UNDO] = { EXIT_REFUSED, "undo",
 			"no usable undo file: the undo directory or file "
 			"cannot take it, or the undo file of an interrupted "
@@ -161,6 +164,7 @@ enum cond cond_of_refusal(errcode_t err, const char *image)
 	case E4T_ERR_WRITE_NEEDS_RECOVERY:
 	case E4T_ERR_FS_ERRORS:
 	case E4T_ERR_SB_CSUM:
+	case E4T_ERR_BACKUP_SB:
 	case E4T_ERR_GD_CSUM:
 	case E4T_ERR_TRUNCATED: return COND_UNSAFE;
 	case E4T_ERR_UNDO_DIR:

@@ -490,6 +490,8 @@ int timeline_run(const struct timeline_args *a)
 	}
 	if (a->rule_flags) {
 		e4t_rules_init(&c.rc, img->fs->super);
+		if (img->sb_block)
+			e4t_rules_backup_sb(&c.rc);
 		/* as anomalies: times set by the run that made the inode */
 		err = e4t_copyidx_build(tree, img->fs->super->s_inodes_count,
 					&c.copies);

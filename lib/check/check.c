@@ -306,10 +306,11 @@ errcode_t e4t_check_scan(struct e4t_image *img, struct e4t_tree *tree,
 	s.seen = calloc((size_t)s.ninodes / 8 + 1, 1);
 	if (!s.seen)
 		return ENOMEM;
-	/* the last write is the limit, unless it is itself in the future */
+	/* the last write is the limit, unless it is itself in the future
+	 * or a backup superblock's (the kernel writes it in the primary) */
 	res->limit = opts->now;
 	res->limit_is_wtime = 0;
-	if (wt > 0 && wt < opts->now) {
+	if (wt > 0 && wt < opts->now && !img->sb_block) {
 		res->limit = wt;
 		res->limit_is_wtime = 1;
 	}

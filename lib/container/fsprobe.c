@@ -18,7 +18,8 @@
  *     leaves alone;
  *  4. the other filesystems (XFS, btrfs, squashfs, NTFS, exFAT, FAT with
  *     a sane BPB, ISO 9660, swap, ZFS), md 0.90/1.0 at the end;
- *  5. an MBR with a valid entry (a FAT or NTFS boot sector is not one);
+ *  5. ext2/3/4 through group 1's backup superblock (the primary gone);
+ *     an MBR with a valid entry (a FAT or NTFS boot sector is not one);
  *  6. all zeros in the first 8 KiB: empty; else unknown.
  *
  * UUIDs are as blkid prints them (lower case; FAT and exFAT serials as
@@ -156,6 +157,54 @@ static int probe_ext(const struct head *h, struct e4t_probe *out)
 	out->wtime = (int64_t)((uint64_t)sb.s_wtime_hi << 32 |
 			       ext2fs_le32_to_cpu(sb.s_wtime));
 	return 1;
+}
+
+/*
+ * An ext2/3/4 filesystem whose primary superblock is gone (zeroed,
+ * overwritten): group 1's backup, where e2fsck looks for it
+ * (lib/fs/sbopen.c), of the block size it says, of group 1, and with a
+ * checksum that verifies when it has one.  The image is then opened
+ * through that backup.
+ */
+static errcode_t probe_ext_backup(const struct e4t_view *v,
+				  struct e4t_probe *out, int *found)
+{
+	static const unsigned sizes[] = { 1024,	 2048,	4096, 8192,
+					  16384, 32768, 65536 };
+	uint8_t b[2048];
+	const struct head h = { b, sizeof(b) };
+	const struct ext2_super_block *sb = (const void *)(b + 1024);
+	size_t i;
+	errcode_t err;
+
+	*found = 0;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		unsigned bs = sizes[i];
+		uint64_t per = 8ULL * bs > 65528 ? 65528 : 8ULL * bs;
+		uint64_t off = ((bs == 1024 ? 1 : 0) + per) * bs;
+
+		if (off + 1024 > v->size)
+			continue;
+		err = e4t_view_read(v, b + 1024, 1024, off);
+		if (err)
+			return err;
+		if (ext2fs_le16_to_cpu(sb->s_magic) != EXT2_SUPER_MAGIC ||
+		    ext2fs_le32_to_cpu(sb->s_log_block_size) + 10 >= 32 ||
+		    1024U << ext2fs_le32_to_cpu(sb->s_log_block_size) != bs ||
+		    ext2fs_le16_to_cpu(sb->s_block_group_nr) != 1)
+			continue;
+		if ((ext2fs_le32_to_cpu(sb->s_feature_ro_compat) &
+		     EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) &&
+		    ext2fs_crc32c_le(
+			    ~0U, (const unsigned char *)sb,
+			    offsetof(struct ext2_super_block, s_checksum)) !=
+			    ext2fs_le32_to_cpu(sb->s_checksum))
+			continue;
+		*found = probe_ext(&h, out);
+		if (*found)
+			return 0;
+	}
+	return 0;
 }
 
 static int probe_lvm(const struct head *h)
@@ -406,6 +455,9 @@ static errcode_t probe_head(const struct e4t_view *v, const struct head *h,
 			set(out, E4T_FS_MDRAID, "linux_raid_member");
 		return err;
 	}
+	err = probe_ext_backup(v, out, &found);
+	if (err || found)
+		return err;
 	if (probe_mbr(h, &found)) { /* 0xEE: GPT (of 4 KiB sectors) */
 		set(out, E4T_FS_PARTTABLE, found ? "GPT" : "MBR");
 		return 0;

@@ -15,7 +15,7 @@
 
 #include "e4time.h"
 #include "container/container.h"
-#include "write/undo_io.h"
+#include "fs/sbopen.h"
 
 static void check_state(struct e4t_image *img, uint64_t image_size)
 {
@@ -40,9 +40,6 @@ static void check_state(struct e4t_image *img, uint64_t image_size)
 		img->state |= E4T_IMG_TRUNCATED;
 }
 
-/* Reading handles: never EXT2_FLAG_RW, reading leaves the image untouched. */
-#define READ_FLAGS                                                             \
-	(EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS | EXT2_FLAG_SKIP_MMP)
 /*
  * The writing handle reads as the reading ones do: a checksum that fails
  * is e4time's to report and refuse (write.c never rewrites such an inode),
@@ -55,40 +52,16 @@ static void check_state(struct e4t_image *img, uint64_t image_size)
 	(EXT2_FLAG_RW | EXT2_FLAG_EXCLUSIVE | EXT2_FLAG_64BITS |               \
 	 EXT2_FLAG_IGNORE_CSUM_ERRORS)
 
-/* Every handle of e4time is opened here, with the image's offset: on
- * the file (unix_io or the undo manager), or on a view inside an
- * evidence container (view_io, read-only).  A view of a raw image is
- * written in the file, through the undo manager that write.c has given
- * the view's extents. */
-static errcode_t open_fs(struct e4t_image *img, int flags, io_manager io,
-			 ext2_filsys *fs)
-{
-	char opts[64];
-
-	snprintf(opts, sizeof(opts), "offset=%llu",
-		 (unsigned long long)img->offset);
-	if (img->view && !(flags & EXT2_FLAG_RW))
-		return ext2fs_open2(img->view_name, img->offset ? opts : NULL,
-				    flags, 0, 0, e4t_view_io_manager, fs);
-	if (img->view &&
-	    (img->view->c->kind != E4T_C_RAW || io != e4t_undo_io_manager))
-		return E4T_ERR_CONTAINER_READONLY;
-	/* Opened once by name (write.c): the same file, whatever the name
-	 * is now. */
-	return ext2fs_open2(img->io_name[0] ? img->io_name : img->name,
-			    img->offset ? opts : NULL, flags, 0, 0, io, fs);
-}
-
 errcode_t e4t_image_reopen(struct e4t_image *img, ext2_filsys *fs)
 {
-	return open_fs(img, READ_FLAGS, unix_io_manager, fs);
+	return e4t_fs_open(img, E4T_READ_FLAGS, unix_io_manager, fs);
 }
 
 errcode_t e4t_image_reopen_rw(struct e4t_image *img, io_manager io)
 {
 	if (img->fs)
 		ext2fs_close_free(&img->fs);
-	return open_fs(img, WRITE_FLAGS, io, &img->fs);
+	return e4t_fs_open(img, WRITE_FLAGS, io, &img->fs);
 }
 
 static struct e4t_image *image_new(const char *name, uint64_t offset)
@@ -112,11 +85,13 @@ static struct e4t_image *image_new(const char *name, uint64_t offset)
 
 /* Open img's first handle; on failure img is freed. */
 static errcode_t image_start(struct e4t_image *img, uint64_t image_size,
+			     const struct e4t_sb_opts *sb,
 			     struct e4t_image **ret)
 {
-	errcode_t err = open_fs(img, READ_FLAGS, unix_io_manager, &img->fs);
+	errcode_t err = e4t_sb_select(img, sb, &img->fs);
 
 	if (err) {
+		img->image_fd = -1; /* the caller's on failure */
 		e4t_image_close(img);
 		if (err == EXT2_ET_BAD_MAGIC || err == EXT2_ET_SHORT_READ ||
 		    err == EXT2_ET_UNEXPECTED_BLOCK_SIZE)
@@ -129,8 +104,9 @@ static errcode_t image_start(struct e4t_image *img, uint64_t image_size,
 	return 0;
 }
 
-errcode_t e4t_image_open_view(const char *name, const struct e4t_view *v,
-			      uint64_t offset, struct e4t_image **ret)
+static errcode_t open_view(const char *name, const struct e4t_view *v,
+			   uint64_t offset, const struct e4t_sb_opts *sb,
+			   struct e4t_image **ret)
 {
 	struct e4t_image *img;
 	errcode_t err;
@@ -147,12 +123,12 @@ errcode_t e4t_image_open_view(const char *name, const struct e4t_view *v,
 		return err;
 	}
 	img->view = v;
-	return image_start(img, v->size, ret);
+	return image_start(img, v->size, sb, ret);
 }
 
 /* name, or with fd >= 0 the file open as fd (img owns it on success). */
 static errcode_t open_file(const char *name, int fd, uint64_t offset,
-			   struct e4t_image **ret)
+			   const struct e4t_sb_opts *sb, struct e4t_image **ret)
 {
 	struct e4t_image *img;
 	struct stat st;
@@ -175,19 +151,34 @@ static errcode_t open_file(const char *name, int fd, uint64_t offset,
 		return ENOMEM;
 	if (fd >= 0)
 		e4t_image_hold_fd(img, fd);
-	return image_start(img, image_size, ret);
+	return image_start(img, image_size, sb, ret);
+}
+
+errcode_t e4t_image_open2(const char *name, int fd, const struct e4t_view *v,
+			  uint64_t offset, const struct e4t_sb_opts *sb,
+			  struct e4t_image **ret)
+{
+	if (v)
+		return open_view(name, v, offset, sb, ret);
+	return open_file(name, fd, offset, sb, ret);
 }
 
 errcode_t e4t_image_open(const char *name, uint64_t offset,
 			 struct e4t_image **ret)
 {
-	return open_file(name, -1, offset, ret);
+	return open_file(name, -1, offset, NULL, ret);
+}
+
+errcode_t e4t_image_open_view(const char *name, const struct e4t_view *v,
+			      uint64_t offset, struct e4t_image **ret)
+{
+	return open_view(name, v, offset, NULL, ret);
 }
 
 errcode_t e4t_image_open_fd(const char *name, int fd, uint64_t offset,
 			    struct e4t_image **ret)
 {
-	return open_file(name, fd, offset, ret);
+	return open_file(name, fd, offset, NULL, ret);
 }
 
 void e4t_image_hold_fd(struct e4t_image *img, int fd)

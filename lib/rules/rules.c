@@ -223,6 +223,15 @@ void e4t_rules_init(struct e4t_rules_ctx *rc, const struct ext2_super_block *sb)
 	rc->first_ino = EXT2_FIRST_INO(sb);
 }
 
+void e4t_rules_backup_sb(struct e4t_rules_ctx *rc)
+{
+	/* s_wtime and s_mtime are the primary's: a backup's are as old as
+	 * mke2fs, resize2fs or e2fsck left them; the journal's commits
+	 * (jrules.c) are still read */
+	rc->last_write = 0;
+	rc->last_write_what = NULL;
+}
+
 /* Stored, and (crtime) set: a zero crtime is one never written (tune2fs
  * -I made room for it), not an anomaly. */
 static int have(const struct e4t_inode *in, enum e4t_field f)

@@ -115,6 +115,9 @@ typedef int (*e4t_finding_fn)(const struct e4t_finding *f, void *priv);
 /* Context from the superblock; every rule in mask. */
 void e4t_rules_init(struct e4t_rules_ctx *rc,
 		    const struct ext2_super_block *sb);
+/* The superblock of e4t_rules_init() is a backup (img->sb_block): its
+ * last write and mount times are not the filesystem's last. */
+void e4t_rules_backup_sb(struct e4t_rules_ctx *rc);
 
 /*
  * The inode rules on one inode; dir is the baseline of the directory

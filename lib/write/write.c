@@ -30,6 +30,7 @@
 #include "container/container.h"
 #include "fs/csum.h"
 #include "write/jwrite.h"
+#include "write/refusal.h"
 #include "write/undo_io.h"
 
 #define UNDO_REGION (1U << 20)
@@ -99,6 +100,9 @@ static errcode_t check_unused(struct e4t_image *img,
 
 static errcode_t check_writable_state(struct e4t_image *img)
 {
+	/* a backup's, named or the primary unusable: e2fsck's to restore */
+	if (img->sb_block)
+		return E4T_ERR_BACKUP_SB;
 	if (img->state & E4T_IMG_NEEDS_RECOVERY)
 		return E4T_ERR_WRITE_NEEDS_RECOVERY;
 	if (img->state & E4T_IMG_ERRORS_FLAGGED)
@@ -320,7 +324,8 @@ static errcode_t view_layout(const struct e4t_view *v, uint64_t off,
  * must be the same file.
  */
 static errcode_t open_once(const char *name, const struct e4t_view *v,
-			   uint64_t offset, struct e4t_image **img)
+			   uint64_t offset, const struct e4t_sb_opts *sb,
+			   struct e4t_image **img)
 {
 	struct stat a, b;
 	errcode_t err;
@@ -332,7 +337,7 @@ static errcode_t open_once(const char *name, const struct e4t_view *v,
 	if (fd < 0)
 		return errno;
 	if (!v) {
-		err = e4t_image_open_fd(name, fd, offset, img);
+		err = e4t_image_open2(name, fd, NULL, offset, sb, img);
 		if (err)
 			close(fd);
 		return err;
@@ -342,7 +347,7 @@ static errcode_t open_once(const char *name, const struct e4t_view *v,
 		close(fd);
 		return E4T_ERR_IMAGE_CHANGED;
 	}
-	err = e4t_image_open_view(name, v, offset, img);
+	err = e4t_image_open2(name, -1, v, offset, sb, img);
 	if (err)
 		close(fd);
 	else
@@ -389,7 +394,7 @@ static errcode_t open_write(const char *name, const struct e4t_view *v,
 	if (v && v->c->kind != E4T_C_RAW)
 		return E4T_ERR_CONTAINER_READONLY;
 	/* First a read-only look: refuse before anything is opened RW. */
-	err = open_once(name, v, offset, &img);
+	err = open_once(name, v, offset, &opts->sb, &img);
 	if (err || !img)
 		return err ? err : EIO;
 	lo = img->fs_offset = offset;
@@ -406,6 +411,15 @@ static errcode_t open_write(const char *name, const struct e4t_view *v,
 		err = lock_image(img);
 	if (!err)
 		err = check_writable_state(img);
+	if (err == E4T_ERR_BACKUP_SB && (img->state & E4T_IMG_PRIMARY_BAD))
+		e4t_refusal_note(opts->why,
+				 "primary superblock unusable (%s), a backup "
+				 "at block %llu",
+				 e4t_sb_fault(img->primary_err),
+				 (unsigned long long)img->sb_block);
+	else if (err == E4T_ERR_BACKUP_SB)
+		e4t_refusal_note(opts->why, "-b %llu",
+				 (unsigned long long)img->sb_block);
 	if (!err)
 		err = check_held(img, lo, hi - lo, opts->why);
 	if (err || opts->dry_run) {
