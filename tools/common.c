@@ -79,6 +79,27 @@ static unsigned long long parse_count(const char *arg, const char *what,
 	return v;
 }
 
+/*
+ * A journal to recover: on a mounted filesystem that is the mount's own
+ * (its live journal), nothing to run e2fsck on; on an image at rest, a
+ * copy to recover.
+ */
+static void recovery_note(const struct e4t_image *img, const char *name)
+{
+	struct e4t_refusal why;
+	uint64_t len = ext2fs_blocks_count(img->fs->super) *
+		       (uint64_t)img->fs->blocksize;
+
+	if (!img->view && e4t_check_mounted(img->name, img->offset, len,
+					    &why) == E4T_ERR_MOUNTED)
+		warnx_img(name,
+			  "mounted (%s): its journal is the mount's own; what "
+			  "is on disk may be older than what the mounted "
+			  "filesystem shows",
+			  why.what);
+	else
+		warnx_img(name, "%s", error_message(E4T_ERR_NEEDS_RECOVERY));
+}
 /* -b BLOCK, -B SIZE: the superblock to read, as e2fsck's (sbopen.c). */
 static int sb_opt(int c, const char *arg, struct common_opts *co,
 		  const struct cmdinfo *cmd)
@@ -421,7 +442,7 @@ struct e4t_image *open_image_or_exit(const char *name,
 			  e4t_sb_fault(img->primary_err),
 			  (unsigned long long)img->sb_block);
 	if (img->state & E4T_IMG_NEEDS_RECOVERY)
-		warnx_img(name, "%s", error_message(E4T_ERR_NEEDS_RECOVERY));
+		recovery_note(img, name);
 	if (co->quiet)
 		return img;
 	if (img->state & E4T_IMG_ERRORS_FLAGGED)
