@@ -178,8 +178,6 @@ static const char *cov_word(const struct e4t_jcoverage *c)
 
 static void print_coverage(const struct e4t_jcoverage *c, int local)
 {
-	char a[E4T_ISO_BUFSZ], b[E4T_ISO_BUFSZ];
-
 	printf("Journal coverage:");
 	switch (c->state) {
 	case E4T_JCOV_NONE:
@@ -207,12 +205,15 @@ static void print_coverage(const struct e4t_jcoverage *c, int local)
 		printf(" (%u tids between not readable; a mount skips one)",
 		       c->missing_tids);
 	printf("\n  committed     ");
-	if (c->has_commit)
+	if (c->has_commit) {
+		char a[E4T_ISO_BUFSZ], b[E4T_ISO_BUFSZ];
+
 		printf("%s to %s\n",
 		       fmt_time(&c->first_commit, local, 'T', a, sizeof(a)),
 		       fmt_time(&c->last_commit, local, 'T', b, sizeof(b)));
-	else
+	} else {
 		printf("unknown\n");
+	}
 	printf("  wrapped       %s\n",
 	       c->overwritten
 		       ? "yes: older transactions were overwritten; changes "
