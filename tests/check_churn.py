@@ -124,12 +124,14 @@ def main():
 
     # per inode: the class of each journal copy after the first
     for ino, want in sorted(inodes.items()):
-        out = e4time([exe, "history"] + jopt + [image, "<%d>" % ino])
+        out = e4time([exe, "history", "-f", "jsonl"] + jopt +
+                     [image, "<%d>" % ino])
         got = collections.Counter()
         for line in out.splitlines():
-            m = re.match(r"(?:tid|fc) .*?: (\w+)(?: \(|$)", line)
-            if m and m.group(1) != "first":
-                got[m.group(1)] += 1
+            r = json.loads(line)
+            if (r["record"] == "copy" and r["source"] != "disk" and
+                    r["change"] != "first"):
+                got[r["change"]] += 1
         check("inode %d history" % ino, dict(got), dict(want))
     report(image, bad)
 

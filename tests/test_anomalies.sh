@@ -428,6 +428,80 @@ test_timeline_flags() {
 	assertEquals "text --flags" 2 "$RC"
 }
 
+# Every report says what the journal covers: the transactions readable,
+# their tids and commit times, whether older ones were overwritten, the
+# in-use inodes with a copy; and says so when there is no journal, when
+# it is empty and when it was not read.
+test_journal_coverage() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	local img="$TMP/real.img" n t cov
+	anom "$img"
+	cov=$(jq -c 'select(.record=="coverage")' "$TMP/a.jsonl")
+	assertEquals "one coverage record" 1 "$(printf '%s\n' "$cov" | grep -c .)"
+	assertEquals "read, undamaged, from the first tid" "read false 2" \
+		"$(jq -r '"\(.journal) \(.wrapped) \(.first_tid)"' <<<"$cov")"
+	n=$(jq -r .transactions <<<"$cov")
+	assertTrue "transactions: $n" "[ ${n:-0} -ge 2 ]"
+	assertEquals "commit times and inodes" "true true true" \
+		"$(jq -r '"\(.first_commit <= .last_commit) \(.last_tid > .first_tid) \(.inodes_with_copy > 10)"' <<<"$cov")"
+	run_ro "$img" anomalies "$img"
+	t=$(cat "$OUT")
+	assertContains "text: tids" "$t" \
+		"transactions  $n readable, tid 2 to $(jq -r .last_tid <<<"$cov")"
+	assertContains "text: commits" "$t" \
+		"committed     $(jq -r .first_commit <<<"$cov") to $(jq -r .last_commit <<<"$cov")"
+	assertContains "text: wrapped" "$t" "wrapped       no:"
+	assertContains "text: inodes" "$t" \
+		"inodes        $(jq -r .inodes_with_copy <<<"$cov") in use with a copy"
+	# a 1 MiB journal filled past its end: the first transactions gone
+	img="$TMP/wrap.img"
+	truncate -s 32M "$img"
+	mkfs.ext4 -q -F -b 1024 -J size=1 "$img" >/dev/null 2>&1
+	mount -o loop "$img" "$MNT" || {
+		fail "mount"
+		return
+	}
+	local r i
+	for r in $(seq 15); do
+		mkdir "$MNT/r$r"
+		for i in $(seq 300); do : >"$MNT/r$r/f$i"; done
+		sync
+	done
+	umount "$MNT"
+	anom "$img"
+	assertEquals "wrapped" "read true true" \
+		"$(jq -r 'select(.record=="coverage") | "\(.journal) \(.wrapped) \(.first_tid > 2)"' "$TMP/a.jsonl")"
+	run_ro "$img" anomalies "$img"
+	assertContains "text: wrapped" "$(cat "$OUT")" \
+		"wrapped       yes: older transactions were overwritten"
+	# an empty journal, no journal, the journal not read
+	img="$TMP/empty.img"
+	truncate -s 16M "$img"
+	mkfs.ext4 -q -F "$img" >/dev/null 2>&1
+	anom "$img"
+	assertEquals "empty" "empty 0" \
+		"$(jq -r 'select(.record=="coverage") | "\(.journal) \(.transactions)"' "$TMP/a.jsonl")"
+	run_ro "$img" anomalies "$img"
+	assertContains "text: empty" "$(cat "$OUT")" \
+		"Journal coverage: empty: no readable transaction"
+	img="$TMP/nojournal.img"
+	truncate -s 16M "$img"
+	mkfs.ext4 -q -F -O ^has_journal "$img" >/dev/null 2>&1
+	anom "$img"
+	assertEquals "none" "none 0 null" \
+		"$(jq -r 'select(.record=="coverage") | "\(.journal) \(.transactions) \(.first_tid)"' "$TMP/a.jsonl")"
+	run_ro "$img" anomalies "$img"
+	assertContains "text: none" "$(cat "$OUT")" \
+		"Journal coverage: none: the image has no journal"
+	anom "$TMP/real.img" --no-journal
+	assertEquals "not read" "not_read" \
+		"$(jq -r 'select(.record=="coverage") | .journal' "$TMP/a.jsonl")"
+	run_ro "$TMP/real.img" anomalies --no-journal "$TMP/real.img"
+	assertContains "text: not read" "$(cat "$OUT")" \
+		"Journal coverage: not read"
+}
+
 test_bad_input() {
 	need_mount
 	[ "$E4T_SKIP_THIS" = 1 ] && return

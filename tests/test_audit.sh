@@ -195,6 +195,37 @@ test_history_shows_timestomp() {
 	assertTrue "the journal's crtime is shown too" $?
 }
 
+# A write the kernel allocates at writeback (delayed allocation): one
+# commit journals the new mtime with size 0, the next the size and block
+# map with mtime unchanged.  The label names what changed (no "mtime").
+test_history_change_labels() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	local img="$TMP/delalloc.img" line
+	truncate -s 16M "$img"
+	mkfs.ext4 -q -F "$img" >/dev/null 2>&1
+	mount -o loop,commit=1 "$img" "$MNT" || {
+		fail "mount"
+		return
+	}
+	echo hello >"$MNT/f"
+	sleep 2.5 # committed, not yet written back
+	sync
+	umount "$MNT"
+	run_ro "$img" history "$img" /f
+	assertEquals "history status: $(cat "$ERR")" 0 "$RC"
+	line=$(grep -E '^tid .*: data change;' "$OUT")
+	assertEquals "one data change: $(cat "$OUT")" 1 "$(grep -c . <<<"$line")"
+	assertContains "names the groups" "$line" \
+		": data change; changed: size/i_blocks, block map, checksum"
+	assertNotContains "mtime did not change" "$line" "mtime"
+	assertEquals "mtime the same in both copies" 1 \
+		"$(grep '^  mtime' "$OUT" | sort -u | wc -l)"
+	run_ro "$img" history -f jsonl "$img" /f
+	assertEquals "jsonl: class and groups" 'mtime ["size","blocks","csum"]' \
+		"$(jq -c 'select(.record=="copy" and .change=="mtime") | [.change, .groups]' "$OUT" | jq -r '"\(.[0]) \(.[1] | tojson)"')"
+}
+
 test_external_journal() {
 	need_mount
 	[ "$E4T_SKIP_THIS" = 1 ] && return

@@ -203,6 +203,16 @@ suite_setup() {
 	HC_KEYS = ["record", "ino", "path", "source", "tid", "state", "commit_time",
 	           "change", "groups", "links", "mode", "size"] + FIELDS + ["crtime_changed"]
 
+	HCLASS = {"first copy": "first", "crtime rewritten": "crtime",
+	          "data change": "mtime", "metadata change": "ctime",
+	          "atime only": "atime", "other bytes change": "other"}
+	HGROUP = {"size": "size/i_blocks", "blocks": "block map",
+	          "mode": "mode/owner/links/flags", "xattr": "xattrs",
+	          "csum": "checksum", "version": "i_version",
+	          "other": "other bytes"}
+	HGROUP.update({g: g for g in ("atime", "mtime", "ctime", "crtime",
+	                              "dtime", "generation")})
+
 	def check_history(txt, jl, cs):
 	    t = text(txt)
 	    recs = jsonl(jl)
@@ -214,12 +224,13 @@ suite_setup() {
 	    s = recs[-1]
 	    eq("history: summary", ["record", "ino", "copies", "crtime_changes"], list(s))
 	    eq("history: copies", s["copies"], len(copies))
-	    heads = re.findall(r"^(tid (\d+) (\w+)|on disk).*: (first copy|unchanged|\S+)", t, re.M)
+	    heads = re.findall(r"^(tid (\d+) (\w+)|on disk).*?: (first copy|unchanged|[^;\n]+)(?:; changed: (.*))?$", t, re.M)
 	    eq("history: text copies", len(copies), len(heads))
 	    rows = csv_rows(cs, HC_KEYS[1:])
 	    eq("history: csv rows", len(copies), len(rows))
 	    textblocks = re.split(r"^(?=tid |on disk)", t, flags=re.M)[1:]
 	    crt = 0
+	    prev = None
 	    for rec, h, blk, row in zip(copies, heads, textblocks, rows):
 	        eq("history: copy keys", HC_KEYS, list(rec))
 	        eq("history: copy record", "copy", rec["record"])
@@ -228,8 +239,18 @@ suite_setup() {
 	        else:
 	            eq("history: tid", int(h[1]), rec["tid"])
 	            eq("history: state", h[2], rec["state"])
-	        ch = {"first copy": "first"}.get(h[3], h[3])
+	        ch = HCLASS.get(h[3], h[3])
 	        eq("history: change", ch, rec["change"])
+	        # the label lists exactly the groups that changed, no class
+	        # word that reads as a field
+	        got = h[4].split(", ") if h[4] else []
+	        eq("history: changed groups", [HGROUP[g] for g in rec["groups"]], got)
+	        if prev is not None and rec["change"] not in ("first", "unchanged"):
+	            iso = lambda r, f: r[f]["iso"] if r[f] else None
+	            differ = [f for f in FIELDS if iso(rec, f) != iso(prev, f)]
+	            eq("history: times labelled changed", differ,
+	               [g for g in got if g in FIELDS])
+	        prev = rec
 	        m = re.search(r"links (\d+), mode (\d+), size (\d+)", blk)
 	        eq("history: links mode size", [int(m.group(1)), m.group(2), int(m.group(3))],
 	           [rec["links"], rec["mode"], rec["size"]])

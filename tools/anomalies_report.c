@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * anomalies_report.c --- what e4time anomalies prints: the findings
- * grouped by rule, most severe first, then a count per rule, in text,
- * jsonl or csv.
+ * grouped by rule, most severe first, then what the journal covers and
+ * a count per rule, in text, jsonl or csv (findings only).
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -164,6 +165,106 @@ static void print_finding(const struct e4t_kept *k, int local)
 	putchar('\n');
 }
 
+/* "none", "not_read", "unreadable", "empty" or "read" */
+static const char *cov_word(const struct e4t_jcoverage *c)
+{
+	static const char *const w[] = { "none", "not_read", "unreadable",
+					 "read" };
+
+	if (c->state == E4T_JCOV_READ && !c->ntrans)
+		return "empty";
+	return w[c->state];
+}
+
+static void print_coverage(const struct e4t_jcoverage *c, int local)
+{
+	printf("Journal coverage:");
+	switch (c->state) {
+	case E4T_JCOV_NONE:
+		printf(" none: the image has no journal; no journal rule "
+		       "compared anything\n");
+		return;
+	case E4T_JCOV_NOT_READ:
+		printf(" not read: no journal rule ran (--no-journal, --rule "
+		       "or --min-severity)\n");
+		return;
+	case E4T_JCOV_UNREADABLE:
+		printf(" none: the journal could not be read; no journal rule "
+		       "compared anything\n");
+		return;
+	case E4T_JCOV_READ: break;
+	}
+	if (!c->ntrans) {
+		printf(" empty: no readable transaction; no journal rule "
+		       "compared anything\n");
+		return;
+	}
+	printf("\n  transactions  %zu readable, tid %u to %u", c->ntrans,
+	       c->first_tid, c->last_tid);
+	if (c->missing_tids)
+		printf(" (%u tids between not readable; a mount skips one)",
+		       c->missing_tids);
+	printf("\n  committed     ");
+	if (c->has_commit) {
+		char a[E4T_ISO_BUFSZ], b[E4T_ISO_BUFSZ];
+
+		printf("%s to %s\n",
+		       fmt_time(&c->first_commit, local, 'T', a, sizeof(a)),
+		       fmt_time(&c->last_commit, local, 'T', b, sizeof(b)));
+	} else {
+		printf("unknown\n");
+	}
+	printf("  wrapped       %s\n",
+	       c->overwritten
+		       ? "yes: older transactions were overwritten; changes "
+			 "before the first commit are not covered"
+		       : "no: the journal holds transactions from the first "
+			 "after mkfs");
+	printf("  log           %" PRIu64 " of its %u blocks taken by them\n",
+	       c->used_blocks, c->log_blocks);
+	if (c->counted)
+		printf("  inodes        %" PRIu64 " in use with a copy in the "
+		       "journal (only their changes can be compared)\n",
+		       c->inodes);
+}
+
+static void rec_coverage(struct report *r, const struct e4t_jcoverage *c)
+{
+	int read = c->state == E4T_JCOV_READ && c->ntrans;
+
+	rec_begin(r, "coverage");
+	rec_cstr(r, "journal", cov_word(c));
+	rec_u64(r, "transactions", c->state == E4T_JCOV_READ ? c->ntrans : 0);
+	if (read) {
+		rec_u64(r, "first_tid", c->first_tid);
+		rec_u64(r, "last_tid", c->last_tid);
+		rec_u64(r, "missing_tids", c->missing_tids);
+		rec_bool(r, "wrapped", c->overwritten);
+		rec_iso(r, "first_commit",
+			c->has_commit ? &c->first_commit : NULL);
+		rec_iso(r, "last_commit",
+			c->has_commit ? &c->last_commit : NULL);
+		rec_u64(r, "log_blocks", c->log_blocks);
+		rec_u64(r, "used_blocks", c->used_blocks);
+	} else {
+		rec_null(r, "first_tid");
+		rec_null(r, "last_tid");
+		rec_null(r, "missing_tids");
+		rec_null(r, "wrapped");
+		rec_null(r, "first_commit");
+		rec_null(r, "last_commit");
+		rec_null(r, "log_blocks");
+		rec_null(r, "used_blocks");
+	}
+	if (c->state == E4T_JCOV_READ && c->counted)
+		rec_u64(r, "inodes_with_copy", c->inodes);
+	else if (c->state == E4T_JCOV_READ)
+		rec_null(r, "inodes_with_copy");
+	else
+		rec_u64(r, "inodes_with_copy", 0);
+	rec_end(r);
+}
+
 void print_findings(struct e4t_findings *fs, uint64_t mask, int local,
 		    enum report_format fmt)
 {
@@ -186,7 +287,9 @@ void print_findings(struct e4t_findings *fs, uint64_t mask, int local,
 			}
 			print_finding(&k[i], local);
 		}
-		printf("%sSummary:\n", fs->n ? "\n" : "");
+		printf("%s", fs->n ? "\n" : "");
+		print_coverage(&fs->cov, local);
+		printf("\nSummary:\n");
 		for (i = 0; i < nr; i++) {
 			const struct e4t_rule *r = e4t_rule(i);
 
@@ -214,5 +317,6 @@ void print_findings(struct e4t_findings *fs, uint64_t mask, int local,
 		rec_u64(&rep, "findings", counts[i]);
 		rec_end(&rep);
 	}
+	rec_coverage(&rep, &fs->cov);
 	report_finish(&rep);
 }

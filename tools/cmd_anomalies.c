@@ -5,7 +5,8 @@
  * or FILESPEC) and from the journal (every journaled copy of every
  * inode compared with the one before).  The rules are lib/rules/'s
  * table; this file chooses them, collects the findings and prints them
- * grouped by rule, most severe first, then a count per rule.
+ * grouped by rule, most severe first, then what the journal covers and
+ * a count per rule.
  */
 #include "config.h"
 
@@ -32,8 +33,9 @@ static void anomalies_help(FILE *fp)
 		"restores and clock\ntrouble leave: in every inode reachable "
 		"from / (or FILESPEC) and between\nthe journaled copies of "
 		"each inode.  Findings grouped by rule, most severe\nfirst, "
-		"then a count per rule.  Exit status 0 with or without "
-		"findings.\n\n"
+		"then what the journal covers (tids, commit times, whether "
+		"it\nwrapped) and a count per rule.  Exit status 0 with or "
+		"without findings.\n\n"
 		"Options:\n"
 		"  -f, --format FMT       text (default), jsonl or csv\n"
 		"  -r, --rule ID[,ID...]  only these rules (repeatable)\n"
@@ -141,8 +143,11 @@ static int journal_rules(struct cmd_ctx *ctx, struct actx *a)
 			jmask |= 1ULL << i;
 	if (opt.no_journal)
 		a->rc.mask &= ~jmask;
-	if (!ctx->jpath && !ext2fs_has_feature_journal(img->fs->super))
+	if (!ctx->jpath && !ext2fs_has_feature_journal(img->fs->super)) {
+		a->fs.cov.state = E4T_JCOV_NONE;
 		return EXIT_OK; /* no journal: nothing to compare */
+	}
+	a->fs.cov.state = E4T_JCOV_NOT_READ;
 	/*
 	 * Without the journal rules, the journal is still read when the
 	 * image was taken while mounted (it needs recovery): the superblock
@@ -158,6 +163,7 @@ static int journal_rules(struct cmd_ctx *ctx, struct actx *a)
 				     &a->rc, &ctx->j);
 	if (err) {
 		report(img->name, ctx->jpath ? ctx->jpath : "journal", err);
+		a->fs.cov.state = E4T_JCOV_UNREADABLE;
 		a->rc.mask &= ~jmask;
 		return err == ENOMEM ? cond_status(COND_NOMEM)
 				     : cond_status(COND_JOURNAL_DAMAGE);
@@ -166,6 +172,7 @@ static int journal_rules(struct cmd_ctx *ctx, struct actx *a)
 		return EXIT_OK;
 	err = e4t_findings_journal(&a->fs, img, ctx->j);
 	if (err) {
+		a->fs.cov.state = E4T_JCOV_UNREADABLE;
 		report(img->name, "journal", err);
 		return err == ENOMEM ? cond_status(COND_NOMEM)
 				     : cond_status(COND_JOURNAL_DAMAGE);

@@ -123,12 +123,43 @@ static void rec_copy(struct hctx *h, const struct e4t_icopy *c,
 	rec_end(r);
 }
 
+/*
+ * Text: the class of a change in words that name no field (the class
+ * "mtime" covers size and block changes where mtime stayed), then
+ * exactly the byte groups that differ, each named for what it holds.
+ */
+static const char *const class_words[E4T_NCHANGES] = {
+	"created",	   "deleted",	 "crtime rewritten",   "data change",
+	"metadata change", "atime only", "other bytes change",
+};
+static const char *const group_words[E4T_NIGROUPS] = {
+	"atime",       "mtime",		"ctime",     "crtime",
+	"dtime",       "size/i_blocks", "block map", "mode/owner/links/flags",
+	"xattrs",      "checksum",	"i_version", "generation",
+	"other bytes",
+};
+
+static void print_change(const struct e4t_icopy *c)
+{
+	int g, n = 0;
+
+	printf(": %s; changed: ", (unsigned)c->change < E4T_NCHANGES
+					  ? class_words[c->change]
+					  : "?");
+	for (g = 0; g < E4T_NIGROUPS; g++)
+		if (c->what & (1U << g))
+			printf("%s%s", n++ ? ", " : "", group_words[g]);
+	if (!n)
+		printf("nothing named");
+	putchar('\n');
+}
+
 static int on_copy(const struct e4t_icopy *c, void *priv)
 {
 	struct hctx *h = priv;
 	struct e4t_inode in;
 	char when[E4T_ISO_BUFSZ];
-	int f, g;
+	int f;
 
 	if (!c->baseline && c->same && !h->all && c->src != E4T_SRC_DISK)
 		return 0;
@@ -167,16 +198,8 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 		printf(": first copy\n");
 	else if (c->same)
 		printf(": unchanged\n");
-	else {
-		int n = 0;
-
-		printf(": %s (", e4t_change_name(c->change));
-		for (g = 0; g < E4T_NIGROUPS; g++)
-			if (c->what & (1U << g))
-				printf("%s%s", n++ ? " " : "",
-				       e4t_igroup_name((enum e4t_igroup)g));
-		printf(")\n");
-	}
+	else
+		print_change(c);
 	printf("  links %u, mode %06o, size %llu\n", in.links, in.mode,
 	       (unsigned long long)in.size);
 	for (f = 0; f < E4T_NFIELDS; f++) {

@@ -75,7 +75,10 @@ void e4t_findings_init(struct e4t_findings *fs, const struct e4t_rules_ctx *rc)
 errcode_t e4t_findings_journal(struct e4t_findings *fs, struct e4t_image *img,
 			       struct e4t_journal *j)
 {
-	errcode_t err = e4t_rules_journal(img, j, fs->rc, keep, fs);
+	errcode_t err;
+
+	e4t_jcoverage_of(j, &fs->cov);
+	err = e4t_rules_journal_cov(img, j, fs->rc, keep, fs, &fs->cov);
 
 	if (!err && fs->err)
 		err = fs->err;

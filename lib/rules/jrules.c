@@ -10,6 +10,8 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "e4time.h"
@@ -61,6 +63,10 @@ struct jctx {
 	const struct e4t_copyidx *copies;
 	e4t_finding_fn fn;
 	void *priv;
+	/* in-use inodes with a copy in the journal: bit per inode */
+	uint64_t *inuse;
+	ext2_ino_t ninodes;
+	uint64_t inuse_count;
 };
 
 static void copy_of(struct e4t_finding *f, int k, const struct e4t_jtrans *t,
@@ -124,12 +130,29 @@ static int atime_back(const uint8_t *old, const uint8_t *new, unsigned isize)
 	return raw_atime(new, isize) < raw_atime(old, isize);
 }
 
+/* A journal copy of an in-use inode: counted once per inode. */
+static void note_inuse(struct jctx *jc, const struct e4t_icopy *c)
+{
+	uint64_t bit;
+
+	if (!jc->inuse || c->src == E4T_SRC_DISK || c->ino < 1 ||
+	    c->ino > jc->ninodes || !jbd2_le16(c->raw) ||
+	    !jbd2_le16(c->raw + 0x1A))
+		return;
+	bit = 1ULL << ((c->ino - 1) % 64);
+	if (!(jc->inuse[(c->ino - 1) / 64] & bit)) {
+		jc->inuse[(c->ino - 1) / 64] |= bit;
+		jc->inuse_count++;
+	}
+}
+
 static int on_copy(const struct e4t_icopy *c, void *priv)
 {
 	struct jctx *jc = priv;
 	struct e4t_inode old, new;
 	int back = 0;
 
+	note_inuse(jc, c);
 	if (c->baseline || c->same || !c->prev)
 		return 0;
 	/* atime-only updates, nearly all of them: only one going back */
@@ -192,8 +215,16 @@ errcode_t e4t_rules_journal(struct e4t_image *img, struct e4t_journal *j,
 			    const struct e4t_rules_ctx *rc, e4t_finding_fn fn,
 			    void *priv)
 {
-	struct jctx jc = { img->inode_size, -1, -1,  -1, -1, -1,
-			   rc->copies,	    fn, priv };
+	return e4t_rules_journal_cov(img, j, rc, fn, priv, NULL);
+}
+
+errcode_t e4t_rules_journal_cov(struct e4t_image *img, struct e4t_journal *j,
+				const struct e4t_rules_ctx *rc,
+				e4t_finding_fn fn, void *priv,
+				struct e4t_jcoverage *cov)
+{
+	struct jctx jc = { img->inode_size, -1, -1,   -1,   -1, -1,
+			   rc->copies,	    fn, priv, NULL, 0,	0 };
 	struct e4t_audit *a = NULL;
 	errcode_t err;
 
@@ -216,8 +247,20 @@ errcode_t e4t_rules_journal(struct e4t_image *img, struct e4t_journal *j,
 	if (jc.r_crtime < 0 && jc.r_back < 0 && jc.r_noctime < 0 &&
 	    jc.r_create < 0 && jc.r_disk < 0)
 		return 0;
+	if (cov) {
+		jc.ninodes = img->fs->super->s_inodes_count;
+		jc.inuse =
+			calloc((size_t)jc.ninodes / 64 + 1, sizeof(*jc.inuse));
+		if (!jc.inuse)
+			return ENOMEM;
+	}
 	err = e4t_audit_run_flags(img, j, on_copy, &jc, E4T_AUDIT_DISK_AFTER,
 				  &a);
 	e4t_audit_free(a);
+	if (cov && !err) {
+		cov->counted = 1;
+		cov->inodes = jc.inuse_count;
+	}
+	free(jc.inuse);
 	return err;
 }

@@ -158,6 +158,46 @@ errcode_t e4t_rules_journal(struct e4t_image *img, struct e4t_journal *j,
 			    const struct e4t_rules_ctx *rc, e4t_finding_fn fn,
 			    void *priv);
 
+/* What the journal the journal rules read covers (jcoverage.c), so
+ * that no journal finding on a reused or empty journal is not taken for
+ * "nothing happened". */
+enum e4t_jcov_state {
+	E4T_JCOV_NONE = 0,   /* the image has no journal */
+	E4T_JCOV_NOT_READ,   /* no journal rule ran (not asked for) */
+	E4T_JCOV_UNREADABLE, /* it could not be opened or loaded */
+	E4T_JCOV_READ,	     /* read: the fields below say what it holds */
+};
+
+struct e4t_jcoverage {
+	enum e4t_jcov_state state;
+	/* the usable transactions: committed, no checksum failed (fast
+	 * commits counted, sharing the tid of their full commit) */
+	size_t ntrans;
+	uint32_t first_tid, last_tid; /* when ntrans */
+	uint32_t missing_tids;	      /* tids between them with none usable */
+	/* earlier transactions existed and are not readable: the first
+	 * usable tid is after the journal's first (1), the log area was
+	 * reused (wrapped) since */
+	int overwritten;
+	int has_commit; /* a commit time is known */
+	struct e4t_ts first_commit, last_commit;
+	uint32_t log_blocks;  /* the log area */
+	uint64_t used_blocks; /* journal blocks the usable ones take */
+	/* in-use inodes with a copy in those transactions (their earlier
+	 * times can be compared); counted: the journal rules ran */
+	int counted;
+	uint64_t inodes;
+};
+
+/* The transactions of the loaded j into cov (state E4T_JCOV_READ,
+ * inodes not counted). */
+void e4t_jcoverage_of(const struct e4t_journal *j, struct e4t_jcoverage *cov);
+/* e4t_rules_journal, counting cov->inodes (cov may be NULL). */
+errcode_t e4t_rules_journal_cov(struct e4t_image *img, struct e4t_journal *j,
+				const struct e4t_rules_ctx *rc,
+				e4t_finding_fn fn, void *priv,
+				struct e4t_jcoverage *cov);
+
 /*
  * The findings of one run, kept for a report (findings.c): the journal
  * rules' first, sorted by inode and named when the walk reaches their
@@ -182,6 +222,8 @@ struct e4t_findings {
 	size_t nseen_words;
 	struct e4t_dir_nsec *dirs;
 	size_t ndirs;
+	struct e4t_jcoverage cov; /* e4t_findings_journal's journal; the
+				     caller sets its state otherwise */
 };
 
 void e4t_findings_init(struct e4t_findings *fs, const struct e4t_rules_ctx *rc);
