@@ -95,7 +95,11 @@ struct evidence *evidence_container(const char *name, int quiet, int *status)
 		free(ev);
 		if (err == E4T_ERR_CONTAINER ||
 		    err == E4T_ERR_CONTAINER_UNSUPPORTED ||
-		    err == E4T_ERR_CONTAINER_PIECE)
+		    err == E4T_ERR_CONTAINER_PIECE ||
+		    err == E4T_ERR_CONTAINER_NOT_FILE ||
+		    err == E4T_ERR_CONTAINER_DEPTH ||
+		    err == E4T_ERR_CONTAINER_PARENT_ID ||
+		    err == E4T_ERR_CONTAINER_OUTSIDE)
 			*status = cond_status(COND_CONTAINER);
 		else
 			*status = cond_status(err == ENOMEM ? COND_NOMEM

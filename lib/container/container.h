@@ -113,6 +113,14 @@ errcode_t e4t_container_set_cache(struct e4t_container *c, uint64_t bytes);
 void e4t_container_cache_stats(struct e4t_container *c, uint64_t *hits,
 			       uint64_t *misses);
 
+/*
+ * Open path read-only without blocking on it: 0 and *fd for a regular
+ * file or a block device (O_NONBLOCK cleared again), else
+ * E4T_ERR_CONTAINER_NOT_FILE (a FIFO, socket, character device or
+ * directory: a read could wait for ever, or never end), or errno.
+ */
+errcode_t e4t_evidence_fd(const char *path, int *fd);
+
 /* What container.c calls: each returns E4T_ERR_CONTAINER_UNSUPPORTED
  * when built without its library.  *what as for e4t_container_open. */
 errcode_t e4t_raw_open(const char *path, struct e4t_container **ret);

@@ -35,6 +35,20 @@ static int is_file(const char *p)
 	return stat(p, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
+/* Whether the parent found at p may be read: a regular file or block
+ * device (nothing that could block: a FIFO, a socket, a character
+ * device). */
+static errcode_t parent_kind(const char *p)
+{
+	struct stat st;
+
+	if (stat(p, &st) != 0)
+		return E4T_ERR_CONTAINER_PIECE;
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return E4T_ERR_CONTAINER_NOT_FILE;
+	return 0;
+}
+
 errcode_t e4t_parent_path(const char *child, const char *name, char **out)
 {
 	const char *last = name, *s;
@@ -50,7 +64,7 @@ errcode_t e4t_parent_path(const char *child, const char *name, char **out)
 			return ENOMEM;
 		if (is_file(p)) {
 			*out = p;
-			return 0;
+			return parent_kind(p);
 		}
 		free(p);
 	}
@@ -60,7 +74,7 @@ errcode_t e4t_parent_path(const char *child, const char *name, char **out)
 			return ENOMEM;
 		if (is_file(p)) {
 			*out = p;
-			return 0;
+			return parent_kind(p);
 		}
 		free(p);
 	}
@@ -138,8 +152,8 @@ static errcode_t chain_one(const char *path, const struct e4t_chain_ops *ops,
 	err = ops->open_one(img, path, &name, what);
 	if (!err && name) {
 		err = e4t_parent_path(path, name, next);
-		if (err == E4T_ERR_CONTAINER_PIECE) {
-			*what = *next; /* the name as stored */
+		if (err && err != ENOMEM) {
+			*what = *next; /* the name as stored, or the path */
 			*next = NULL;
 		} else if (!err && ops->parent_ok && !ops->parent_ok(*next)) {
 			err = E4T_ERR_CONTAINER;
@@ -172,7 +186,7 @@ errcode_t e4t_chain_open(const char *path, const struct e4t_chain_ops *ops,
 		char *next;
 
 		if (depth > E4T_PARENT_DEPTH) {
-			err = E4T_ERR_CONTAINER; /* a loop */
+			err = E4T_ERR_CONTAINER_DEPTH; /* or a loop */
 			break;
 		}
 		err = chain_one(cur, ops, &img, &next, what);

@@ -42,9 +42,9 @@ static void qcow_free_one(void *h)
 static int is_qcow(const char *path)
 {
 	unsigned char b[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+	int fd, ok;
 
-	if (fd < 0)
+	if (e4t_evidence_fd(path, &fd))
 		return 0;
 	ok = pread(fd, b, 4, 0) == 4 && !memcmp(b, "QFI\xfb", 4);
 	close(fd);
