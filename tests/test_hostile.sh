@@ -9,8 +9,14 @@
 # or a format this build lacks, skips its test visibly.
 . "$TOP_SRCDIR/tests/lib.sh"
 
+: "${CONTAINER_CAT:=$(dirname "$E4TIME")/../tests/container_cat}"
+
 suite_setup() {
 	require_tools xz cmp timeout mkfifo || return 1
+	[ -x "$CONTAINER_CAT" ] || {
+		echo "$SUITE: tests/container_cat is needed" >&2
+		return 1
+	}
 	RAW=$(unpack ext4-4k) || return 1
 }
 
@@ -87,6 +93,63 @@ test_qcow2_backing_fifo() {
 	one_line_error "$d/over.qcow2" "fifo: Not a regular file or block device"
 	trun volumes "$d/over.qcow2"
 	one_line_error "$d/over.qcow2" "fifo: Not a regular file or block device"
+}
+
+# same_bytes FILE EXPECTED: FILE reads (container_cat) as the bytes of
+# the raw file EXPECTED.
+same_bytes() {
+	"$CONTAINER_CAT" -d "$1" >"$TMP/dump" 2>"$TMP/dump.err"
+	assertEquals "$1: read: $(cat "$TMP/dump.err")" 0 $?
+	cmp -s "$TMP/dump" "$2"
+	assertEquals "$1: the bytes of $2" 0 $?
+	rm -f "$TMP/dump"
+}
+
+test_qcow2_on_raw_backing() {
+	local d="$TMP/qr"
+	need qemu-img qemu-io || return 0
+	mkdir -p "$d"
+	cp "$RAW" "$d/base.raw"
+	(cd "$d" && qemu-img create -q -f qcow2 -F raw -b base.raw over.qcow2)
+	qcow_ok "$d/over.qcow2" || return 0
+	assertEquals "info: $(cat "$ERR")" 0 "$RC"
+	same_bytes "$d/over.qcow2" "$d/base.raw"
+	run timeline "$d/over.qcow2"
+	assertEquals "timeline: $(cat "$ERR")" 0 "$RC"
+	run timeline "$d/base.raw"
+	cp "$OUT" "$TMP/want.tl"
+	run timeline "$d/over.qcow2"
+	assertEquals "timeline: the raw image's" "$(cat "$TMP/want.tl")" \
+		"$(cat "$OUT")"
+	# the overlay holds a cluster of its own, and a zero cluster
+	qemu-io -f qcow2 -c "write -P 0x41 65536 4096" \
+		-c "write -z 1048576 65536" "$d/over.qcow2" >/dev/null
+	qemu-img convert -O raw "$d/over.qcow2" "$d/want.raw"
+	same_bytes "$d/over.qcow2" "$d/want.raw"
+	# a qcow2 on that one
+	(cd "$d" && qemu-img create -q -f qcow2 -F qcow2 -b over.qcow2 top.qcow2)
+	qemu-io -f qcow2 -c "write -P 0x42 200000 4096" "$d/top.qcow2" \
+		>/dev/null
+	qemu-img convert -O raw "$d/top.qcow2" "$d/want2.raw"
+	same_bytes "$d/top.qcow2" "$d/want2.raw"
+}
+
+test_qcow2_chain_too_deep() {
+	local d="$TMP/qd" i
+	need qemu-img || return 0
+	mkdir -p "$d"
+	qemu-img convert -O qcow2 "$RAW" "$d/q0.qcow2"
+	qcow_ok "$d/q0.qcow2" || return 0
+	for i in $(seq 1 99); do
+		qemu-img create -q -f qcow2 -u -F qcow2 -b "q$((i - 1)).qcow2" \
+			"$d/q$i.qcow2" 32M
+	done
+	assertEquals "files made" 100 "$(ls "$d" | wc -l)"
+	trun info "$d/q99.qcow2"
+	one_line_error "$d/q99.qcow2" "deeper than 16"
+	# 16 deep reads
+	trun info "$d/q15.qcow2"
+	assertEquals "16 deep: $(cat "$ERR")" 0 "$RC"
 }
 
 . shunit2

@@ -130,6 +130,8 @@ void e4t_chain_free(struct e4t_chain *img)
 
 		if (img->h)
 			img->ops->free_one(img->h);
+		free(img->path);
+		free(img->raw);
 		free(img);
 		img = p;
 	}
@@ -149,6 +151,11 @@ static errcode_t chain_one(const char *path, const struct e4t_chain_ops *ops,
 		return ENOMEM;
 	img->ops = ops;
 	img->pieces = 1;
+	img->path = strdup(path);
+	if (!img->path) {
+		free(img);
+		return ENOMEM;
+	}
 	err = ops->open_one(img, path, &name, what);
 	if (!err && name) {
 		err = e4t_parent_path(path, name, next);
@@ -156,7 +163,12 @@ static errcode_t chain_one(const char *path, const struct e4t_chain_ops *ops,
 			*what = *next; /* the name as stored, or the path */
 			*next = NULL;
 		} else if (!err && ops->parent_ok && !ops->parent_ok(*next)) {
-			err = E4T_ERR_CONTAINER;
+			if (ops->raw_parent) {
+				img->raw = *next; /* the chain ends here */
+				*next = NULL;
+			} else {
+				err = E4T_ERR_CONTAINER;
+			}
 		}
 	}
 	free(name);

@@ -63,6 +63,9 @@ struct e4t_chain_ops {
 	/* Whether the parent found at path is one the library takes
 	 * (NULL: any); when not, E4T_ERR_CONTAINER. */
 	int (*parent_ok)(const char *path);
+	/* 1: a parent parent_ok refuses ends the chain, its path kept in
+	 * the last image's raw (the format reads it as a raw file). */
+	int raw_parent;
 	/* Give parent to child: 0 done. */
 	int (*set_parent)(void *child, void *parent);
 	/* Close and free a handle open_one left (not NULL). */
@@ -75,13 +78,15 @@ struct e4t_chain {
 	const struct e4t_chain_ops *ops;
 	void *h;	 /* the library's handle, or NULL */
 	unsigned pieces; /* files it is (1 unless open_one says) */
+	char *path;	 /* as opened */
+	char *raw;	 /* a raw parent's path (ops->raw_parent), or NULL */
 	struct e4t_chain *parent;
 };
 
 /*
  * Open path and its chain of parents, each looked for as
  * e4t_parent_path says and given to the one before; deeper than
- * E4T_PARENT_DEPTH (a loop) is E4T_ERR_CONTAINER.  A parent not found
+ * E4T_PARENT_DEPTH (a loop) is E4T_ERR_CONTAINER_DEPTH.  A parent not found
  * is E4T_ERR_CONTAINER_PIECE with the name as the child stores it in
  * *what (malloc'd).
  */

@@ -99,7 +99,7 @@ static ssize_t vhdi_read_at(void *f, void *buf, size_t len, uint64_t off)
 }
 
 static const struct e4t_chain_ops vhdi_chain = {
-	vhdi_open_one, NULL, vhdi_set_parent, vhdi_free_one, vhdi_read_at,
+	vhdi_open_one, NULL, 0, vhdi_set_parent, vhdi_free_one, vhdi_read_at,
 };
 
 errcode_t e4t_vhdi_open(const char *path, struct e4t_container **ret,

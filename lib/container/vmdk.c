@@ -188,7 +188,7 @@ static ssize_t vmdk_read_at(void *h, void *buf, size_t len, uint64_t off)
 }
 
 static const struct e4t_chain_ops vmdk_chain = {
-	vmdk_open_one, NULL, vmdk_set_parent, vmdk_free_one, vmdk_read_at,
+	vmdk_open_one, NULL, 0, vmdk_set_parent, vmdk_free_one, vmdk_read_at,
 };
 
 errcode_t e4t_vmdk_open(const char *path, struct e4t_container **ret,
