@@ -152,4 +152,49 @@ test_qcow2_chain_too_deep() {
 	assertEquals "16 deep: $(cat "$ERR")" 0 "$RC"
 }
 
+test_parent_outside_refused() {
+	local d="$TMP/po" f n=0
+	need qemu-img || return 0
+	mkdir -p "$d/ev/sub" "$d/host"
+	cp "$RAW" "$d/host/base.raw"
+	cp "$RAW" "$d/ev/sub/inner.raw"
+	# -u: qemu-img opens no backing file
+	qemu-img create -q -f qcow2 -u -F raw -b "$d/host/base.raw" \
+		"$d/ev/abs.qcow2" 32M
+	qemu-img create -q -f qcow2 -u -F raw -b /etc/shadow \
+		"$d/ev/shadow.qcow2" 32M
+	qemu-img create -q -f qcow2 -u -F raw -b /dev/zero \
+		"$d/ev/zero.qcow2" 32M
+	ln -s ../host/base.raw "$d/ev/link.raw"
+	qemu-img create -q -f qcow2 -u -F raw -b link.raw "$d/ev/link.qcow2" 32M
+	qemu-img create -q -f qcow2 -u -F raw -b ../host/base.raw \
+		"$d/ev/up.qcow2" 32M
+	qcow_ok "$d/ev/abs.qcow2" || return 0
+	for f in abs shadow zero link up; do
+		trun info "$d/ev/$f.qcow2"
+		one_line_error "$d/ev/$f.qcow2" "outside the evidence's directory"
+		n=$((n + 1))
+	done
+	assertEquals "backing files tried" 5 "$n"
+	# --parent-dir allows a directory (the links followed)
+	for f in abs link up; do
+		trun info --parent-dir "$d/host" "$d/ev/$f.qcow2"
+		assertEquals "$f: allowed: $(cat "$ERR")" 0 "$RC"
+		assertContains "$f: read" "$(cat "$OUT")" "e4t4k"
+	done
+	trun info --parent-dir "$d/host" "$d/ev/shadow.qcow2"
+	assertEquals "shadow: still outside" 4 "$RC"
+	trun info --parent-dir "$d/nonesuch" "$d/ev/abs.qcow2"
+	assertEquals "--parent-dir: no such directory: usage" 2 "$RC"
+	# below the child's directory is inside
+	qemu-img create -q -f qcow2 -u -F raw -b sub/inner.raw \
+		"$d/ev/in.qcow2" 32M
+	trun info "$d/ev/in.qcow2"
+	assertEquals "below: $(cat "$ERR")" 0 "$RC"
+	# an absolute name whose file lies beside the child too: that one
+	cp "$RAW" "$d/ev/base.raw"
+	trun info "$d/ev/abs.qcow2"
+	assertEquals "beside: $(cat "$ERR")" 0 "$RC"
+}
+
 . shunit2

@@ -152,6 +152,7 @@ enum {
 	OPT_OFFSET = 0x100,
 	OPT_VOLUME,
 	OPT_VERIFY,
+	OPT_PARENT_DIR,
 	OPT_NO_UNDO,
 	OPT_CTX_LOCAL,
 	OPT_CTX_THREADS,
@@ -162,6 +163,7 @@ enum {
 		{ "sector-offset", required_argument, NULL, 'o' },             \
 		{ "volume", required_argument, NULL, OPT_VOLUME },             \
 		{ "verify-container", no_argument, NULL, OPT_VERIFY },         \
+		{ "parent-dir", required_argument, NULL, OPT_PARENT_DIR },     \
 		{ "quiet", no_argument, NULL, 'q' },                           \
 	{                                                                      \
 		"help", no_argument, NULL, 'h'                                 \
@@ -169,7 +171,7 @@ enum {
 #define COMMON_SHORTOPTS "o:qh"
 #define COMMON_HELP                                                            \
 	"  --volume SPEC, --offset BYTES, -o SECTORS, --verify-container, "    \
-	"-q, "                                                                 \
+	"--parent-dir DIR, -q, "                                               \
 	"-h\n"                                                                 \
 	"                         as for every command (see e4time(8))\n"
 

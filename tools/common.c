@@ -16,6 +16,7 @@
 
 #include "cmd.h"
 #include "escape.h"
+#include "container/container.h"
 
 #define SECTOR_SIZE 512ULL
 
@@ -95,6 +96,11 @@ int common_opt(int c, const char *arg, struct common_opts *co,
 		co->volume = arg;
 		return 1;
 	case OPT_VERIFY: co->verify = 1; return 1;
+	case OPT_PARENT_DIR:
+		if (e4t_parent_allow_dir(arg))
+			usage_error(cmd, "--parent-dir: not a directory: '%s'",
+				    arg);
+		return 1;
 	case 'o':
 		v = parse_count(arg, "-o", cmd);
 		if (v > UINT64_MAX / SECTOR_SIZE)

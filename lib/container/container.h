@@ -121,6 +121,15 @@ void e4t_container_cache_stats(struct e4t_container *c, uint64_t *hits,
  */
 errcode_t e4t_evidence_fd(const char *path, int *fd);
 
+/*
+ * Backing and parent images (qcow2, VMDK, VHD/VHDX) are read only from
+ * the child's directory, their symbolic links followed, so that
+ * evidence cannot pull host files in; dir (--parent-dir) allows one
+ * more directory, and its subdirectories, for the whole process (NULL:
+ * none).  0; errno or ENOTDIR when dir is no directory.
+ */
+errcode_t e4t_parent_allow_dir(const char *dir);
+
 /* What container.c calls: each returns E4T_ERR_CONTAINER_UNSUPPORTED
  * when built without its library.  *what as for e4t_container_open. */
 errcode_t e4t_raw_open(const char *path, struct e4t_container **ret);

@@ -10,10 +10,66 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "e4time.h"
 #include "container/parent.h"
+
+/* The directory --parent-dir allows (resolved), or NULL. */
+static char *allow_dir;
+
+errcode_t e4t_parent_allow_dir(const char *dir)
+{
+	char *r = NULL;
+	struct stat st;
+
+	if (dir) {
+		r = realpath(dir, NULL);
+		if (!r)
+			return errno;
+		if (stat(r, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			free(r);
+			return ENOTDIR;
+		}
+	}
+	free(allow_dir);
+	allow_dir = r;
+	return 0;
+}
+
+/* Whether the resolved path p lies in the resolved directory dir. */
+static int under(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1) /* "/" */
+		return 1;
+	return !strncmp(p, dir, n) && p[n] == '/';
+}
+
+/* Whether the parent at p, its symbolic links followed, lies in the
+ * child's directory (its links followed too) or the allowed one. */
+static int inside(const char *child, const char *p)
+{
+	const char *slash = strrchr(child, '/');
+	char *rp = realpath(p, NULL), *cdir, *rc;
+	int ok = 0;
+
+	if (!rp)
+		return 0;
+	cdir = slash ? strndup(child, (size_t)(slash - child + 1))
+		     : strdup(".");
+	rc = cdir ? realpath(cdir, NULL) : NULL;
+	if (rc && under(rp, rc))
+		ok = 1;
+	if (allow_dir && under(rp, allow_dir))
+		ok = 1;
+	free(rc);
+	free(cdir);
+	free(rp);
+	return ok;
+}
 
 /* dir of child (with its '/', or "") + rest, malloc'd */
 static char *beside(const char *child, const char *rest)
@@ -52,7 +108,7 @@ static errcode_t parent_kind(const char *p)
 errcode_t e4t_parent_path(const char *child, const char *name, char **out)
 {
 	const char *last = name, *s;
-	char *p;
+	char *p, *outside = NULL;
 
 	*out = NULL;
 	for (s = name; *s; s++)
@@ -62,21 +118,34 @@ errcode_t e4t_parent_path(const char *child, const char *name, char **out)
 		p = name[0] == '/' ? strdup(name) : beside(child, name);
 		if (!p)
 			return ENOMEM;
-		if (is_file(p)) {
+		if (is_file(p) && inside(child, p)) {
 			*out = p;
 			return parent_kind(p);
 		}
-		free(p);
+		if (is_file(p))
+			outside = p; /* unless beside the child, refused */
+		else
+			free(p);
 	}
 	if (*last) {
 		p = beside(child, last);
-		if (!p)
+		if (!p) {
+			free(outside);
 			return ENOMEM;
-		if (is_file(p)) {
+		}
+		if (is_file(p) && inside(child, p)) {
+			free(outside);
 			*out = p;
 			return parent_kind(p);
 		}
-		free(p);
+		if (is_file(p) && !outside)
+			outside = p; /* a symbolic link leading out */
+		else
+			free(p);
+	}
+	if (outside) {
+		*out = outside;
+		return E4T_ERR_CONTAINER_OUTSIDE;
 	}
 	*out = strdup(name);
 	return *out ? E4T_ERR_CONTAINER_PIECE : ENOMEM;

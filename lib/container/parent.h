@@ -21,9 +21,14 @@
  * The parent of child, stored as name: name itself when absolute, else
  * beside the child (relative to its folder, as qemu resolves it); then,
  * evidence being moved about, name's last component beside the child
- * ('\\' separates too: VHD stores Windows paths).  0 and *out the path
- * found (malloc'd); E4T_ERR_CONTAINER_PIECE and *out a copy of name when
- * none exists; ENOMEM.
+ * ('\\' separates too: VHD stores Windows paths).  Only a parent
+ * that lies, its symbolic links followed, in the child's directory (or
+ * below it) or in the one e4t_parent_allow_dir() allows is taken.
+ * 0 and *out the path found (malloc'd); E4T_ERR_CONTAINER_PIECE and
+ * *out a copy of name when none exists; E4T_ERR_CONTAINER_OUTSIDE and
+ * *out the path when the only one found lies outside;
+ * E4T_ERR_CONTAINER_NOT_FILE and *out the path when it is no regular
+ * file or block device; ENOMEM.
  */
 errcode_t e4t_parent_path(const char *child, const char *name, char **out);
 
