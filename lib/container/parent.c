@@ -279,9 +279,11 @@ errcode_t e4t_chain_open(const char *path, const struct e4t_chain_ops *ops,
 			head = img;
 		} else {
 			last->parent = img;
-			if (ops->set_parent(last->h, img->h) != 0) {
-				err = E4T_ERR_CONTAINER;
-				break;
+			err = ops->set_parent(last->h, img->h);
+			if (err) {
+				if (!*what)
+					*what = strdup(img->path);
+				break; /* img is freed with head */
 			}
 		}
 		last = img;

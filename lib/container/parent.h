@@ -71,8 +71,10 @@ struct e4t_chain_ops {
 	/* 1: a parent parent_ok refuses ends the chain, its path kept in
 	 * the last image's raw (the format reads it as a raw file). */
 	int raw_parent;
-	/* Give parent to child: 0 done. */
-	int (*set_parent)(void *child, void *parent);
+	/* Give parent to child: 0 done, else why not
+	 * (E4T_ERR_CONTAINER_PARENT_ID: not the parent the child names;
+	 * E4T_ERR_CONTAINER). */
+	errcode_t (*set_parent)(void *child, void *parent);
 	/* Close and free a handle open_one left (not NULL). */
 	void (*free_one)(void *h);
 	e4t_read_at_fn read_at;

@@ -96,13 +96,13 @@ static errcode_t qcow_open_one(struct e4t_chain *img, const char *path,
 	return e4t_yal_string(f, backing_size, backing_get, name);
 }
 
-static int qcow_set_parent(void *child, void *parent)
+static errcode_t qcow_set_parent(void *child, void *parent)
 {
 	libqcow_error_t *error = NULL;
 
 	if (libqcow_file_set_parent_file(child, parent, &error) != 1) {
 		libqcow_error_free(&error);
-		return -1;
+		return E4T_ERR_CONTAINER;
 	}
 	return 0;
 }

@@ -165,13 +165,13 @@ static errcode_t vmdk_open_one(struct e4t_chain *img, const char *path,
 	return e4t_yal_string(h, parent_size, parent_get, name);
 }
 
-static int vmdk_set_parent(void *child, void *parent)
+static errcode_t vmdk_set_parent(void *child, void *parent)
 {
 	libvmdk_error_t *error = NULL;
 
 	if (libvmdk_handle_set_parent_handle(child, parent, &error) != 1) {
 		libvmdk_error_free(&error);
-		return -1;
+		return E4T_ERR_CONTAINER;
 	}
 	return 0;
 }
