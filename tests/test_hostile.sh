@@ -254,4 +254,56 @@ test_vhd_parent_identifier() {
 		"dyn.vhd: The parent image's identifier does not match"
 }
 
+test_split_lone_first_piece_names_the_next() {
+	local d="$TMP/sp"
+	need split || return 0
+	mkdir -p "$d"
+	split -d -a 3 -b 8M "$RAW" "$d/d."
+	assertTrue "four pieces" "[ -f $d/d.003 ]"
+	rm -f "$d/d.001" "$d/d.002" "$d/d.003"
+	run timeline "$d/d.000"
+	assertEquals "status: $(cat "$ERR")" 1 "$RC"
+	assertContains "names the missing piece" "$(cat "$ERR")" \
+		"shorter than the filesystem it holds: the split piece $d/d.001 is missing"
+	# two pieces of three: the third is named
+	split -d -a 3 -b 12M "$RAW" "$d/t."
+	rm -f "$d/t.002"
+	run timeline "$d/t.000"
+	assertContains "the third" "$(cat "$ERR")" "split piece $d/t.002 is missing"
+	# empty pieces, an empty file
+	: >"$d/e.000"
+	: >"$d/e.001"
+	: >"$d/empty.img"
+	for f in e.000 empty.img; do
+		trun info "$d/$f"
+		one_line_error "$d/$f" "holds no bytes"
+	done
+}
+
+test_ewf_truncated_single_segment() {
+	local d="$TMP/ew"
+	if ! command -v ewfacquire >/dev/null 2>&1; then
+		skip_test "ewfacquire not installed"
+		return 0
+	fi
+	mkdir -p "$d"
+	ewfacquire -u -q -t "$d/img" -f encase6 -c empty-block "$RAW" \
+		>"$TMP/ewfacquire.log" 2>&1
+	run info "$d/img.E01"
+	if grep -q "built without support" "$ERR"; then
+		skip_test "this build has no libewf"
+		return 0
+	fi
+	assertEquals "whole: $(cat "$ERR")" 0 "$RC"
+	head -c 300000 "$d/img.E01" >"$d/t.E01"
+	trun info "$d/t.E01"
+	one_line_error "$d/t.E01" "t.E01: The segment ends early: it is truncated"
+	# a missing segment is still named as such
+	ewfacquire -u -q -t "$d/s" -f encase6 -c empty-block -S 1M "$RAW" \
+		>"$TMP/ewfacquire.log" 2>&1
+	rm -f "$d/s.E03"
+	trun info "$d/s.E01"
+	one_line_error "$d/s.E01" "s.E03: A piece of the container is missing"
+}
+
 . shunit2

@@ -329,6 +329,10 @@ errcode_t e4t_evidence_fd(const char *path, int *fd)
 		err = errno;
 		goto fail;
 	}
+	if (S_ISDIR(st.st_mode)) {
+		err = EISDIR;
+		goto fail;
+	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
 		err = E4T_ERR_CONTAINER_NOT_FILE;
 		goto fail;

@@ -130,6 +130,16 @@ errcode_t e4t_evidence_fd(const char *path, int *fd);
  */
 errcode_t e4t_parent_allow_dir(const char *dir);
 
+/*
+ * When path is named as the first piece of split raw (NAME.000,
+ * NAME.001, or split(1)'s when its second piece is there): 0 and *out
+ * the name of the first piece not beside it (malloc'd), the one that
+ * would follow the last; else E4T_ERR_CONTAINER_UNSUPPORTED; ENOMEM.
+ * For saying which piece is missing when the filesystem runs past the
+ * end.
+ */
+errcode_t e4t_split_missing(const char *path, char **out);
+
 /* What container.c calls: each returns E4T_ERR_CONTAINER_UNSUPPORTED
  * when built without its library.  *what as for e4t_container_open. */
 errcode_t e4t_raw_open(const char *path, struct e4t_container **ret);

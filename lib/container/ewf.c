@@ -355,6 +355,28 @@ static const struct e4t_container_ops ewf_ops = {
 	.parallel = 1,
 };
 
+/* Whether the EWF1 segment at path is cut short: its last 76 bytes are
+ * not a "next" or "done" section's descriptor (a whole segment ends in
+ * one; EWF2 is not told so, 0). */
+static int truncated(const char *path)
+{
+	static const unsigned char ewf1[8] = { 'E',  'V',  'F',	 0x09,
+					       0x0d, 0x0a, 0xff, 0x00 };
+	unsigned char b[8], t[8];
+	int fd, r = 0;
+	off_t end;
+
+	if (e4t_evidence_fd(path, &fd))
+		return 0;
+	end = lseek(fd, 0, SEEK_END);
+	if (pread(fd, b, 8, 0) == 8 && !memcmp(b, ewf1, 8) &&
+	    (end < 76 + 13 || pread(fd, t, 8, end - 76) != 8 ||
+	     (memcmp(t, "next\0", 5) && memcmp(t, "done\0", 5))))
+		r = 1;
+	close(fd);
+	return r;
+}
+
 /* Whether the set the glob found lacks its last segments (libewf opens
  * it, but the last segment has no "done" section). */
 static int incomplete(libewf_handle_t *h)
@@ -412,7 +434,12 @@ errcode_t e4t_ewf_open(const char *path, struct e4t_container **ret,
 			count > 0 ? next_segment(e->names[count - 1]) : NULL;
 
 		err = E4T_ERR_CONTAINER;
-		if (next && access(next, F_OK) != 0) {
+		if (next && access(next, F_OK) != 0 &&
+		    truncated(e->names[count - 1])) {
+			free(next);
+			*what = strdup(e->names[count - 1]);
+			err = *what ? E4T_ERR_CONTAINER_SEGMENT_SHORT : ENOMEM;
+		} else if (next && access(next, F_OK) != 0) {
 			*what = next;
 			err = E4T_ERR_CONTAINER_PIECE;
 		} else {

@@ -385,3 +385,24 @@ fail:
 	e4t_container_close(c);
 	return err;
 }
+
+errcode_t e4t_split_missing(const char *path, char **out)
+{
+	struct naming nm;
+	char *name;
+
+	*out = NULL;
+	if (!first_piece(path, &nm))
+		return E4T_ERR_CONTAINER_UNSUPPORTED;
+	name = strdup(path);
+	if (!name)
+		return ENOMEM;
+	while (exists(name)) {
+		if (next_name(name, &nm)) {
+			free(name);
+			return E4T_ERR_CONTAINER_UNSUPPORTED;
+		}
+	}
+	*out = name;
+	return 0;
+}
