@@ -51,7 +51,9 @@ struct e4t_container_ops {
 			  uint64_t off);
 	/* Verify stored hashes (EWF's MD5/SHA1): 0 when they match,
 	 * E4T_ERR_CONTAINER_HASH when not (what differs in msg),
-	 * E4T_ERR_CONTAINER_NO_HASH when none is stored. NULL: none. */
+	 * E4T_ERR_CONTAINER_CHUNK when they match but chunks fail their
+	 * checksums, E4T_ERR_CONTAINER_NO_HASH when none is stored.
+	 * NULL: none. */
 	errcode_t (*verify)(struct e4t_container *c, char *msg, size_t msgsz);
 	void (*close)(struct e4t_container *c);
 	/* 1: read keeps its own locks and may run in several threads at

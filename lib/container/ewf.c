@@ -310,6 +310,16 @@ static errcode_t ewf_verify(struct e4t_container *c, char *msg, size_t msgsz)
 	e4t_hex(dsha1, sizeof(dsha1), csha1);
 	ok = (!md5[0] || !strcasecmp(md5, cmd5)) &&
 	     (!sha1[0] || !strcasecmp(sha1, csha1));
+	if (ok && bad[0]) {
+		/* the hashes agree: the chunks are what failed */
+		snprintf(msg, msgsz, "%s; stored %s%s%s%s, computed the same",
+			 bad + 2, md5[0] ? "MD5 " : "", md5,
+			 md5[0] && sha1[0] ? " SHA1 "
+			 : sha1[0]	   ? "SHA1 "
+					   : "",
+			 sha1);
+		return E4T_ERR_CONTAINER_CHUNK;
+	}
 	if (md5[0] && sha1[0])
 		snprintf(msg, msgsz,
 			 "stored MD5 %s SHA1 %s, computed MD5 %s SHA1 %s%s%s",
