@@ -70,7 +70,7 @@ static int verify(struct e4t_container *c)
 	err = c->ops->verify(c, msg, sizeof(msg));
 	printf("%s%s%s\n", msg, msg[0] ? ": " : "",
 	       err ? error_message(err) : "verified");
-	if (err == E4T_ERR_CONTAINER_HASH)
+	if (err == E4T_ERR_CONTAINER_HASH || err == E4T_ERR_CONTAINER_CHUNK)
 		return 3;
 	if (err == E4T_ERR_CONTAINER_NO_HASH)
 		return 4;

@@ -170,6 +170,43 @@ test_manifest_duplicate_keys() {
 	assertEquals "one key in two objects: status: $(cat "$ERR")" 1 "$RC"
 }
 
+# many_keys N [TAIL]: an entry with N keys export does not write (k0 ..
+# k(N-1)), then TAIL.
+many_keys() {
+	python3 -c 'import sys
+n = int(sys.argv[1])
+sys.stdout.write("{\"path\":\"/a.txt\",\"crtime\":{\"sec\":0,\"nsec\":0}")
+sys.stdout.write("".join(",\"k%d\":0" % i for i in range(n)))
+sys.stdout.write(sys.argv[2] + "}")' "$1" "${2:-}"
+}
+
+# import -n of a manifest whose line has 200,000 keys, under timeout 20
+# (the keys were compared each with every other: 80,000 took 4.8 s,
+# 200,000 half a minute; a hash table makes it linear, well under 1 s).
+test_manifest_many_keys_linear() {
+	local n=200000
+	printf '%s\n' "$HEADER" "$(many_keys $n)" >"$TMP/m.manifest"
+	assertEquals "keys written" $((n + 4)) \
+		"$(tail -n 1 "$TMP/m.manifest" | grep -o '":' | wc -l)"
+	OUT="$TMP/stdout"
+	ERR="$TMP/stderr"
+	timeout 20 "$E4TIME" import -n "$IMG" "$TMP/m.manifest" >"$OUT" 2>"$ERR"
+	RC=$?
+	check_reports "import of $n keys"
+	assertEquals "$n keys: status (124: too slow): $(cat "$ERR")" 1 "$RC"
+	assertContains "taken" "$(cat "$OUT")" "/a.txt <$A_INO>: crtime"
+	# a key twice among them: found, plain and escaped
+	printf '%s\n' "$HEADER" "$(many_keys $n ',"k7":1')" >"$TMP/m.manifest"
+	timeout 20 "$E4TIME" import -n "$IMG" "$TMP/m.manifest" >"$OUT" 2>"$ERR"
+	assertEquals "duplicate among $n: status" 2 $?
+	assertContains "named" "$(cat "$ERR")" 'duplicate key "k7"'
+	printf '%s\n' "$HEADER" "$(many_keys $n ',"k\u0031999":1')" \
+		>"$TMP/m.manifest"
+	timeout 20 "$E4TIME" import -n "$IMG" "$TMP/m.manifest" >"$OUT" 2>"$ERR"
+	assertEquals "escaped duplicate among $n: status" 2 $?
+	assertContains "named" "$(cat "$ERR")" 'duplicate key "k1999"'
+}
+
 test_manifest_empty_lines_before_header() {
 	import_lines "" "" "$HEADER" "" "$(entry 0)" ""
 	assertEquals "empty lines skipped: status: $(cat "$ERR")" 1 "$RC"

@@ -162,6 +162,7 @@ enum {
 	OPT_VERIFY,
 	OPT_SUPERBLOCK,
 	OPT_BLOCK_SIZE,
+	OPT_PARENT_DIR,
 	OPT_NO_UNDO,
 	OPT_CTX_LOCAL,
 	OPT_CTX_THREADS,
@@ -172,6 +173,7 @@ enum {
 		{ "sector-offset", required_argument, NULL, 'o' },             \
 		{ "volume", required_argument, NULL, OPT_VOLUME },             \
 		{ "verify-container", no_argument, NULL, OPT_VERIFY },         \
+		{ "parent-dir", required_argument, NULL, OPT_PARENT_DIR },     \
 		{ "quiet", no_argument, NULL, 'q' },                           \
 		{ "superblock", required_argument, NULL, OPT_SUPERBLOCK },     \
 		{ "block-size", required_argument, NULL, OPT_BLOCK_SIZE },     \
@@ -182,7 +184,7 @@ enum {
 #define COMMON_SHORTOPTS "o:qhb:B:"
 #define COMMON_HELP                                                            \
 	"  --volume SPEC, --offset BYTES, -o SECTORS, --verify-container, "    \
-	"-q, "                                                                 \
+	"--parent-dir DIR, -q, "                                               \
 	"-h,\n"                                                                \
 	"  -b, --superblock BLOCK, -B, --block-size SIZE (journal: the long "  \
 	"form)\n"                                                              \

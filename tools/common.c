@@ -16,6 +16,7 @@
 
 #include "cmd.h"
 #include "escape.h"
+#include "container/container.h"
 
 #define SECTOR_SIZE 512ULL
 
@@ -150,6 +151,11 @@ int common_opt(int c, const char *arg, struct common_opts *co,
 			      co, cmd);
 	case OPT_SUPERBLOCK:
 	case OPT_BLOCK_SIZE: return sb_opt(c, arg, co, cmd);
+	case OPT_PARENT_DIR:
+		if (e4t_parent_allow_dir(arg))
+			usage_error(cmd, "--parent-dir: not a directory: '%s'",
+				    arg);
+		return 1;
 	case 'o':
 		v = parse_count(arg, "-o", cmd);
 		if (v > UINT64_MAX / SECTOR_SIZE)
@@ -387,6 +393,20 @@ void warnx_img(const char *image, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* The filesystem runs past the image's end: and when the image is
+ * named as split raw's first piece, the piece missing after the last. */
+static void say_truncated(const char *name, const struct common_opts *co)
+{
+	char *missing = NULL;
+
+	if (!co->volume && !e4t_split_missing(name, &missing) && missing)
+		warnx_img(name, "%s: the split piece %s is missing",
+			  error_message(E4T_ERR_TRUNCATED), missing);
+	else
+		warnx_img(name, "%s", error_message(E4T_ERR_TRUNCATED));
+	free(missing);
+}
+
 struct e4t_image *open_image_or_exit(const char *name,
 				     const struct common_opts *co,
 				     const struct e4t_view *view, uint64_t at)
@@ -452,7 +472,7 @@ struct e4t_image *open_image_or_exit(const char *name,
 	if (img->state & E4T_IMG_GD_CSUM_BAD)
 		warnx_img(name, "%s", error_message(E4T_ERR_GD_CSUM));
 	if (img->state & E4T_IMG_TRUNCATED)
-		warnx_img(name, "%s", error_message(E4T_ERR_TRUNCATED));
+		say_truncated(name, co);
 	return img;
 }
 

@@ -95,11 +95,22 @@ struct evidence *evidence_container(const char *name, int quiet, int *status)
 		free(ev);
 		if (err == E4T_ERR_CONTAINER ||
 		    err == E4T_ERR_CONTAINER_UNSUPPORTED ||
-		    err == E4T_ERR_CONTAINER_PIECE)
+		    err == E4T_ERR_CONTAINER_PIECE ||
+		    err == E4T_ERR_CONTAINER_NOT_FILE ||
+		    err == E4T_ERR_CONTAINER_DEPTH ||
+		    err == E4T_ERR_CONTAINER_PARENT_ID ||
+		    err == E4T_ERR_CONTAINER_SEGMENT_SHORT ||
+		    err == E4T_ERR_CONTAINER_OUTSIDE)
 			*status = cond_status(COND_CONTAINER);
 		else
 			*status = cond_status(err == ENOMEM ? COND_NOMEM
 							    : COND_OPEN);
+		return NULL;
+	}
+	if (!ev->c->size) {
+		report(name, NULL, E4T_ERR_CONTAINER_EMPTY);
+		evidence_close(ev);
+		*status = cond_status(COND_CONTAINER);
 		return NULL;
 	}
 	cache_size(ev);

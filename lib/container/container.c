@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "e4time.h"
@@ -315,6 +316,39 @@ errcode_t e4t_container_read(struct e4t_container *c, void *buf, size_t len,
 	return err;
 }
 
+errcode_t e4t_evidence_fd(const char *path, int *fd)
+{
+	struct stat st;
+	errcode_t err;
+	int flags;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (*fd < 0)
+		return errno;
+	if (fstat(*fd, &st) != 0) {
+		err = errno;
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		err = EISDIR;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		err = E4T_ERR_CONTAINER_NOT_FILE;
+		goto fail;
+	}
+	flags = fcntl(*fd, F_GETFL);
+	if (flags < 0 || fcntl(*fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		err = errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	close(*fd);
+	*fd = -1;
+	return err;
+}
+
 /* The format the first bytes of a file say it is in. */
 enum sniffed { S_RAW, S_EWF, S_QCOW, S_VMDK, S_VHD, S_VHDX };
 
@@ -369,9 +403,9 @@ errcode_t e4t_container_open(const char *path, struct e4t_container **ret,
 
 	*ret = NULL;
 	*what = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
+	err = e4t_evidence_fd(path, &fd);
+	if (err)
+		return err;
 	s = sniff(fd);
 	close(fd);
 	switch (s) {

@@ -51,7 +51,9 @@ struct e4t_container_ops {
 			  uint64_t off);
 	/* Verify stored hashes (EWF's MD5/SHA1): 0 when they match,
 	 * E4T_ERR_CONTAINER_HASH when not (what differs in msg),
-	 * E4T_ERR_CONTAINER_NO_HASH when none is stored. NULL: none. */
+	 * E4T_ERR_CONTAINER_CHUNK when they match but chunks fail their
+	 * checksums, E4T_ERR_CONTAINER_NO_HASH when none is stored.
+	 * NULL: none. */
 	errcode_t (*verify)(struct e4t_container *c, char *msg, size_t msgsz);
 	void (*close)(struct e4t_container *c);
 	/* 1: read keeps its own locks and may run in several threads at
@@ -112,6 +114,33 @@ errcode_t e4t_container_set_cache(struct e4t_container *c, uint64_t bytes);
 /* Reads served from the cache and reads that filled a block. */
 void e4t_container_cache_stats(struct e4t_container *c, uint64_t *hits,
 			       uint64_t *misses);
+
+/*
+ * Open path read-only without blocking on it: 0 and *fd for a regular
+ * file or a block device (O_NONBLOCK cleared again), else
+ * E4T_ERR_CONTAINER_NOT_FILE (a FIFO, socket, character device or
+ * directory: a read could wait for ever, or never end), or errno.
+ */
+errcode_t e4t_evidence_fd(const char *path, int *fd);
+
+/*
+ * Backing and parent images (qcow2, VMDK, VHD/VHDX) are read only from
+ * the child's directory, their symbolic links followed, so that
+ * evidence cannot pull host files in; dir (--parent-dir) allows one
+ * more directory, and its subdirectories, for the whole process (NULL:
+ * none).  0; errno or ENOTDIR when dir is no directory.
+ */
+errcode_t e4t_parent_allow_dir(const char *dir);
+
+/*
+ * When path is named as the first piece of split raw (NAME.000,
+ * NAME.001, or split(1)'s when its second piece is there): 0 and *out
+ * the name of the first piece not beside it (malloc'd), the one that
+ * would follow the last; else E4T_ERR_CONTAINER_UNSUPPORTED; ENOMEM.
+ * For saying which piece is missing when the filesystem runs past the
+ * end.
+ */
+errcode_t e4t_split_missing(const char *path, char **out);
 
 /* What container.c calls: each returns E4T_ERR_CONTAINER_UNSUPPORTED
  * when built without its library.  *what as for e4t_container_open. */

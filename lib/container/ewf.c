@@ -310,6 +310,16 @@ static errcode_t ewf_verify(struct e4t_container *c, char *msg, size_t msgsz)
 	e4t_hex(dsha1, sizeof(dsha1), csha1);
 	ok = (!md5[0] || !strcasecmp(md5, cmd5)) &&
 	     (!sha1[0] || !strcasecmp(sha1, csha1));
+	if (ok && bad[0]) {
+		/* the hashes agree: the chunks are what failed */
+		snprintf(msg, msgsz, "%s; stored %s%s%s%s, computed the same",
+			 bad + 2, md5[0] ? "MD5 " : "", md5,
+			 md5[0] && sha1[0] ? " SHA1 "
+			 : sha1[0]	   ? "SHA1 "
+					   : "",
+			 sha1);
+		return E4T_ERR_CONTAINER_CHUNK;
+	}
 	if (md5[0] && sha1[0])
 		snprintf(msg, msgsz,
 			 "stored MD5 %s SHA1 %s, computed MD5 %s SHA1 %s%s%s",
@@ -354,6 +364,28 @@ static const struct e4t_container_ops ewf_ops = {
 	.close = ewf_close,
 	.parallel = 1,
 };
+
+/* Whether the EWF1 segment at path is cut short: its last 76 bytes are
+ * not a "next" or "done" section's descriptor (a whole segment ends in
+ * one; EWF2 is not told so, 0). */
+static int truncated(const char *path)
+{
+	static const unsigned char ewf1[8] = { 'E',  'V',  'F',	 0x09,
+					       0x0d, 0x0a, 0xff, 0x00 };
+	unsigned char b[8], t[8];
+	int fd, r = 0;
+	off_t end;
+
+	if (e4t_evidence_fd(path, &fd))
+		return 0;
+	end = lseek(fd, 0, SEEK_END);
+	if (pread(fd, b, 8, 0) == 8 && !memcmp(b, ewf1, 8) &&
+	    (end < 76 + 13 || pread(fd, t, 8, end - 76) != 8 ||
+	     (memcmp(t, "next\0", 5) && memcmp(t, "done\0", 5))))
+		r = 1;
+	close(fd);
+	return r;
+}
 
 /* Whether the set the glob found lacks its last segments (libewf opens
  * it, but the last segment has no "done" section). */
@@ -412,7 +444,12 @@ errcode_t e4t_ewf_open(const char *path, struct e4t_container **ret,
 			count > 0 ? next_segment(e->names[count - 1]) : NULL;
 
 		err = E4T_ERR_CONTAINER;
-		if (next && access(next, F_OK) != 0) {
+		if (next && access(next, F_OK) != 0 &&
+		    truncated(e->names[count - 1])) {
+			free(next);
+			*what = strdup(e->names[count - 1]);
+			err = *what ? E4T_ERR_CONTAINER_SEGMENT_SHORT : ENOMEM;
+		} else if (next && access(next, F_OK) != 0) {
 			*what = next;
 			err = E4T_ERR_CONTAINER_PIECE;
 		} else {

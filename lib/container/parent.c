@@ -10,10 +10,66 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "e4time.h"
 #include "container/parent.h"
+
+/* The directory --parent-dir allows (resolved), or NULL. */
+static char *allow_dir;
+
+errcode_t e4t_parent_allow_dir(const char *dir)
+{
+	char *r = NULL;
+	struct stat st;
+
+	if (dir) {
+		r = realpath(dir, NULL);
+		if (!r)
+			return errno;
+		if (stat(r, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			free(r);
+			return ENOTDIR;
+		}
+	}
+	free(allow_dir);
+	allow_dir = r;
+	return 0;
+}
+
+/* Whether the resolved path p lies in the resolved directory dir. */
+static int under(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1) /* "/" */
+		return 1;
+	return !strncmp(p, dir, n) && p[n] == '/';
+}
+
+/* Whether the parent at p, its symbolic links followed, lies in the
+ * child's directory (its links followed too) or the allowed one. */
+static int inside(const char *child, const char *p)
+{
+	const char *slash = strrchr(child, '/');
+	char *rp = realpath(p, NULL), *cdir, *rc;
+	int ok = 0;
+
+	if (!rp)
+		return 0;
+	cdir = slash ? strndup(child, (size_t)(slash - child + 1))
+		     : strdup(".");
+	rc = cdir ? realpath(cdir, NULL) : NULL;
+	if (rc && under(rp, rc))
+		ok = 1;
+	if (allow_dir && under(rp, allow_dir))
+		ok = 1;
+	free(rc);
+	free(cdir);
+	free(rp);
+	return ok;
+}
 
 /* dir of child (with its '/', or "") + rest, malloc'd */
 static char *beside(const char *child, const char *rest)
@@ -35,10 +91,24 @@ static int is_file(const char *p)
 	return stat(p, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
+/* Whether the parent found at p may be read: a regular file or block
+ * device (nothing that could block: a FIFO, a socket, a character
+ * device). */
+static errcode_t parent_kind(const char *p)
+{
+	struct stat st;
+
+	if (stat(p, &st) != 0)
+		return E4T_ERR_CONTAINER_PIECE;
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return E4T_ERR_CONTAINER_NOT_FILE;
+	return 0;
+}
+
 errcode_t e4t_parent_path(const char *child, const char *name, char **out)
 {
 	const char *last = name, *s;
-	char *p;
+	char *p, *outside = NULL;
 
 	*out = NULL;
 	for (s = name; *s; s++)
@@ -48,21 +118,34 @@ errcode_t e4t_parent_path(const char *child, const char *name, char **out)
 		p = name[0] == '/' ? strdup(name) : beside(child, name);
 		if (!p)
 			return ENOMEM;
-		if (is_file(p)) {
+		if (is_file(p) && inside(child, p)) {
 			*out = p;
-			return 0;
+			return parent_kind(p);
 		}
-		free(p);
+		if (is_file(p))
+			outside = p; /* unless beside the child, refused */
+		else
+			free(p);
 	}
 	if (*last) {
 		p = beside(child, last);
-		if (!p)
+		if (!p) {
+			free(outside);
 			return ENOMEM;
-		if (is_file(p)) {
-			*out = p;
-			return 0;
 		}
-		free(p);
+		if (is_file(p) && inside(child, p)) {
+			free(outside);
+			*out = p;
+			return parent_kind(p);
+		}
+		if (is_file(p) && !outside)
+			outside = p; /* a symbolic link leading out */
+		else
+			free(p);
+	}
+	if (outside) {
+		*out = outside;
+		return E4T_ERR_CONTAINER_OUTSIDE;
 	}
 	*out = strdup(name);
 	return *out ? E4T_ERR_CONTAINER_PIECE : ENOMEM;
@@ -116,6 +199,8 @@ void e4t_chain_free(struct e4t_chain *img)
 
 		if (img->h)
 			img->ops->free_one(img->h);
+		free(img->path);
+		free(img->raw);
 		free(img);
 		img = p;
 	}
@@ -135,14 +220,24 @@ static errcode_t chain_one(const char *path, const struct e4t_chain_ops *ops,
 		return ENOMEM;
 	img->ops = ops;
 	img->pieces = 1;
+	img->path = strdup(path);
+	if (!img->path) {
+		free(img);
+		return ENOMEM;
+	}
 	err = ops->open_one(img, path, &name, what);
 	if (!err && name) {
 		err = e4t_parent_path(path, name, next);
-		if (err == E4T_ERR_CONTAINER_PIECE) {
-			*what = *next; /* the name as stored */
+		if (err && err != ENOMEM) {
+			*what = *next; /* the name as stored, or the path */
 			*next = NULL;
 		} else if (!err && ops->parent_ok && !ops->parent_ok(*next)) {
-			err = E4T_ERR_CONTAINER;
+			if (ops->raw_parent) {
+				img->raw = *next; /* the chain ends here */
+				*next = NULL;
+			} else {
+				err = E4T_ERR_CONTAINER;
+			}
 		}
 	}
 	free(name);
@@ -172,7 +267,7 @@ errcode_t e4t_chain_open(const char *path, const struct e4t_chain_ops *ops,
 		char *next;
 
 		if (depth > E4T_PARENT_DEPTH) {
-			err = E4T_ERR_CONTAINER; /* a loop */
+			err = E4T_ERR_CONTAINER_DEPTH; /* or a loop */
 			break;
 		}
 		err = chain_one(cur, ops, &img, &next, what);
@@ -184,9 +279,11 @@ errcode_t e4t_chain_open(const char *path, const struct e4t_chain_ops *ops,
 			head = img;
 		} else {
 			last->parent = img;
-			if (ops->set_parent(last->h, img->h) != 0) {
-				err = E4T_ERR_CONTAINER;
-				break;
+			err = ops->set_parent(last->h, img->h);
+			if (err) {
+				if (!*what)
+					*what = strdup(img->path);
+				break; /* img is freed with head */
 			}
 		}
 		last = img;

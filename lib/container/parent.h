@@ -21,9 +21,14 @@
  * The parent of child, stored as name: name itself when absolute, else
  * beside the child (relative to its folder, as qemu resolves it); then,
  * evidence being moved about, name's last component beside the child
- * ('\\' separates too: VHD stores Windows paths).  0 and *out the path
- * found (malloc'd); E4T_ERR_CONTAINER_PIECE and *out a copy of name when
- * none exists; ENOMEM.
+ * ('\\' separates too: VHD stores Windows paths).  Only a parent
+ * that lies, its symbolic links followed, in the child's directory (or
+ * below it) or in the one e4t_parent_allow_dir() allows is taken.
+ * 0 and *out the path found (malloc'd); E4T_ERR_CONTAINER_PIECE and
+ * *out a copy of name when none exists; E4T_ERR_CONTAINER_OUTSIDE and
+ * *out the path when the only one found lies outside;
+ * E4T_ERR_CONTAINER_NOT_FILE and *out the path when it is no regular
+ * file or block device; ENOMEM.
  */
 errcode_t e4t_parent_path(const char *child, const char *name, char **out);
 
@@ -63,8 +68,13 @@ struct e4t_chain_ops {
 	/* Whether the parent found at path is one the library takes
 	 * (NULL: any); when not, E4T_ERR_CONTAINER. */
 	int (*parent_ok)(const char *path);
-	/* Give parent to child: 0 done. */
-	int (*set_parent)(void *child, void *parent);
+	/* 1: a parent parent_ok refuses ends the chain, its path kept in
+	 * the last image's raw (the format reads it as a raw file). */
+	int raw_parent;
+	/* Give parent to child: 0 done, else why not
+	 * (E4T_ERR_CONTAINER_PARENT_ID: not the parent the child names;
+	 * E4T_ERR_CONTAINER). */
+	errcode_t (*set_parent)(void *child, void *parent);
 	/* Close and free a handle open_one left (not NULL). */
 	void (*free_one)(void *h);
 	e4t_read_at_fn read_at;
@@ -75,13 +85,15 @@ struct e4t_chain {
 	const struct e4t_chain_ops *ops;
 	void *h;	 /* the library's handle, or NULL */
 	unsigned pieces; /* files it is (1 unless open_one says) */
+	char *path;	 /* as opened */
+	char *raw;	 /* a raw parent's path (ops->raw_parent), or NULL */
 	struct e4t_chain *parent;
 };
 
 /*
  * Open path and its chain of parents, each looked for as
  * e4t_parent_path says and given to the one before; deeper than
- * E4T_PARENT_DEPTH (a loop) is E4T_ERR_CONTAINER.  A parent not found
+ * E4T_PARENT_DEPTH (a loop) is E4T_ERR_CONTAINER_DEPTH.  A parent not found
  * is E4T_ERR_CONTAINER_PIECE with the name as the child stores it in
  * *what (malloc'd).
  */

@@ -7,14 +7,17 @@
  * child names it, then beside the child (parent.c), opened, and given to
  * libqcow_file_set_parent_file.  A backing file not found is
  * E4T_ERR_CONTAINER_PIECE naming it as the child stores it.  libqcow
- * takes only a qcow image as a parent: a raw backing file (-F raw) is
- * refused, E4T_ERR_CONTAINER.  libqcow's messages are not kept (the
- * interface has no slot for them).
+ * takes only a qcow image as a parent: a raw backing file (-F raw, the
+ * usual snapshot layout) ends the chain, and what no qcow image of it
+ * holds (qcowmap.c) is read from the raw file (zeros past its end).
+ * libqcow's messages are not kept (the interface has no slot for
+ * them).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,6 +29,7 @@
 #include <libqcow.h> /* NOLINT: libyal's header */
 
 #include "container/parent.h"
+#include "container/qcowmap.h"
 
 static void qcow_free_one(void *h)
 {
@@ -42,9 +46,9 @@ static void qcow_free_one(void *h)
 static int is_qcow(const char *path)
 {
 	unsigned char b[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+	int fd, ok;
 
-	if (fd < 0)
+	if (e4t_evidence_fd(path, &fd))
 		return 0;
 	ok = pread(fd, b, 4, 0) == 4 && !memcmp(b, "QFI\xfb", 4);
 	close(fd);
@@ -92,13 +96,13 @@ static errcode_t qcow_open_one(struct e4t_chain *img, const char *path,
 	return e4t_yal_string(f, backing_size, backing_get, name);
 }
 
-static int qcow_set_parent(void *child, void *parent)
+static errcode_t qcow_set_parent(void *child, void *parent)
 {
 	libqcow_error_t *error = NULL;
 
 	if (libqcow_file_set_parent_file(child, parent, &error) != 1) {
 		libqcow_error_free(&error);
-		return -1;
+		return E4T_ERR_CONTAINER;
 	}
 	return 0;
 }
@@ -115,14 +119,164 @@ static ssize_t qcow_read_at(void *f, void *buf, size_t len, uint64_t off)
 }
 
 static const struct e4t_chain_ops qcow_chain = {
-	qcow_open_one, is_qcow, qcow_set_parent, qcow_free_one, qcow_read_at,
+	qcow_open_one, is_qcow, 1, qcow_set_parent, qcow_free_one, qcow_read_at,
 };
+
+/* A chain whose last backing file is raw. */
+struct qraw {
+	struct e4t_chain *chain;
+	struct e4t_qmap *map[E4T_PARENT_DEPTH + 2];
+	unsigned n;
+	int fd;		  /* the raw file */
+	uint64_t rawsize; /* its size: zeros after */
+};
+
+static void qraw_close(struct e4t_container *c)
+{
+	struct qraw *q = c->priv;
+	unsigned i;
+
+	if (!q)
+		return;
+	for (i = 0; i < q->n; i++)
+		e4t_qmap_free(q->map[i]);
+	if (q->fd >= 0)
+		close(q->fd);
+	e4t_chain_free(q->chain);
+	free(q);
+	c->priv = NULL;
+}
+
+/* len bytes at off of the raw file, zeros past its end. */
+static errcode_t raw_part(struct qraw *q, char *buf, size_t len, uint64_t off)
+{
+	size_t n = 0, got;
+	errcode_t err;
+
+	if (off < q->rawsize)
+		n = q->rawsize - off < len ? (size_t)(q->rawsize - off) : len;
+	if (n) {
+		err = e4t_pread_full(q->fd, buf, n, off, &got);
+		if (err)
+			return err;
+		if (got < n)
+			return EXT2_ET_SHORT_READ;
+	}
+	memset(buf + n, 0, len - n);
+	return 0;
+}
+
+static errcode_t qraw_read(struct e4t_container *c, void *buf, size_t len,
+			   uint64_t off)
+{
+	struct qraw *q = c->priv;
+	char *out = buf;
+
+	while (len) {
+		uint64_t run = len, r, host = 0;
+		enum e4t_qheld h = E4T_Q_NONE;
+		struct e4t_chain *img = q->chain;
+		unsigned i;
+		size_t n, got;
+		errcode_t err;
+
+		/* the first image of the chain that holds off */
+		for (i = 0; i < q->n && h == E4T_Q_NONE; i++) {
+			h = e4t_qmap_holds(q->map[i], off, &r, &host);
+			if (h == E4T_Q_ERR)
+				return E4T_ERR_CONTAINER;
+			if (r < run)
+				run = r;
+			if (h == E4T_Q_NONE)
+				img = img->parent;
+		}
+		n = (size_t)run;
+		switch (h) {
+		case E4T_Q_DATA:
+			err = e4t_pread_full(e4t_qmap_fd(q->map[i - 1]), out, n,
+					     host, &got);
+			if (!err && got < n)
+				err = EXT2_ET_SHORT_READ;
+			break;
+		case E4T_Q_ZERO:
+			memset(out, 0, n);
+			err = 0;
+			break;
+		case E4T_Q_COMPRESSED:
+			err = e4t_read_full(qcow_read_at, img->h, out, n, off);
+			break;
+		default: err = raw_part(q, out, n, off); break;
+		}
+		if (err)
+			return err;
+		out += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static const struct e4t_container_ops qraw_ops = { qraw_read, NULL, qraw_close,
+						   0 };
+
+/* The container of chain q, whose last image has a raw backing file. */
+static errcode_t qraw_container(const char *path, struct e4t_chain *chain,
+				uint64_t size, struct e4t_container **ret,
+				char **what)
+{
+	struct e4t_container *c = NULL;
+	struct e4t_chain *img;
+	struct qraw *q;
+	errcode_t err;
+	off_t end;
+
+	q = calloc(1, sizeof(*q));
+	if (!q) {
+		e4t_chain_free(chain);
+		return ENOMEM;
+	}
+	q->chain = chain;
+	q->fd = -1;
+	err = e4t_container_new(path, E4T_C_QCOW, "qcow2", &qraw_ops, &c);
+	if (err) {
+		e4t_chain_free(chain);
+		free(q);
+		return err;
+	}
+	c->priv = q;
+	for (img = chain; img; img = img->parent) {
+		c->pieces += img->pieces;
+		err = e4t_qmap_open(img->path, &q->map[q->n]);
+		if (err)
+			goto fail;
+		q->n++;
+		if (img->raw)
+			break;
+	}
+	err = e4t_evidence_fd(img->raw, &q->fd);
+	if (err) {
+		*what = strdup(img->raw);
+		goto fail;
+	}
+	end = lseek(q->fd, 0, SEEK_END);
+	if (end < 0) {
+		err = errno;
+		goto fail;
+	}
+	q->rawsize = (uint64_t)end;
+	c->size = size;
+	*ret = c;
+	return 0;
+fail:
+	e4t_container_close(c);
+	return err;
+}
 
 errcode_t e4t_qcow_open(const char *path, struct e4t_container **ret,
 			char **what)
 {
 	libqcow_error_t *error = NULL;
-	struct e4t_chain *q;
+	struct e4t_chain *q, *last;
 	uint32_t version = 2;
 	size64_t size = 0;
 	errcode_t err;
@@ -139,6 +293,14 @@ errcode_t e4t_qcow_open(const char *path, struct e4t_container **ret,
 	}
 	if (libqcow_file_get_format_version(q->h, &version, &error) != 1)
 		libqcow_error_free(&error);
+	for (last = q; last->parent; last = last->parent)
+		;
+	if (last->raw && version != 1)
+		return qraw_container(path, q, size, ret, what);
+	if (last->raw) {
+		e4t_chain_free(q);
+		return E4T_ERR_CONTAINER; /* qcow v1: no map read here */
+	}
 	return e4t_chain_container(path, E4T_C_QCOW,
 				   version == 1 ? "qcow" : "qcow2", q, size,
 				   ret);

@@ -34,9 +34,8 @@ errcode_t e4t_raw_open(const char *path, struct e4t_container **ret)
 	err = e4t_container_new(path, E4T_C_RAW, "raw", &raw_ops, &c);
 	if (err)
 		return err;
-	c->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (c->fd < 0) {
-		err = errno;
+	err = e4t_evidence_fd(path, &c->fd);
+	if (err) {
 		e4t_container_close(c);
 		return err;
 	}

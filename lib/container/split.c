@@ -157,16 +157,15 @@ static int evict(struct split *s)
 	return 1;
 }
 
-/* Open path; when the process is out of fds, close held pieces and try
- * again. */
-static int open_piece(struct split *s, const char *path)
+/* Open path (a file or block device: e4t_evidence_fd); when the
+ * process is out of fds, close held pieces and try again. */
+static errcode_t open_piece(struct split *s, const char *path, int *fd)
 {
 	for (;;) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		errcode_t err = e4t_evidence_fd(path, fd);
 
-		if (fd >= 0 || (errno != EMFILE && errno != ENFILE) ||
-		    !evict(s))
-			return fd;
+		if (!err || (err != EMFILE && err != ENFILE) || !evict(s))
+			return err;
 	}
 }
 
@@ -174,13 +173,15 @@ static int open_piece(struct split *s, const char *path)
  * open. */
 static errcode_t piece_fd(struct split *s, struct piece *pc)
 {
+	errcode_t err;
+
 	if (pc->fd >= 0)
 		return 0;
 	if (s->nopen >= SPLIT_MAX_FDS)
 		evict(s);
-	pc->fd = open_piece(s, pc->path);
-	if (pc->fd < 0)
-		return errno;
+	err = open_piece(s, pc->path, &pc->fd);
+	if (err)
+		return err;
 	s->nopen++;
 	return 0;
 }
@@ -241,6 +242,7 @@ static errcode_t add_piece(struct split *s, const char *name, uint64_t start,
 			   unsigned *cap)
 {
 	struct piece *pc;
+	errcode_t err;
 	off_t end;
 	int fd;
 
@@ -253,10 +255,12 @@ static errcode_t add_piece(struct split *s, const char *name, uint64_t start,
 		s->p = np;
 		*cap = ncap;
 	}
-	fd = open_piece(s, name);
-	if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+	err = open_piece(s, name, &fd);
+	if (err == EMFILE || err == ENFILE)
 		return EMFILE; /* not the piece's fault */
-	if (fd < 0)
+	if (err == E4T_ERR_CONTAINER_NOT_FILE)
+		return err;
+	if (err)
 		return E4T_ERR_CONTAINER_PIECE;
 	end = lseek(fd, 0, SEEK_END);
 	if (end < 0) {
@@ -341,7 +345,8 @@ errcode_t e4t_split_open(const char *path, struct e4t_container **ret,
 	c->priv = s;
 	for (;;) {
 		err = add_piece(s, name, total, &cap);
-		if (err == E4T_ERR_CONTAINER_PIECE) {
+		if (err == E4T_ERR_CONTAINER_PIECE ||
+		    err == E4T_ERR_CONTAINER_NOT_FILE) {
 			*what = strdup(name);
 			if (!*what)
 				err = ENOMEM;
@@ -379,4 +384,25 @@ fail:
 	free(name);
 	e4t_container_close(c);
 	return err;
+}
+
+errcode_t e4t_split_missing(const char *path, char **out)
+{
+	struct naming nm;
+	char *name;
+
+	*out = NULL;
+	if (!first_piece(path, &nm))
+		return E4T_ERR_CONTAINER_UNSUPPORTED;
+	name = strdup(path);
+	if (!name)
+		return ENOMEM;
+	while (exists(name)) {
+		if (next_name(name, &nm)) {
+			free(name);
+			return E4T_ERR_CONTAINER_UNSUPPORTED;
+		}
+	}
+	*out = name;
+	return 0;
 }

@@ -8,12 +8,15 @@
  * C:\...\base.vhd) is looked for as parent.c says, beside the child
  * by its last component too, opened and given to
  * libvhdi_file_set_parent_file; a parent not found is
- * E4T_ERR_CONTAINER_PIECE naming it as the child stores it.  libvhdi's
- * messages are not kept.
+ * E4T_ERR_CONTAINER_PIECE naming it as the child stores it; one whose
+ * identifier is not the one the child stores is
+ * E4T_ERR_CONTAINER_PARENT_ID naming it.  libvhdi's messages are not
+ * kept.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "e4time.h"
 #include "container/container.h"
@@ -76,13 +79,22 @@ static errcode_t vhdi_open_one(struct e4t_chain *img, const char *path,
 	return e4t_yal_string(f, parent_size, parent_get, name);
 }
 
-static int vhdi_set_parent(void *child, void *parent)
+/* The parent's identifier is the one the child stores (both read):
+ * else E4T_ERR_CONTAINER_PARENT_ID, another image under its name. */
+static errcode_t vhdi_set_parent(void *child, void *parent)
 {
 	libvhdi_error_t *error = NULL;
+	uint8_t want[16], have[16];
 
+	if (libvhdi_file_get_parent_identifier(child, want, 16, &error) == 1 &&
+	    libvhdi_file_get_identifier(parent, have, 16, &error) == 1 &&
+	    memcmp(want, have, 16) != 0)
+		return E4T_ERR_CONTAINER_PARENT_ID;
+	if (error)
+		libvhdi_error_free(&error);
 	if (libvhdi_file_set_parent_file(child, parent, &error) != 1) {
 		libvhdi_error_free(&error);
-		return -1;
+		return E4T_ERR_CONTAINER;
 	}
 	return 0;
 }
@@ -99,7 +111,7 @@ static ssize_t vhdi_read_at(void *f, void *buf, size_t len, uint64_t off)
 }
 
 static const struct e4t_chain_ops vhdi_chain = {
-	vhdi_open_one, NULL, vhdi_set_parent, vhdi_free_one, vhdi_read_at,
+	vhdi_open_one, NULL, 0, vhdi_set_parent, vhdi_free_one, vhdi_read_at,
 };
 
 errcode_t e4t_vhdi_open(const char *path, struct e4t_container **ret,

@@ -165,13 +165,13 @@ static errcode_t vmdk_open_one(struct e4t_chain *img, const char *path,
 	return e4t_yal_string(h, parent_size, parent_get, name);
 }
 
-static int vmdk_set_parent(void *child, void *parent)
+static errcode_t vmdk_set_parent(void *child, void *parent)
 {
 	libvmdk_error_t *error = NULL;
 
 	if (libvmdk_handle_set_parent_handle(child, parent, &error) != 1) {
 		libvmdk_error_free(&error);
-		return -1;
+		return E4T_ERR_CONTAINER;
 	}
 	return 0;
 }
@@ -188,7 +188,7 @@ static ssize_t vmdk_read_at(void *h, void *buf, size_t len, uint64_t off)
 }
 
 static const struct e4t_chain_ops vmdk_chain = {
-	vmdk_open_one, NULL, vmdk_set_parent, vmdk_free_one, vmdk_read_at,
+	vmdk_open_one, NULL, 0, vmdk_set_parent, vmdk_free_one, vmdk_read_at,
 };
 
 errcode_t e4t_vmdk_open(const char *path, struct e4t_container **ret,

@@ -208,9 +208,11 @@ static int key_id(const char *s, size_t len, const char *end)
 struct ukey {
 	const char *s; /* in the line; NULL: at off in the seen's kb */
 	size_t off, len;
+	uint32_t h; /* ukey_hash of its bytes */
 };
 
 #define UKEYS_INLINE 8
+#define UKEYS_SCAN   16 /* more: looked up in a hash table (linear time) */
 
 struct seen {
 	uint64_t known; /* 1 << id of each known key so far */
@@ -221,7 +223,83 @@ struct seen {
 	int dup; /* a key came twice: the first second one is in why */
 	struct e4t_manifest_why first_dup;
 	struct ukey inl[UKEYS_INLINE]; /* u's first ones, never cleared */
+	uint32_t *tab;	/* 1 + index into u, 0: empty; NULL: scan u */
+	size_t tab_cap; /* a power of two, > 2 * nu */
 };
+
+/* FNV-1a */
+static uint32_t ukey_hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261U;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619U;
+	return h;
+}
+
+static const char *ukey_bytes(const struct seen *ks, const struct ukey *k)
+{
+	return k->s ? k->s : ks->kb + k->off;
+}
+
+/* Put u[i] in the table (room is there). */
+static void tab_put(struct seen *ks, size_t i)
+{
+	size_t m = ks->tab_cap - 1, at = ks->u[i].h & m;
+
+	while (ks->tab[at])
+		at = (at + 1) & m;
+	ks->tab[at] = (uint32_t)(i + 1);
+}
+
+/* A table for nu + 1 keys: -1 when no memory. */
+static int tab_room(struct seen *ks)
+{
+	size_t cap = ks->tab_cap ? ks->tab_cap : 64, i;
+	uint32_t *t;
+
+	if (ks->tab && 2 * (ks->nu + 1) < ks->tab_cap)
+		return 0;
+	while (2 * (ks->nu + 1) >= cap)
+		cap *= 2;
+	if (ks->nu >= UINT32_MAX - 1)
+		return -1;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -1;
+	free(ks->tab);
+	ks->tab = t;
+	ks->tab_cap = cap;
+	for (i = 0; i < ks->nu; i++)
+		tab_put(ks, i);
+	return 0;
+}
+
+/* Whether the key s, len, of hash h, came before. */
+static int seen_before(struct seen *ks, const char *s, size_t len, uint32_t h)
+{
+	size_t i;
+
+	if (!ks->tab) {
+		for (i = 0; i < ks->nu; i++) {
+			const struct ukey *k = &ks->u[i];
+
+			if (k->len == len && !memcmp(ukey_bytes(ks, k), s, len))
+				return 1;
+		}
+		return 0;
+	}
+	for (i = h & (ks->tab_cap - 1); ks->tab[i];
+	     i = (i + 1) & (ks->tab_cap - 1)) {
+		const struct ukey *k = &ks->u[ks->tab[i] - 1];
+
+		if (k->h == h && k->len == len &&
+		    !memcmp(ukey_bytes(ks, k), s, len))
+			return 1;
+	}
+	return 0;
+}
 
 static void seen_init(struct seen *ks)
 {
@@ -232,11 +310,14 @@ static void seen_init(struct seen *ks)
 	ks->kb = NULL;
 	ks->kb_len = ks->kb_cap = 0;
 	ks->dup = 0;
+	ks->tab = NULL;
+	ks->tab_cap = 0;
 }
 
 static void seen_free(struct seen *ks)
 {
 	free(ks->kb);
+	free(ks->tab);
 	if (ks->u != ks->inl)
 		free(ks->u);
 }
@@ -266,7 +347,7 @@ static void note_dup(struct seen *ks, const char *s, size_t len, size_t off)
 static int seen_add(struct seen *ks, int id, const char *s, size_t len,
 		    size_t off, int decoded)
 {
-	size_t i;
+	uint32_t h;
 
 	if (id >= 0) {
 		if (!ks->dup && (ks->known & (1ULL << id)))
@@ -274,13 +355,11 @@ static int seen_add(struct seen *ks, int id, const char *s, size_t len,
 		ks->known |= 1ULL << id;
 		return 0;
 	}
-	for (i = 0; i < ks->nu && !ks->dup; i++) {
-		const struct ukey *k = &ks->u[i];
-
-		if (k->len == len &&
-		    !memcmp(k->s ? k->s : ks->kb + k->off, s, len))
-			note_dup(ks, s, len, off);
-	}
+	h = ukey_hash(s, len);
+	if (!ks->dup && seen_before(ks, s, len, h))
+		note_dup(ks, s, len, off);
+	if (ks->nu >= UKEYS_SCAN && tab_room(ks))
+		return -1;
 	if (ks->nu == ks->cap) {
 		size_t cap =
 			2 * (ks->cap > UKEYS_INLINE ? ks->cap : UKEYS_INLINE);
@@ -297,6 +376,9 @@ static int seen_add(struct seen *ks, int id, const char *s, size_t len,
 	ks->u[ks->nu].s = decoded ? NULL : s;
 	ks->u[ks->nu].off = decoded ? (size_t)(s - ks->kb) : 0;
 	ks->u[ks->nu].len = len;
+	ks->u[ks->nu].h = h;
+	if (ks->tab)
+		tab_put(ks, ks->nu);
 	ks->nu++;
 	if (decoded)
 		ks->kb_len += len; /* kept */
