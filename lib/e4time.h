@@ -858,6 +858,9 @@ errcode_t e4t_tree_walk_threaded(struct e4t_tree *tree, ext2_ino_t start,
 				 const char *start_path, int threads,
 				 e4t_row_fn fn, void *priv, e4t_warn_fn warn,
 				 void *wpriv);
+/* The read error that cost the tree inode ino (its inode-table block
+ * could not be read and was skipped, the rest of the table read), or 0. */
+errcode_t e4t_tree_lost(const struct e4t_tree *tree, ext2_ino_t ino);
 /* The decoded inode; E4T_ERR_NOT_IN_USE when the tree holds none. */
 errcode_t e4t_tree_inode(const struct e4t_tree *tree, ext2_ino_t ino,
 			 struct e4t_inode *info);

@@ -563,7 +563,10 @@ int timeline_run(const struct timeline_args *a)
 			err = err2;
 	}
 	if (err == E4T_ERR_NOT_IN_USE) {
-		report(img->name, spec, err);
+		/* not "not in use" when its inode could not be read */
+		errcode_t lost = e4t_tree_lost(tree, start);
+
+		report(img->name, spec, lost ? lost : err);
 		status = EXIT_PARTIAL;
 	} else if (err) {
 		report(img->name, "writing the timeline", err);
