@@ -67,7 +67,8 @@ struct dtime {
 /*
  * The entries of the live directories, one byte stream: per entry the
  * child (4 bytes: an index in recs if known, else the inode number),
- * known (1 byte: the tree holds the inode), the name's length (1 byte)
+ * known (1 byte: bit 0, the tree holds the inode; bits 1-3, the entry's
+ * file type), the name's length (1 byte)
  * and the name.  Read in order only, so nothing needs aligning.
  */
 #define ENT_HDR	 6
@@ -691,7 +692,6 @@ static int add_edge(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 	uint32_t child;
 
 	(void)dir;
-	(void)file_type;
 	if (grow((void **)&j->ents, &j->ents_cap,
 		 j->ents_len + ENT_HDR + name_len, 1)) {
 		j->err = ENOMEM;
@@ -702,7 +702,8 @@ static int add_edge(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 	r = find(j->t, ino);
 	child = r ? (uint32_t)(r - j->t->recs) : ino;
 	memcpy(p, &child, sizeof(child));
-	p[4] = r != NULL;
+	/* bit 0: known; bits 1-3: the entry's file type */
+	p[4] = (unsigned char)((r != NULL) | (file_type & 7) << 1);
 	p[5] = (unsigned char)name_len;
 	memcpy(p + ENT_HDR, name, name_len);
 	j->ents_len += ENT_HDR + name_len;
@@ -970,6 +971,44 @@ static int emit(struct walker *w, struct irec *r, enum e4t_status status,
 	return w->fn(&row, w->priv);
 }
 
+/* The mode an entry's file type (EXT2_FT_*) stands for, or 0. */
+static uint16_t ft_mode(unsigned ft)
+{
+	static const uint16_t mode[8] = {
+		0,
+		LINUX_S_IFREG,
+		LINUX_S_IFDIR,
+		LINUX_S_IFCHR,
+		LINUX_S_IFBLK,
+		LINUX_S_IFIFO,
+		LINUX_S_IFSOCK,
+		LINUX_S_IFLNK,
+	};
+
+	return mode[ft & 7];
+}
+
+/* A name whose inode the tree does not hold live: no times. */
+static int emit_name_only(struct walker *w, ext2_ino_t ino, unsigned ft,
+			  ext2_ino_t parent)
+{
+	struct e4t_inode info;
+	struct e4t_row row;
+
+	memset(&info, 0, sizeof(info));
+	info.ino = ino;
+	info.mode = ft_mode(ft);
+	info.inode_size = (uint16_t)w->t->img->inode_size;
+	row.path = w->path;
+	row.path_len = w->path_len;
+	row.inode = &info;
+	row.status = E4T_NAME_ONLY;
+	row.parent = parent;
+	row.name_source = NULL;
+	row.journal = NULL;
+	return w->fn(&row, w->priv);
+}
+
 /* Fetch the record of the entry f->ahead points at; move ahead on. */
 static inline void prefetch_next(const struct e4t_tree *t, struct frame *f)
 {
@@ -980,7 +1019,7 @@ static inline void prefetch_next(const struct e4t_tree *t, struct frame *f)
 		return;
 	f->ahead += ENT_HDR + e[5];
 	f->ahead_left--;
-	if (!e[4])
+	if (!(e[4] & 1))
 		return;
 	memcpy(&c, e, sizeof(c));
 	__builtin_prefetch(&t->recs[c]); /* 64 bytes, one line */
@@ -1042,7 +1081,7 @@ static errcode_t walk(struct walker *w, struct irec *start)
 		f->left--;
 		prefetch_next(t, f);
 		memcpy(&c, e, sizeof(c));
-		child = e[4] ? &t->recs[c] : NULL;
+		child = e[4] & 1 ? &t->recs[c] : NULL;
 		if (!child || child->status != E4T_LIVE) {
 			errcode_t lost = child ? 0 : e4t_tree_lost(t, c);
 
@@ -1055,6 +1094,16 @@ static errcode_t walk(struct walker *w, struct irec *start)
 				w->warn(E4T_ERR_NOT_IN_USE,
 					child ? child->ino : c,
 					"named by a directory entry", w->wpriv);
+			if (w->fn && (t->flags & E4T_TREE_NAME_ONLY)) {
+				err = path_set(w, f->path_len,
+					       (const char *)e + ENT_HDR, e[5]);
+				if (err)
+					break;
+				rc = emit_name_only(w, child ? child->ino : c,
+						    e[4] >> 1, f->dir->ino);
+				if (rc)
+					return rc;
+			}
 			continue;
 		}
 		child->flags |= T_REACHED;
@@ -1199,7 +1248,7 @@ static ext2_ino_t parent_of(const struct e4t_tree *t, size_t r)
 
 		for (k = 0; k < d->count; k++, e += ENT_HDR + e[5]) {
 			memcpy(&c, e, sizeof(c));
-			if (e[4] && c == r)
+			if ((e[4] & 1) && c == r)
 				return t->recs[d->rec].ino;
 		}
 	}
@@ -1309,7 +1358,7 @@ errcode_t e4t_tree_dir_nsec(const struct e4t_tree *t, struct e4t_dir_nsec **ret,
 			const struct irec *c;
 			uint32_t ci;
 
-			if (!e[4])
+			if (!(e[4] & 1))
 				continue;
 			memcpy(&ci, e, sizeof(ci));
 			c = &t->recs[ci];
