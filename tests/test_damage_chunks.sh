@@ -95,7 +95,7 @@ mkimage() {
 }
 
 suite_setup() {
-	require_tools mkfs.ext4 debugfs jq fls python3 timeout || return 1
+	require_tools mkfs.ext4 debugfs dumpe2fs jq fls python3 timeout || return 1
 	if ! can_mount; then
 		echo "$SUITE: loop mounts are needed (the images are kernel-written)" >&2
 		return 1
@@ -307,11 +307,62 @@ test_e01_chunk_of_a_directory() {
 	assertContains "names the block" "$(cat "$ERR")" "$b"
 }
 
+test_e01_chunk_in_a_later_group_two_threads() {
+	# 1 KiB blocks, eight groups: the chunk of a later group's inode
+	# table (32 blocks, 128 inodes) that holds a file's inode.  --threads 2 splits the groups
+	# between two threads: the same rows and the same warnings.
+	ewf_or_skip || return
+	local img="$TMP/groups.raw" e01="$TMP/groups-bad.E01" mnt="$TMP/mnt"
+	local d i t c range ipg ino g blk first
+	truncate -s 64M "$img" &&
+		mkfs.ext4 -q -F -b 1024 -I 256 -O ^metadata_csum,^uninit_bg,^flex_bg "$img" \
+			>/dev/null 2>&1 && mount -o loop "$img" "$mnt" || {
+		fail "mkfs or mount"
+		return
+	}
+	for d in 1 2 3 4 5 6; do
+		mkdir "$mnt/dir$d"
+		for i in $(seq 1 30); do echo "$i" >"$mnt/dir$d/f$i"; done
+	done
+	umount "$mnt"
+	"$E4TIME" timeline --format jsonl "$img" 2>/dev/null | LC_ALL=C sort >"$TMP/groups.jsonl"
+	ewfacquire -u -q -c deflate:fast -f encase6 -S 1G -t "$TMP/groups" "$img" \
+		>/dev/null 2>&1 || {
+		fail "ewfacquire"
+		return
+	}
+	# the chunk holding /dir2/f1's inode, in a group after the first
+	ipg=$(dumpe2fs -h "$img" 2>/dev/null | awk -F: '/Inodes per group/ {print $2 + 0}')
+	ino=$(debugfs -R "stat /dir2/f1" "$img" 2>/dev/null | awk '/^Inode:/ { print $2; exit }')
+	g=$(((ino - 1) / ipg))
+	assertTrue "/dir2/f1 <$ino> is not in group 0" "[ $g -gt 0 ]"
+	t=$(debugfs -R stats "$img" 2>/dev/null |
+		sed -n "s/^ Group  *$g:.*inode table at \([0-9]*\).*/\1/p")
+	blk=$(debugfs -R "imap /dir2/f1" "$img" 2>/dev/null |
+		sed -n 's/.*located at block \([0-9]*\),.*/\1/p')
+	c=$((blk / 32)) # 32 KiB chunks of 1 KiB blocks
+	first=$((c * 32))
+	[ "$first" -lt "$t" ] && first=$t
+	range="$((g * ipg + (first - t) * 4 + 1))-$((g * ipg + (c * 32 + 32 - t) * 4))"
+	cp "$TMP/groups.E01" "$e01"
+	spoil_chunk "$e01" "$c" || return
+	check_case "chunk $c (group $g, inodes $range)" "$e01" "$TMP/groups.jsonl" "inodes:$range"
+	assertTrue "some names lost their inode" "[ -s '$TMP/want.names' ]"
+	assertContains "names the inodes" "$(cat "$ERR")" "inodes $range not read"
+	cp "$OUT" "$TMP/t1.out"
+	cp "$ERR" "$TMP/t1.err"
+	run_t timeline --format jsonl --threads 2 "$e01"
+	assertEquals "--threads 2: status" 1 "$RC"
+	assertTrue "--threads 2: the same rows" "cmp -s '$TMP/t1.out' '$OUT'"
+	assertTrue "--threads 2: the same warnings" "cmp -s '$TMP/t1.err' '$ERR'"
+}
+
 test_every_case_ran() {
 	# shunit2 runs the tests in the order they are defined: this one last.
 	local want=3 # raw: unused inode block, used inode block, directory block
-	# E01: nine chunks of unused inodes, one of used, one of a directory
-	command -v ewfacquire >/dev/null 2>&1 && want=$((want + 9 + 1 + 1))
+	# E01: nine chunks of unused inodes, one of used, one of a directory,
+	# one in a later group
+	command -v ewfacquire >/dev/null 2>&1 && want=$((want + 9 + 1 + 1 + 1))
 	assertEquals "cases compared with the intact image and fls" "$want" "$CASES"
 }
 
