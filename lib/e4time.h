@@ -802,6 +802,9 @@ enum e4t_status {
 	E4T_DELETED,  /* links 0 and a dtime */
 	/* a deleted name whose inode is in use now (timeline --deleted) */
 	E4T_DELETED_REALLOC,
+	/* a name whose inode is not in use or could not be read (a damaged
+	 * inode table): no times (E4T_TREE_NAME_ONLY) */
+	E4T_NAME_ONLY,
 };
 
 /* What a row's journal transaction is (struct e4t_row_journal.kind). */
@@ -853,6 +856,9 @@ typedef void (*e4t_progress_fn)(const char *phase, uint64_t done,
 				uint64_t total, void *priv);
 
 #define E4T_TREE_DELETED 0x0001 /* keep orphan and deleted inodes */
+/* a row (E4T_NAME_ONLY) for each name whose inode is not in use or could
+ * not be read: the name and the file type of its entry, no times */
+#define E4T_TREE_NAME_ONLY 0x0002
 
 struct e4t_tree_opts {
 	unsigned flags; /* E4T_TREE_* */
@@ -897,6 +903,9 @@ errcode_t e4t_tree_walk_threaded(struct e4t_tree *tree, ext2_ino_t start,
 				 const char *start_path, int threads,
 				 e4t_row_fn fn, void *priv, e4t_warn_fn warn,
 				 void *wpriv);
+/* The read error that cost the tree inode ino (its inode-table block
+ * could not be read and was skipped, the rest of the table read), or 0. */
+errcode_t e4t_tree_lost(const struct e4t_tree *tree, ext2_ino_t ino);
 /* The decoded inode; E4T_ERR_NOT_IN_USE when the tree holds none. */
 errcode_t e4t_tree_inode(const struct e4t_tree *tree, ext2_ino_t ino,
 			 struct e4t_inode *info);

@@ -19,7 +19,9 @@ const struct condition conditions[COND_COUNT] = {
 	[COND_DAMAGE] = { EXIT_PARTIAL, "damage",
 			  "a damaged inode (checksum, impossible "
 			  "i_extra_isize), a damaged or unreadable directory, "
-			  "a directory loop or an unreadable inode table" },
+			  "a directory loop or an unreadable inode table (or "
+			  "a block of one: its inodes are lost, the rest is "
+			  "listed)" },
 	[COND_DANGLING] = { EXIT_PARTIAL, "dangling",
 			    "a directory entry that names an inode not in "
 			    "use" },

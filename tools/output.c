@@ -239,6 +239,7 @@ const char *status_suffix(enum e4t_status st)
 	case E4T_ORPHAN: return " (orphan)";
 	case E4T_DELETED: return " (deleted)";
 	case E4T_DELETED_REALLOC: return " (deleted-realloc)";
+	case E4T_NAME_ONLY: return " (name only)";
 	default: return "";
 	}
 }
@@ -249,6 +250,7 @@ const char *status_name(enum e4t_status st)
 	case E4T_ORPHAN: return "orphan";
 	case E4T_DELETED: return "deleted";
 	case E4T_DELETED_REALLOC: return "deleted-realloc";
+	case E4T_NAME_ONLY: return "name-only";
 	default: return "live";
 	}
 }

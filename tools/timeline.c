@@ -166,6 +166,8 @@ static void row_flags(struct tl_ctx *c, const struct e4t_row *row)
 	if (!c->out.flags_on)
 		return;
 	c->out.nflags = 0;
+	if (row->status == E4T_NAME_ONLY)
+		return; /* no inode to judge */
 	e4t_rules_inode(
 		&c->rc, row->inode,
 		row->parent ? e4t_dir_nsec_find(c->dirs, c->ndirs, row->parent)
@@ -269,6 +271,7 @@ static int emit_row(struct tl_ctx *c, const struct e4t_row *row)
 	 * journaled state: none is this row's content */
 	if (LINUX_S_ISREG(p->inode.mode) && row->status != E4T_DELETED &&
 	    row->status != E4T_DELETED_REALLOC &&
+	    row->status != E4T_NAME_ONLY &&
 	    (!row->journal || row->journal->kind == E4T_RJ_NAME_ONLY)) {
 		b->ino[b->n] = p->inode.ino;
 		b->bytes += p->inode.size;
@@ -340,6 +343,7 @@ static int save_row(struct tl_ctx *c, const struct e4t_row *row)
 	if (row->journal)
 		s->jsrc = *row->journal;
 	if (row->name_source || row->journal ||
+	    row->status == E4T_NAME_ONLY || /* the tree holds no inode */
 	    (row->inode->flags & E4T_INO_GEN)) {
 		s->info = malloc(sizeof(*s->info));
 		if (!s->info) {
@@ -370,6 +374,10 @@ static int on_row(const struct e4t_row *row, void *priv)
 	struct e4t_inode in;
 	int rc;
 
+	/* a name without its inode: no slack, no deleted name, no journaled
+	 * states to add */
+	if (row->status == E4T_NAME_ONLY)
+		return put_row(row, priv);
 	if (c->dn) {
 		errcode_t err = dnames_row(c->dn, row, &named);
 
@@ -450,7 +458,9 @@ int timeline_run(const struct timeline_args *a)
 	};
 	struct warn_ctx wc = { 0 };
 	struct e4t_tree_opts topts = {
-		.flags = a->flags,
+		/* timeline lists names whose inode is lost; export does not:
+		 * a manifest line without times would set nothing */
+		.flags = a->flags | (a->manifest ? 0 : E4T_TREE_NAME_ONLY),
 		.threads = a->threads,
 		.warn = lib_warn,
 		.progress = progress_cb,
@@ -565,7 +575,10 @@ int timeline_run(const struct timeline_args *a)
 			err = err2;
 	}
 	if (err == E4T_ERR_NOT_IN_USE) {
-		report(img->name, spec, err);
+		/* not "not in use" when its inode could not be read */
+		errcode_t lost = e4t_tree_lost(tree, start);
+
+		report(img->name, spec, lost ? lost : err);
 		status = EXIT_PARTIAL;
 	} else if (err) {
 		report(img->name, "writing the timeline", err);

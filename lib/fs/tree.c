@@ -25,6 +25,7 @@
 
 #include "e4time.h"
 #include "fs/csum.h"
+#include "fs/itable.h"
 
 /* struct irec.flags: E4T_INO_* in the low four bits, then the tree's */
 #define T_INO_MASK 0x0f
@@ -66,11 +67,18 @@ struct dtime {
 /*
  * The entries of the live directories, one byte stream: per entry the
  * child (4 bytes: an index in recs if known, else the inode number),
- * known (1 byte: the tree holds the inode), the name's length (1 byte)
+ * known (1 byte: bit 0, the tree holds the inode; bits 1-3, the entry's
+ * file type), the name's length (1 byte)
  * and the name.  Read in order only, so nothing needs aligning.
  */
 #define ENT_HDR	 6
 #define IN_ENTS2 (1ULL << 63)
+
+/* Inodes whose inode-table blocks could not be read (itable.c). */
+struct lost {
+	ext2_ino_t first, last;
+	errcode_t err;
+};
 
 /* A live directory: its record and where its entries are. */
 struct dir {
@@ -98,6 +106,8 @@ struct e4t_tree {
 	size_t roots_len, nroots;
 	struct dtime *dtimes; /* sorted by inode */
 	size_t ndtimes;
+	struct lost *lost; /* in inode order */
+	size_t nlost;
 	ext2_ino_t *orphans; /* the orphan list, sorted */
 	size_t norphans;
 	/* Which inodes have a record (one bit each), and how many records
@@ -198,7 +208,7 @@ static int classify(const struct e4t_tree *t, ext2_ino_t ino,
 struct pending_warning {
 	errcode_t err;
 	ext2_ino_t ino;
-	char detail[64];
+	char detail[160];
 	int has_detail;
 };
 
@@ -260,6 +270,8 @@ struct scan_job {
 	struct dtime *dtimes; /* its records' dtimes (T_DTIME) */
 	size_t ndtimes, dtimes_cap;
 	struct warn_buf wb;
+	struct lost *lost; /* its inodes that could not be read */
+	size_t nlost, lost_cap;
 	errcode_t err;
 };
 
@@ -333,6 +345,61 @@ static errcode_t add_inode(struct scan_job *j, ext2_ino_t ino,
 	return 0;
 }
 
+/* Where the scan is: the group it reads, the next inode it returns. */
+struct scan_pos {
+	dgrp_t group;
+	ext2_ino_t next;
+	uint32_t ipg;
+};
+
+/* ext2fs_set_inode_callback(): group g is done, the next one starts. */
+static errcode_t group_done(ext2_filsys fs, ext2_inode_scan scan, dgrp_t g,
+			    void *priv)
+{
+	struct scan_pos *pos = priv;
+
+	(void)fs;
+	(void)scan;
+	pos->group = g + 1;
+	pos->next = (ext2_ino_t)((g + 1) * pos->ipg + 1);
+	return 0;
+}
+
+static void pos_goto(struct scan_pos *pos, dgrp_t g)
+{
+	pos->group = g;
+	pos->next = (ext2_ino_t)(g * pos->ipg + 1);
+}
+
+/* One inode the scan (or the salvage of a group) read. */
+static errcode_t take_inode(struct scan_job *j, ext2_ino_t ino,
+			    const struct ext2_inode_large *raw)
+{
+	int status = classify(j->t, ino, raw);
+
+	return status >= 0 ? add_inode(j, ino, raw, status) : 0;
+}
+
+static errcode_t salvage_fn(ext2_ino_t ino, const struct ext2_inode_large *raw,
+			    void *priv)
+{
+	return take_inode(priv, ino, raw);
+}
+
+static void salvage_lost(errcode_t err, ext2_ino_t first, ext2_ino_t last,
+			 const char *detail, void *priv)
+{
+	struct scan_job *j = priv;
+
+	job_warn(j, err, 0, detail);
+	if (grow((void **)&j->lost, &j->lost_cap, j->nlost + 1,
+		 sizeof(*j->lost)))
+		return; /* the warning stands; the walk says "not in use" */
+	j->lost[j->nlost].first = first;
+	j->lost[j->nlost].last = last;
+	j->lost[j->nlost++].err = err;
+}
+
 static void *scan_range(void *arg)
 {
 	struct scan_job *j = arg;
@@ -340,7 +407,8 @@ static void *scan_range(void *arg)
 	ext2_filsys fs = j->fs;
 	ext2_inode_scan scan;
 	uint32_t ipg = fs->super->s_inodes_per_group;
-	ext2_ino_t ino = 0, last = (ext2_ino_t)(j->first * ipg);
+	ext2_ino_t ino = 0;
+	struct scan_pos pos = { .ipg = ipg };
 	uint64_t end_ino = (uint64_t)j->end * ipg;
 	uint64_t total = fs->super->s_inodes_count, tick = 0;
 	unsigned bufsize = t->img->inode_size;
@@ -363,11 +431,11 @@ static void *scan_range(void *arg)
 		return NULL;
 	}
 	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE, 0);
+	ext2fs_set_inode_callback(scan, group_done, &pos);
+	pos_goto(&pos, j->first);
 	if (j->first)
 		err = ext2fs_inode_scan_goto_blockgroup(scan, (int)j->first);
 	while (!err) {
-		int status;
-
 		memset(buf, 0, bufsize);
 		err = ext2fs_get_next_inode_full(scan, &ino,
 						 (struct ext2_inode *)buf,
@@ -376,27 +444,39 @@ static void *scan_range(void *arg)
 			err = 0;
 			continue;
 		}
+		if (err == EXT2_ET_NEXT_INODE_READ) {
+			/* A piece of the inode table does not read: the rest
+			 * of the group block by block, then the next group. */
+			dgrp_t g = pos.group + 1;
+
+			err = e4t_itable_salvage(fs, pos.group, pos.next,
+						 t->img->offset, salvage_fn,
+						 salvage_lost, j);
+			if (err || g >= j->end)
+				break;
+			pos_goto(&pos, g);
+			err = ext2fs_inode_scan_goto_blockgroup(scan, (int)g);
+			continue;
+		}
 		if (err) {
 			/* Unreadable inode table: skip to the next group. */
-			dgrp_t g = last / ipg + 1;
+			dgrp_t g = pos.group + 1;
 			char detail[64];
 
 			snprintf(detail, sizeof(detail),
-				 "inode table of group %u", g - 1);
+				 "inode table of group %u", pos.group);
 			job_warn(j, err, 0, detail);
 			err = 0;
 			if (g >= j->end)
 				break;
-			last = g * ipg;
+			pos_goto(&pos, g);
 			err = ext2fs_inode_scan_goto_blockgroup(scan, (int)g);
 			continue;
 		}
 		if (ino == 0 || ino > end_ino)
 			break;
-		last = ino;
-		status = classify(t, ino, buf);
-		if (status >= 0)
-			err = add_inode(j, ino, buf, status);
+		pos.next = ino + 1;
+		err = take_inode(j, ino, buf);
 		if (j->progress && t->cb.progress && ++tick % 65536 == 0)
 			t->cb.progress("inodes", ino, total, t->cb.priv);
 	}
@@ -526,6 +606,18 @@ static int scan_two(struct e4t_tree *t, dgrp_t mid, errcode_t *err)
 			jobs[0].roots = NULL;
 		}
 	}
+	if (ok && !*err &&
+	    !grow((void **)&jobs[0].lost, &jobs[0].lost_cap,
+		  jobs[0].nlost + jobs[1].nlost + 1, sizeof(*t->lost))) {
+		if (jobs[1].nlost)
+			memcpy(jobs[0].lost + jobs[0].nlost, jobs[1].lost,
+			       jobs[1].nlost * sizeof(*t->lost));
+		t->lost = jobs[0].lost;
+		t->nlost = jobs[0].nlost + jobs[1].nlost;
+		jobs[0].lost = NULL;
+	}
+	free(jobs[0].lost);
+	free(jobs[1].lost);
 	free(jobs[0].roots);
 	free(jobs[1].roots);
 	free(jobs[0].dtimes);
@@ -563,6 +655,8 @@ static errcode_t scan_inodes(struct e4t_tree *t)
 	t->nroots = job.nroots;
 	t->dtimes = job.dtimes;
 	t->ndtimes = job.ndtimes;
+	t->lost = job.lost;
+	t->nlost = job.nlost;
 	return job.err;
 }
 
@@ -598,7 +692,6 @@ static int add_edge(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 	uint32_t child;
 
 	(void)dir;
-	(void)file_type;
 	if (grow((void **)&j->ents, &j->ents_cap,
 		 j->ents_len + ENT_HDR + name_len, 1)) {
 		j->err = ENOMEM;
@@ -609,7 +702,8 @@ static int add_edge(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 	r = find(j->t, ino);
 	child = r ? (uint32_t)(r - j->t->recs) : ino;
 	memcpy(p, &child, sizeof(child));
-	p[4] = r != NULL;
+	/* bit 0: known; bits 1-3: the entry's file type */
+	p[4] = (unsigned char)((r != NULL) | (file_type & 7) << 1);
 	p[5] = (unsigned char)name_len;
 	memcpy(p + ENT_HDR, name, name_len);
 	j->ents_len += ENT_HDR + name_len;
@@ -877,6 +971,44 @@ static int emit(struct walker *w, struct irec *r, enum e4t_status status,
 	return w->fn(&row, w->priv);
 }
 
+/* The mode an entry's file type (EXT2_FT_*) stands for, or 0. */
+static uint16_t ft_mode(unsigned ft)
+{
+	static const uint16_t mode[8] = {
+		0,
+		LINUX_S_IFREG,
+		LINUX_S_IFDIR,
+		LINUX_S_IFCHR,
+		LINUX_S_IFBLK,
+		LINUX_S_IFIFO,
+		LINUX_S_IFSOCK,
+		LINUX_S_IFLNK,
+	};
+
+	return mode[ft & 7];
+}
+
+/* A name whose inode the tree does not hold live: no times. */
+static int emit_name_only(struct walker *w, ext2_ino_t ino, unsigned ft,
+			  ext2_ino_t parent)
+{
+	struct e4t_inode info;
+	struct e4t_row row;
+
+	memset(&info, 0, sizeof(info));
+	info.ino = ino;
+	info.mode = ft_mode(ft);
+	info.inode_size = (uint16_t)w->t->img->inode_size;
+	row.path = w->path;
+	row.path_len = w->path_len;
+	row.inode = &info;
+	row.status = E4T_NAME_ONLY;
+	row.parent = parent;
+	row.name_source = NULL;
+	row.journal = NULL;
+	return w->fn(&row, w->priv);
+}
+
 /* Fetch the record of the entry f->ahead points at; move ahead on. */
 static inline void prefetch_next(const struct e4t_tree *t, struct frame *f)
 {
@@ -887,7 +1019,7 @@ static inline void prefetch_next(const struct e4t_tree *t, struct frame *f)
 		return;
 	f->ahead += ENT_HDR + e[5];
 	f->ahead_left--;
-	if (!e[4])
+	if (!(e[4] & 1))
 		return;
 	memcpy(&c, e, sizeof(c));
 	__builtin_prefetch(&t->recs[c]); /* 64 bytes, one line */
@@ -949,12 +1081,29 @@ static errcode_t walk(struct walker *w, struct irec *start)
 		f->left--;
 		prefetch_next(t, f);
 		memcpy(&c, e, sizeof(c));
-		child = e[4] ? &t->recs[c] : NULL;
+		child = e[4] & 1 ? &t->recs[c] : NULL;
 		if (!child || child->status != E4T_LIVE) {
-			if (w->fn && w->warn)
+			errcode_t lost = child ? 0 : e4t_tree_lost(t, c);
+
+			if (w->fn && w->warn && lost)
+				w->warn(lost, c,
+					"named by a directory entry; its "
+					"inode table block could not be read",
+					w->wpriv);
+			else if (w->fn && w->warn)
 				w->warn(E4T_ERR_NOT_IN_USE,
 					child ? child->ino : c,
 					"named by a directory entry", w->wpriv);
+			if (w->fn && (t->flags & E4T_TREE_NAME_ONLY)) {
+				err = path_set(w, f->path_len,
+					       (const char *)e + ENT_HDR, e[5]);
+				if (err)
+					break;
+				rc = emit_name_only(w, child ? child->ino : c,
+						    e[4] >> 1, f->dir->ino);
+				if (rc)
+					return rc;
+			}
 			continue;
 		}
 		child->flags |= T_REACHED;
@@ -1080,6 +1229,7 @@ void e4t_tree_free(struct e4t_tree *t)
 	free(t->ents2);
 	free(t->roots);
 	free(t->dtimes);
+	free(t->lost);
 	free(t->orphans);
 	free(t->kept);
 	free(t->rank);
@@ -1098,7 +1248,7 @@ static ext2_ino_t parent_of(const struct e4t_tree *t, size_t r)
 
 		for (k = 0; k < d->count; k++, e += ENT_HDR + e[5]) {
 			memcpy(&c, e, sizeof(c));
-			if (e[4] && c == r)
+			if ((e[4] & 1) && c == r)
 				return t->recs[d->rec].ino;
 		}
 	}
@@ -1158,6 +1308,13 @@ errcode_t e4t_tree_walk_warn(struct e4t_tree *t, ext2_ino_t start,
 	return err;
 }
 
+errcode_t e4t_tree_lost(const struct e4t_tree *t, ext2_ino_t ino)
+{
+	size_t i = E4T_LOWER_BOUND(t->lost, t->nlost, struct lost, last, ino);
+
+	return i < t->nlost && t->lost[i].first <= ino ? t->lost[i].err : 0;
+}
+
 errcode_t e4t_tree_inode(const struct e4t_tree *t, ext2_ino_t ino,
 			 struct e4t_inode *info)
 {
@@ -1201,7 +1358,7 @@ errcode_t e4t_tree_dir_nsec(const struct e4t_tree *t, struct e4t_dir_nsec **ret,
 			const struct irec *c;
 			uint32_t ci;
 
-			if (!e[4])
+			if (!(e[4] & 1))
 				continue;
 			memcpy(&ci, e, sizeof(ci));
 			c = &t->recs[ci];
