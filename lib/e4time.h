@@ -410,9 +410,11 @@ struct e4t_write_opts {
  * Open for writing: refused (and nothing opened RW) when the filesystem
  * is mounted or busy (a loop-mounted image file included), the journal
  * needs recovery, errors are flagged, the superblock or group
- * descriptors fail their checksums, the image is truncated, or another
- * e4time writes to it.  Every block is saved in an e2undo file before it
- * changes.  With dry_run the image is opened read-only after the checks.
+ * descriptors fail their checksums, the image is truncated, it is read
+ * through a backup superblock (opts->sb, or the primary unusable:
+ * E4T_ERR_BACKUP_SB), or another e4time writes to it.  Every block is
+ * saved in an e2undo file before it changes.  With dry_run the image is
+ * opened read-only after the checks.
  */
 errcode_t e4t_image_open_write(const char *name, uint64_t offset,
 			       const struct e4t_write_opts *opts,

@@ -15,7 +15,7 @@
 . "$TOP_SRCDIR/tests/lib.sh"
 
 suite_setup() {
-	require_tools mkfs.ext4 dumpe2fs python3 sha256sum cmp || return 1
+	require_tools mkfs.ext4 dumpe2fs python3 sha256sum cmp xz || return 1
 	probe_mount
 	[ "$CAN_MOUNT" = 1 ] || return 0
 	mkdir -p "$TMP/intact" "$TMP/intact1k" || return 1
@@ -396,6 +396,23 @@ e4time: $disk: primary superblock unusable (bad magic); using the backup at bloc
 	run set --volume p1 "$disk" /d2/f2 --crtime 2000-01-01T00:00:00Z
 	assertEquals "set: refused" 16 "$RC"
 	assertEquals "set: the disk as it was" "$before" "$(sha256sum <"$disk")"
+}
+
+test_live_journal_said_through_the_backup() {
+	local img
+	# the kernel's image copied while mounted: needs_recovery is set in
+	# the primary only; through the backup the journal says it
+	img=$(unpack churn-1k-live) || fail "unpack"
+	run stat "$img" /
+	assertContains "intact: needs recovery" "$(cat "$ERR")" "Journal needs recovery"
+	run stat -b 8193 -B 1024 "$img" /
+	assertContains "-b 8193: needs recovery" "$(cat "$ERR")" "Journal needs recovery"
+	dd if=/dev/zero of="$img" bs=1024 seek=1 count=1 conv=notrunc status=none
+	run stat "$img" /
+	assertEquals "zeroed: status" 1 "$RC"
+	assertContains "zeroed: the backup" "$(head -n 1 "$ERR")" \
+		"primary superblock unusable (bad magic); using the backup at block 8193"
+	assertContains "zeroed: needs recovery" "$(sed -n 2p "$ERR")" "Journal needs recovery"
 }
 
 # refuses IMAGE WHY [OPTS...]: every write, and the dry runs that check

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "e4time.h"
 #include "container/container.h"
@@ -91,6 +92,35 @@ static errcode_t unusable(ext2_filsys fs)
 	return ext2fs_check_desc(fs);
 }
 
+/*
+ * Does the internal journal hold transactions to replay (its superblock's
+ * s_start)?  The kernel sets needs_recovery in the primary superblock
+ * only: read through a backup, the journal says it, as e2fsck finds it
+ * ("needs_recovery flag is clear, but journal has data").
+ */
+static int journal_live(ext2_filsys fs)
+{
+	ext2_ino_t ino = fs->super->s_journal_inum;
+	struct ext2_inode inode;
+	blk64_t blk = 0;
+	unsigned char *b;
+	int live = 0;
+
+	if (!ext2fs_has_feature_journal(fs->super) || !ino ||
+	    ext2fs_read_inode(fs, ino, &inode) ||
+	    ext2fs_bmap2(fs, ino, &inode, NULL, 0, 0, NULL, &blk) || !blk)
+		return 0;
+	b = malloc(fs->blocksize);
+	if (!b)
+		return 0;
+	/* big-endian: h_magic at 0, s_start at 28 */
+	if (!io_channel_read_blk64(fs->io, blk, 1, b))
+		live = ext2fs_be32_to_cpu(*(const __u32 *)b) == 0xc03b3998U &&
+		       ext2fs_be32_to_cpu(*(const __u32 *)(b + 28)) != 0;
+	free(b);
+	return live;
+}
+
 /* The errors of ext2fs_open2() that a backup may not have. */
 static int primary_fault(errcode_t err)
 {
@@ -136,8 +166,11 @@ static errcode_t open_named(struct e4t_image *img, const struct e4t_sb_opts *o,
 		if (o->blocksize && sizes[i] != o->blocksize)
 			continue;
 		err = open_at(img, o->block, sizes[i], fs);
-		if (!err)
+		if (!err) {
+			if (journal_live(*fs))
+				img->state |= E4T_IMG_NEEDS_RECOVERY;
 			return 0;
+		}
 		if (!other && err != EXT2_ET_BAD_MAGIC &&
 		    err != EXT2_ET_SHORT_READ &&
 		    err != EXT2_ET_UNEXPECTED_BLOCK_SIZE)
@@ -208,6 +241,8 @@ errcode_t e4t_sb_select(struct e4t_image *img, const struct e4t_sb_opts *sb,
 		if (primary)
 			ext2fs_close_free(&primary);
 		img->state |= E4T_IMG_PRIMARY_BAD;
+		if (journal_live(backup))
+			img->state |= E4T_IMG_NEEDS_RECOVERY;
 		img->primary_err = why;
 		*fs = backup;
 		return 0;
