@@ -3,7 +3,8 @@
 # test_anomalies.sh --- e4time anomalies (and timeline --flags) on images
 # written here by the kernel through a loop mount, each manipulation done
 # for real (touch -d, touch -t, tar -x of a ustar archive, cp -a, mv into
-# an older directory, a future date, a back-dating caught by the journal),
+# an older directory, a future date, a back-dating and a forward-dating
+# caught by the journal),
 # beside a control set of ordinary activity (create, append, rename, cp,
 # chmod, hard link, mkdir, mv) that must give no strong or medium finding;
 # then raw writes the kernel cannot make (debugfs sif, e4time set).
@@ -426,6 +427,48 @@ test_timeline_flags() {
 	assertEquals "bodyfile --flags" 2 "$RC"
 	run timeline --flags -f text "$img"
 	assertEquals "text --flags" 2 "$RC"
+}
+
+# Forward-dating caught by the journal: a file committed, then its mtime
+# set ahead of the new ctime (touch -d into the future).  An append and a
+# chmod (mtime and ctime forward, mtime not after ctime), a back-dating
+# and a file dropped and dated ahead at once (a copy's) are not it.
+test_journal_forward_dated() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	local img="$TMP/fwd.img"
+	truncate -s 32M "$img"
+	mkfs.ext4 -q -F "$img" >/dev/null 2>&1
+	mount -o loop "$img" "$MNT" || {
+		fail "mount"
+		return
+	}
+	echo a >"$MNT/victim"
+	echo b >"$MNT/keep"
+	echo c >"$MNT/past"
+	sync
+	sleep 2.1
+	touch -d '2031-02-03 04:05:06.5' "$MNT/victim"
+	touch -d '2020-01-01' "$MNT/past"
+	echo more >>"$MNT/keep"
+	chmod 600 "$MNT/keep"
+	echo d >"$MNT/copy"
+	touch -d '2032-01-01' "$MNT/copy"
+	sync
+	umount "$MNT"
+	anom "$img" -r journal-forward-dated,journal-backdated
+	assertEquals "findings" "/past journal-backdated
+/victim journal-forward-dated" \
+		"$(jq -r 'select(.record=="finding") | "\(.path) \(.rule)"' \
+			"$TMP/a.jsonl" | sort)"
+	assertEquals "evidence: old and new mtime, new ctime" \
+		"2031-02-03T04:05:06.500000000Z true true" \
+		"$(jq -r 'select(.record=="finding" and .rule=="journal-forward-dated") | .evidence |
+			"\(.mtime.iso) \(.old_mtime.iso < .ctime.iso) \(.ctime.iso < .mtime.iso)"' \
+			"$TMP/a.jsonl")"
+	run anomalies --list-rules
+	assertContains "--list-rules" "$(cat "$OUT")" \
+		"journal-forward-dated (strong, journal)"
 }
 
 # Every report says what the journal covers: the transactions readable,

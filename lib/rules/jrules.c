@@ -58,6 +58,7 @@ errcode_t e4t_rules_journal_open(struct e4t_image *img, const char *path,
 struct jctx {
 	unsigned inode_size;
 	int r_crtime, r_back, r_noctime, r_create;
+	int r_fwd;  /* journal-forward-dated, or -1 */
 	int r_disk; /* the disk after the last copy: r_noctime's strong
 		       form, when the journal is undamaged (else -1) */
 	const struct e4t_copyidx *copies;
@@ -146,6 +147,24 @@ static void note_inuse(struct jctx *jc, const struct e4t_icopy *c)
 	}
 }
 
+/*
+ * ctime went forward, nothing back: mtime set ahead of the change that
+ * set it (the kernel sets mtime to ctime, or leaves it), unless the run
+ * that created the inode set it (a copy of a file from the future).
+ */
+static int forward(struct jctx *jc, const struct e4t_icopy *c,
+		   const struct e4t_inode *old, const struct e4t_inode *new)
+{
+	if (jc->r_fwd < 0 ||
+	    e4t_ts_cmp(&new->ts[E4T_MTIME], &old->ts[E4T_MTIME]) <= 0 ||
+	    e4t_ts_cmp(&new->ts[E4T_MTIME], &new->ts[E4T_CTIME]) <= 0 ||
+	    e4t_copy_like(jc->copies, &new->ts[E4T_CRTIME],
+			  &new->ts[E4T_CTIME]))
+		return 0;
+	return emit(jc, jc->r_fwd, c, old, new,
+		    BIT(E4T_MTIME) | BIT(E4T_CTIME));
+}
+
 static int on_copy(const struct e4t_icopy *c, void *priv)
 {
 	struct jctx *jc = priv;
@@ -197,8 +216,10 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 	}
 	if (e4t_ts_cmp(&new.ts[E4T_MTIME], &old.ts[E4T_MTIME]) < 0)
 		back |= BIT(E4T_MTIME);
-	if (!back || e4t_ts_cmp(&new.ts[E4T_CTIME], &old.ts[E4T_CTIME]) <= 0)
+	if (e4t_ts_cmp(&new.ts[E4T_CTIME], &old.ts[E4T_CTIME]) <= 0)
 		return 0;
+	if (!back)
+		return forward(jc, c, &old, &new);
 	/* set by the run that created the inode: a copy's */
 	if (e4t_copy_like(jc->copies, &new.ts[E4T_CRTIME], &new.ts[E4T_CTIME]))
 		return jc->r_create >= 0
@@ -223,8 +244,18 @@ errcode_t e4t_rules_journal_cov(struct e4t_image *img, struct e4t_journal *j,
 				e4t_finding_fn fn, void *priv,
 				struct e4t_jcoverage *cov)
 {
-	struct jctx jc = { img->inode_size, -1, -1,   -1,   -1, -1,
-			   rc->copies,	    fn, priv, NULL, 0,	0 };
+	struct jctx jc = {
+		.inode_size = img->inode_size,
+		.r_crtime = -1,
+		.r_back = -1,
+		.r_noctime = -1,
+		.r_create = -1,
+		.r_fwd = -1,
+		.r_disk = -1,
+		.copies = rc->copies,
+		.fn = fn,
+		.priv = priv,
+	};
 	struct e4t_audit *a = NULL;
 	errcode_t err;
 
@@ -241,11 +272,14 @@ errcode_t e4t_rules_journal_cov(struct e4t_image *img, struct e4t_journal *j,
 	if (jc.r_disk >= 0 &&
 	    (!((rc->mask >> jc.r_disk) & 1) || e4t_journal_damaged(j)))
 		jc.r_disk = -1;
+	jc.r_fwd = e4t_rule_find("journal-forward-dated", 21);
+	if (jc.r_fwd >= 0 && !((rc->mask >> jc.r_fwd) & 1))
+		jc.r_fwd = -1;
 	jc.r_create = e4t_rule_find("journal-set-at-create", 21);
 	if (jc.r_create >= 0 && !((rc->mask >> jc.r_create) & 1))
 		jc.r_create = -1;
 	if (jc.r_crtime < 0 && jc.r_back < 0 && jc.r_noctime < 0 &&
-	    jc.r_create < 0 && jc.r_disk < 0)
+	    jc.r_create < 0 && jc.r_disk < 0 && jc.r_fwd < 0)
 		return 0;
 	if (cov) {
 		jc.ninodes = img->fs->super->s_inodes_count;

@@ -25,6 +25,7 @@ enum {
 	R_CRTIME_BEFORE_MKFS,
 	R_J_CRTIME_CHANGED,
 	R_J_BACKDATED,
+	R_J_FORWARD_DATED,
 	R_J_DISK_NO_CTIME,
 	R_J_NO_CTIME,
 	R_CRTIME_NSEC_ZERO,
@@ -73,6 +74,17 @@ static const struct e4t_rule rules[R_COUNT] = {
 		"back.  Times set by the run that created the inode (cp -a, "
 		"rsync -a, tar, unzip, mail delivery, gzip; a directory once "
 		"its contents are written) are journal-set-at-create",
+	},
+	[R_J_FORWARD_DATED] = {
+		"journal-forward-dated", E4T_SEV_STRONG, E4T_RULE_JOURNAL,
+		"between two copies of one inode mtime went forward to a time "
+		"later than the new ctime, later than its creation: the "
+		"kernel sets mtime and ctime together, so mtime was set ahead "
+		"by a caller (touch -d with a future date, utimensat)",
+		"a copy or extraction onto an existing file from a source "
+		"whose clock was ahead; the clock stepped back between the "
+		"change and the setting.  Times set by the run that created "
+		"the inode are not flagged (how copies look)",
 	},
 	[R_J_DISK_NO_CTIME] = {
 		"journal-disk-time-without-ctime", E4T_SEV_STRONG,
