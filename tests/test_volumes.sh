@@ -219,7 +219,8 @@ test_damaged_partition_tables() {
 	assertEquals "both GPT headers damaged: no p1 (exit 2)" 2 "$RC"
 	run_ro "$d" volumes "$d"
 	assertContains "both damaged: said" "$(cat "$ERR")" "GPT"
-	# an MBR whose extended chain loops: an error, no hang
+	# an MBR whose extended chain loops: said, no hang, and the sound
+	# entries kept (issue 27)
 	cp "$MBR" "$d"
 	# the EBR at sector 8192 points its next entry at itself
 	python3 - "$d" <<'PY'
@@ -228,13 +229,29 @@ with open(sys.argv[1], "r+b") as f:
     f.seek(8192 * 512 + 446 + 16)
     f.write(bytes([0, 0, 0, 0, 5, 0, 0, 0]) + struct.pack("<II", 0, 2048))
 PY
-	run_ro "$d" volumes "$d"
+	run_ro "$d" volumes -f jsonl "$d"
 	assertEquals "a looping extended chain: status" 0 "$RC"
 	assertContains "said" "$(cat "$ERR")" "loops back to sector 8192"
-	assertContains "the disk is not taken for a volume" "$(cat "$OUT")" \
-		"partition table is damaged"
-	run_ro "$d" timeline "$d"
-	assertEquals "and nothing to read: exit 4" 4 "$RC"
+	assertEquals "p1 and p5 kept (p6 is past the loop)" "p1 p5" \
+		"$(jq -r .name "$OUT" | tr '\n' ' ' | sed 's/ $//')"
+	VOLUME=--volume=p5
+	same_as_bare "timeline of p5 before the loop" "$A" "$d" timeline
+	# an extended partition at sector 0 hides no primary
+	cp "$MBR" "$d"
+	python3 - "$d" <<'PY'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(446 + 16 + 8)  # slot 2 (the extended one): its start
+    f.write(struct.pack("<I", 0))
+    f.seek(446 + 8)       # slot 1: p1 moves onto A's copy at 10240
+    f.write(struct.pack("<II", 10240, 65536))
+PY
+	run_ro "$d" volumes -f jsonl "$d"
+	assertEquals "extended at 0: status" 0 "$RC"
+	assertContains "said" "$(cat "$ERR")" "extended partition at sector 0"
+	assertEquals "p1 kept" "p1" "$(jq -r .name "$OUT" | tr '\n' ' ' | sed 's/ $//')"
+	VOLUME=--volume=p1
+	same_as_bare "timeline of p1 beside it" "$A" "$d" timeline
 }
 
 test_what_is_not_ext4_is_named() {

@@ -192,16 +192,20 @@ static void test_mbr(void)
 	mbr_slot(s, 1, 0, 0x05, 0, 8192);
 	put(fd, s, 512, (8192 + 16384) * 512ULL);
 	err = table(&pt, 'm');
-	CHECK(err == E4T_ERR_PARTTABLE && pt.scheme == E4T_PT_NONE &&
+	/* said, and the partitions before the loop kept (issue 27) */
+	CHECK(!err && pt.scheme == E4T_PT_MBR && pt.nparts >= 1 &&
 		      strstr(lastwarn, "loops"),
-	      "EBR loop: err %ld warn %s", (long)err, lastwarn);
+	      "EBR loop: err %ld nparts %u warn %s", (long)err, pt.nparts,
+	      lastwarn);
 	e4t_parttable_free(&pt);
 	/* an EBR pointing at itself */
 	memset(s, 0, sizeof(s));
 	mbr_slot(s, 0, 0, 0x83, 2048, 4096);
 	mbr_slot(s, 1, 0, 0x05, 0, 8192);
 	put(fd, s, 512, 8192 * 512ULL);
-	CHECK(table(&pt, 'm') == E4T_ERR_PARTTABLE, "EBR self loop");
+	err = table(&pt, 'm');
+	CHECK(!err && pt.nparts >= 1 && strstr(lastwarn, "loops"),
+	      "EBR self loop: err %ld nparts %u", (long)err, pt.nparts);
 	e4t_parttable_free(&pt);
 	close(fd);
 
@@ -218,7 +222,10 @@ static void test_mbr(void)
 	e4t_parttable_free(&pt);
 	mbr_slot(s, 1, 0, 0x83, 4096, 4096);
 	put(fd, s, 512, 0);
-	CHECK(table(&pt, 'm') == E4T_ERR_PARTTABLE, "MBR outside the disk");
+	/* the sound one kept, the other said and left out */
+	err = table(&pt, 'm');
+	CHECK(!err && pt.nparts == 1 && strstr(lastwarn, "past the end"),
+	      "MBR outside the disk: err %ld nparts %u", (long)err, pt.nparts);
 	e4t_parttable_free(&pt);
 
 	/* protective MBR alone: not an MBR, and no GPT */

@@ -26,9 +26,11 @@
  * taking no number.  An EBR without 0x55AA ends the chain, with a
  * warning.
  *
- * What makes the table impossible (E4T_ERR_PARTTABLE, why in warn): a
- * partition or EBR starting at or past the end of the view, a chain that
- * comes back to an EBR already read, more than 128 logical partitions.
+ * What is unsound is left out with a warning, and every sound entry
+ * kept (mmls lists them too): a partition or EBR starting at or past the
+ * end of the view, a chain that comes back to an EBR already read (the
+ * logicals before it are kept), more than 128 logical partitions, an
+ * extended partition at sector 0 (the MBR itself).
  * A partition that starts inside the view but ends past it (a truncated
  * image, usually) is kept, clipped to the end of the view, with a
  * warning: what it holds up to there is still readable.
@@ -104,8 +106,8 @@ static int is_mbr(const uint8_t *sec)
 			return 0;
 		if (is_empty(&e))
 			continue;
-		if (e.type == 0xee || !e.lba)
-			return 0;
+		if (e.type == 0xee || (!e.lba && !is_extended(e.type)))
+			return 0; /* an extended one at 0: warned of, skipped */
 		used++;
 	}
 	return used > 0;
@@ -265,6 +267,16 @@ errcode_t e4t_mbr_read(const struct e4t_view *v, struct e4t_parttable *pt,
 		if (!is_extended(e.type)) {
 			err = add(&m, (unsigned)slot + 1, e.type, e.lba,
 				  e.count, 0);
+			if (err == E4T_ERR_PARTTABLE)
+				err = 0; /* said: the others are kept */
+			continue;
+		}
+		if (!e.lba) {
+			e4t_cwarnf(warn, arg,
+				   "MBR partition %d: an extended partition "
+				   "at sector 0 (the MBR itself): no logical "
+				   "partition is read from it",
+				   slot + 1);
 			continue;
 		}
 		if (!visited) {
@@ -275,6 +287,8 @@ errcode_t e4t_mbr_read(const struct e4t_view *v, struct e4t_parttable *pt,
 			}
 		}
 		err = logicals(&m, e.lba, visited, &nvisited, &next_number);
+		if (err == E4T_ERR_PARTTABLE)
+			err = 0; /* said: what came before is kept */
 	}
 	free(visited);
 	if (err) {
