@@ -253,6 +253,10 @@ static errcode_t qraw_container(const char *path, struct e4t_chain *chain,
 		if (img->raw)
 			break;
 	}
+	if (!img) { /* e4t_qcow_open saw a raw parent */
+		err = E4T_ERR_CONTAINER;
+		goto fail;
+	}
 	err = e4t_evidence_fd(img->raw, &q->fd);
 	if (err) {
 		*what = strdup(img->raw);

@@ -246,11 +246,11 @@ static const char *ukey_bytes(const struct seen *ks, const struct ukey *k)
 /* Put u[i] in the table (room is there). */
 static void tab_put(struct seen *ks, size_t i)
 {
-	size_t m = ks->tab_cap - 1, at = ks->u[i].h & m;
+	size_t m = ks->tab_cap - 1, slot = ks->u[i].h & m;
 
-	while (ks->tab[at])
-		at = (at + 1) & m;
-	ks->tab[at] = (uint32_t)(i + 1);
+	while (ks->tab[slot])
+		slot = (slot + 1) & m;
+	ks->tab[slot] = (uint32_t)(i + 1);
 }
 
 /* A table for nu + 1 keys: -1 when no memory. */
