@@ -70,6 +70,23 @@ tearDown() {
 	return 0
 }
 
+# run_t ARGS...: e4time ARGS as run does, under timeout ($TIMEOUT
+# seconds, 60): a hang or a crash fails the test (for damaged and hostile
+# input).
+run_t() {
+	OUT="$TMP/stdout"
+	ERR="$TMP/stderr"
+	timeout -k 5 "${TIMEOUT:-60}" "$E4TIME" "$@" >"$OUT" 2>"$ERR"
+	RC=$?
+	if [ "$RC" -eq 124 ] || [ "$RC" -eq 137 ]; then
+		fail "e4time $*: hung (killed after ${TIMEOUT:-60}s)"
+	elif [ "$RC" -ge 128 ]; then
+		fail "e4time $*: crashed (status $RC, signal $((RC - 128))): $(head -n 3 "$ERR")"
+	fi
+	check_stderr "e4time $*"
+	check_reports "e4time $*"
+}
+
 # reps FULL SAMPLE: FULL, or SAMPLE with E4T_QUICK=1 (.ci/run's
 # sanitizer build, whose suites run beside the normal build's): how many
 # times a loop repeats one code path (random kills, kill points), where

@@ -18,21 +18,6 @@
 TIMEOUT=60
 BS=4096
 
-# run_t ARGS...: as run, under timeout; a hang or a crash fails the test.
-run_t() {
-	OUT="$TMP/stdout"
-	ERR="$TMP/stderr"
-	timeout -k 5 "$TIMEOUT" "$E4TIME" "$@" >"$OUT" 2>"$ERR"
-	RC=$?
-	if [ "$RC" -eq 124 ] || [ "$RC" -eq 137 ]; then
-		fail "e4time $*: hung (killed after ${TIMEOUT}s)"
-	elif [ "$RC" -ge 128 ]; then
-		fail "e4time $*: crashed (status $RC, signal $((RC - 128))): $(head -n 3 "$ERR")"
-	fi
-	check_stderr "e4time $*"
-	check_reports "e4time $*"
-}
-
 # ro_t IMAGE ARGS...: as run_t, and fail if IMAGE (a file) changed.
 ro_t() {
 	local img="$1" before="" after=""

@@ -25,21 +25,6 @@ TIMEOUT=60
 BS=4096
 CHUNK_BLOCKS=8 # ewfacquire's default chunk: 64 sectors, 32 KiB
 
-# run_t ARGS...: e4time under timeout; a hang or a crash fails the test.
-run_t() {
-	OUT="$TMP/stdout"
-	ERR="$TMP/stderr"
-	timeout -k 5 "$TIMEOUT" "$E4TIME" "$@" >"$OUT" 2>"$ERR"
-	RC=$?
-	if [ "$RC" -eq 124 ] || [ "$RC" -eq 137 ]; then
-		fail "e4time $*: hung"
-	elif [ "$RC" -ge 128 ]; then
-		fail "e4time $*: crashed (status $RC): $(head -n 3 "$ERR")"
-	fi
-	check_stderr "e4time $*"
-	check_reports "e4time $*"
-}
-
 # itable IMAGE: the first block of group 0's inode table.
 itable() {
 	debugfs -R stats "$1" 2>/dev/null |
