@@ -83,6 +83,14 @@ poke() {
 	printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
 
+# flip IMAGE OFFSET: the byte at OFFSET inverted (changed, whatever it
+# was: a UUID's byte is random).
+flip() {
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	poke "$1" "$2" "$(printf '\\x%02x' $((b ^ 0xff)))"
+}
+
 # sb_field IMAGE OFFSET VALUE: the primary superblock's 32-bit field at
 # OFFSET set to VALUE, and its checksum made right again (crc32c, as
 # ext2fs_superblock_csum_set() computes it).
@@ -223,7 +231,7 @@ test_one_byte_of_the_primary_changed() {
 	# s_uuid[0]: the checksum fails, and the seed of every inode's and
 	# directory block's checksum with it (read through this superblock,
 	# not one inode would verify)
-	poke "$img" $((1024 + 0x68)) '\x5a'
+	flip "$img" $((1024 + 0x68))
 	same_as_intact "$img" "bad checksum" 32768
 }
 
@@ -462,7 +470,7 @@ test_writes_refuse() {
 	assertContains "the block named" "$(cat "$ERR")" \
 		"primary superblock unusable (bad magic), a backup at block 32768"
 	img=$(copy badcsum_w)
-	poke "$img" $((1024 + 0x68)) '\x5a'
+	flip "$img" $((1024 + 0x68))
 	refuses "$img" "bad checksum"
 	# -b on an intact image: a write goes through the primary only
 	refuses "$TMP/intact/disk.img" "-b" -b 32768 -B 4096
@@ -500,7 +508,7 @@ test_bad_checksum_and_no_good_backup() {
 	need_mount || return
 	local img blk
 	img=$(copy badcsum_nobackup)
-	poke "$img" $((1024 + 0x68)) '\x5a'
+	flip "$img" $((1024 + 0x68))
 	for blk in 32768 98304; do
 		dd if=/dev/zero of="$img" bs=4096 seek="$blk" count=1 conv=notrunc status=none
 	done
