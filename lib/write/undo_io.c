@@ -889,10 +889,11 @@ static void hook_setup(struct undo_data *d)
 		int sig;
 	} hooks[] = { { "E4TIME_TEST_KILL_AFTER", SIGKILL },
 		      { "E4TIME_TEST_STOP_AFTER", SIGSTOP } };
+	const char *v;
 	size_t i;
 
 	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
-		const char *v = getenv(hooks[i].name);
+		v = getenv(hooks[i].name);
 		char *end;
 		unsigned long n;
 
@@ -905,9 +906,9 @@ static void hook_setup(struct undo_data *d)
 		d->hook_after = n;
 		d->hook_sig = hooks[i].sig;
 	}
-	if (getenv("E4TIME_TEST_KILL_IN_SUPER"))
-		d->hook_super =
-			strtoul(getenv("E4TIME_TEST_KILL_IN_SUPER"), NULL, 10);
+	v = getenv("E4TIME_TEST_KILL_IN_SUPER");
+	if (v)
+		d->hook_super = strtoul(v, NULL, 10);
 }
 
 static void hook_image_write(struct undo_data *d)
