@@ -277,6 +277,12 @@ char *spec_label(const char *spec, ext2_ino_t ino);
 void report(const char *image, const char *what, errcode_t err);
 void warnx_img(const char *image, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * Is the image's filesystem mounted (a block device over its bytes, or
+ * the file through FUSE)?  why names the mount.  Never for a view.
+ */
+struct e4t_refusal;
+int image_mounted(const struct e4t_image *img, struct e4t_refusal *why);
 
 /* Open the image (the file at byte at, or a view of a container at
  * byte at), print its state notes; exits EXIT_IMAGE on failure (the

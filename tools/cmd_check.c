@@ -304,11 +304,8 @@ static void answers(const struct e4t_check_result *res)
 static int mounted(const struct e4t_image *img)
 {
 	struct e4t_refusal why = { .what = "" };
-	uint64_t len = ext2fs_blocks_count(img->fs->super) *
-		       (uint64_t)img->fs->blocksize;
 
-	if (img->view || e4t_check_mounted(img->name, img->offset, len, &why) !=
-				 E4T_ERR_MOUNTED)
+	if (!image_mounted(img, &why))
 		return 0;
 	warnx_img(img->name,
 		  "mounted (%s): check -n reads what is on disk, where the "

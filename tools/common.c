@@ -80,6 +80,15 @@ static unsigned long long parse_count(const char *arg, const char *what,
 	return v;
 }
 
+int image_mounted(const struct e4t_image *img, struct e4t_refusal *why)
+{
+	uint64_t len = ext2fs_blocks_count(img->fs->super) *
+		       (uint64_t)img->fs->blocksize;
+
+	return !img->view && e4t_check_mounted(img->name, img->offset, len,
+					       why) == E4T_ERR_MOUNTED;
+}
+
 /*
  * A journal to recover: on a mounted filesystem that is the mount's own
  * (its live journal), nothing to run e2fsck on; on an image at rest, a
@@ -88,11 +97,8 @@ static unsigned long long parse_count(const char *arg, const char *what,
 static void recovery_note(const struct e4t_image *img, const char *name)
 {
 	struct e4t_refusal why;
-	uint64_t len = ext2fs_blocks_count(img->fs->super) *
-		       (uint64_t)img->fs->blocksize;
 
-	if (!img->view && e4t_check_mounted(img->name, img->offset, len,
-					    &why) == E4T_ERR_MOUNTED)
+	if (image_mounted(img, &why))
 		warnx_img(name,
 			  "mounted (%s): its journal is the mount's own; what "
 			  "is on disk may be older than what the mounted "
@@ -101,6 +107,7 @@ static void recovery_note(const struct e4t_image *img, const char *name)
 	else
 		warnx_img(name, "%s", error_message(E4T_ERR_NEEDS_RECOVERY));
 }
+
 /* -b BLOCK, -B SIZE: the superblock to read, as e2fsck's (sbopen.c). */
 static int sb_opt(int c, const char *arg, struct common_opts *co,
 		  const struct cmdinfo *cmd)

@@ -952,23 +952,31 @@ static errcode_t path_set(struct walker *w, size_t keep, const char *name,
 	return 0;
 }
 
-static int emit(struct walker *w, struct irec *r, enum e4t_status status,
-		ext2_ino_t parent)
+/* The row of info at the walker's path, to the caller's function. */
+static int send_row(struct walker *w, const struct e4t_inode *info,
+		    enum e4t_status status, ext2_ino_t parent)
 {
-	struct e4t_inode info;
 	struct e4t_row row;
 
-	if (!w->fn)
-		return 0;
-	expand(w->t, r, &info);
 	row.path = w->path;
 	row.path_len = w->path_len;
-	row.inode = &info;
+	row.inode = info;
 	row.status = status;
 	row.parent = parent;
 	row.name_source = NULL;
 	row.journal = NULL;
 	return w->fn(&row, w->priv);
+}
+
+static int emit(struct walker *w, struct irec *r, enum e4t_status status,
+		ext2_ino_t parent)
+{
+	struct e4t_inode info;
+
+	if (!w->fn)
+		return 0;
+	expand(w->t, r, &info);
+	return send_row(w, &info, status, parent);
 }
 
 /* The mode an entry's file type (EXT2_FT_*) stands for, or 0. */
@@ -993,20 +1001,12 @@ static int emit_name_only(struct walker *w, ext2_ino_t ino, unsigned ft,
 			  ext2_ino_t parent)
 {
 	struct e4t_inode info;
-	struct e4t_row row;
 
 	memset(&info, 0, sizeof(info));
 	info.ino = ino;
 	info.mode = ft_mode(ft);
 	info.inode_size = (uint16_t)w->t->img->inode_size;
-	row.path = w->path;
-	row.path_len = w->path_len;
-	row.inode = &info;
-	row.status = E4T_NAME_ONLY;
-	row.parent = parent;
-	row.name_source = NULL;
-	row.journal = NULL;
-	return w->fn(&row, w->priv);
+	return send_row(w, &info, E4T_NAME_ONLY, parent);
 }
 
 /* Fetch the record of the entry f->ahead points at; move ahead on. */
