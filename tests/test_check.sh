@@ -1313,17 +1313,18 @@ test_killed_at_write_points() {
 }
 
 test_damaged_corpus_read_only() {
-	local dg="${DAMAGE_GEN:-}" src out n rc bad=0
+	local dg="${DAMAGE_GEN:-}" src out n rc bad=0 ran=0
 	[ -n "$dg" ] && [ -x "$dg" ] || {
 		skip_test "tests/damage_gen not built"
 		return 0
 	}
 	for src in ext4-4k ext4-128 ext4-1k-inline samba-dosattrib; do
-		unpack "$src" >/dev/null || continue
+		unpack "$src" >/dev/null || fail "unpack $src"
 		for n in 1 2 3 4 5 6 7 8 9 10 11 12; do
 			out="$TMP/dmg.img"
 			"$dg" damage "$TMP/$src.img" 12 $n "$out" >/dev/null 2>&1 ||
-				continue
+				fail "damage_gen $src seed $n"
+			ran=$((ran + 1))
 			run_ro "$out" check -n "$out"
 			rc=$RC
 			case $rc in
@@ -1335,6 +1336,7 @@ test_damaged_corpus_read_only() {
 			esac
 		done
 	done
+	assertEquals "damaged images checked" 48 "$ran"
 	assertEquals "statuses 0, 4 or 8 only" 0 "$bad"
 }
 

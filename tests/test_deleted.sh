@@ -168,6 +168,11 @@ test_without_deleted_nothing_changes() {
 	run_ro "$TMP/rm.img" timeline -f jsonl "$TMP/rm.img"
 	assertEquals "no name_source, no deleted row" 0 \
 		"$(grep -c 'name_source\|"deleted' "$OUT")"
+	# the rows are the live names TSK lists (fls -u: allocated only)
+	assertEquals "the live names, as fls -r -u" \
+		"$(fls -r -u -p "$TMP/rm.img" | cut -f2- | grep -v '^\$OrphanFiles' |
+			sed 's|^|/|' | sort)" \
+		"$(jq -r 'select(.path != "/") | .path' "$OUT" | sort)"
 	# a subtree never shows deleted rows
 	run_ro "$TMP/rm.img" timeline -d -f jsonl "$TMP/rm.img" /lin
 	assertEquals "subtree" 0 "$(grep -c 'name_source\|"deleted' "$OUT")"
