@@ -451,9 +451,10 @@ test_backfill_dry_run_parses_back() {
 }
 
 test_stat_filespec_lines_parse_back() {
-	local args=() h
+	local args=() h p
 	for h in $NAMES_HEX; do
-		args+=("/d/$(hex2bytes "$h")")
+		hex2var p "$h"
+		args+=("/d/$p")
 	done
 	run_ro "$IMG" stat "$IMG" "${args[@]}"
 	check_back stat "stat"
@@ -544,9 +545,10 @@ on_tty() {
 
 test_terminal_gets_no_raw_escapes() {
 	command -v script >/dev/null || { skip_test "script (util-linux) not installed"; return; }
-	local f args=() h
+	local f args=() h p
 	for h in $NAMES_HEX; do
-		args+=("/d/$(hex2bytes "$h")")
+		hex2var p "$h"
+		args+=("/d/$p")
 	done
 	on_tty "timeline (default format)" 0 20 timeline "$IMG"
 	for f in bodyfile jsonl timesketch text timesketch-csv; do

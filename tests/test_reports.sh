@@ -411,8 +411,10 @@ test_stat() {
 	local img="$TMP/ext4-4k.img" hex
 	local -a specs=(/ '<2>' '<11>' /hello.txt /dir/sub/deep.txt)
 	# every hostile name of /names (invalid UTF-8, controls, quotes, ...)
+	local p
 	while read -r hex _; do
-		specs+=("$(hex2bytes "$hex")")
+		hex2var p "$hex"
+		specs+=("$p")
 	done < <(truth_lines ext4-4k | awk '$1 ~ /^2f6e616d65732f/')
 	printf '%s\0' "${specs[@]}" >"$TMP/specs"
 	fmt3 "$img" stat "$img" "${specs[@]}"

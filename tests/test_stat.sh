@@ -15,10 +15,11 @@ suite_setup() {
 
 # stat every live path of the truth in one run, compare every time.
 check_stat() {
-	local name=$1 img="$TMP/$1.img" hex
+	local name=$1 img="$TMP/$1.img" hex p
 	local -a paths=()
 	while read -r hex _; do
-		paths+=("$(hex2bytes "$hex")")
+		hex2var p "$hex"
+		paths+=("$p")
 	done < <(truth_lines "$name" | grep ' live$')
 	run_ro "$img" stat "$img" "${paths[@]}"
 	assertEquals "stat status: $(head -3 "$ERR")" 0 "$RC"
