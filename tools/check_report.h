@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_report.h --- what e4time check prints (check_report.c): a
- * problem's line, the problems as records, the summary.
+ * problem's line, the problems as records, the summary; and its answers
+ * (check_answer.c).
  */
 #ifndef E4TIME_CHECK_REPORT_H
 #define E4TIME_CHECK_REPORT_H
+
+#include <signal.h>
 
 #include "cmd.h"
 #include "linebuf.h"
@@ -19,5 +22,13 @@ void check_records(enum report_format fmt, const struct e4t_check_result *res);
 void check_summary(enum report_format fmt, const char *image,
 		   const struct e4t_check_summary *s, int cancelled,
 		   errcode_t stopped);
+/*
+ * check_answer.c: decide which problems of res are fixed (asking on a
+ * terminal in E4T_CHECK_ASK; *interrupted, set by SIGINT, or EOF stops
+ * the asking); then each problem's line with its answer.
+ */
+void check_decide(struct e4t_check_result *res, enum e4t_check_mode mode,
+		  int text, volatile sig_atomic_t *interrupted);
+void check_answers(const struct e4t_check_result *res);
 
 #endif

@@ -199,104 +199,6 @@ static int check_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* Ask on the terminal; 1 yes, 0 no. */
-static int ask(int *yes_all)
-{
-	char line[64];
-
-	if (*yes_all) {
-		puts("yes");
-		return 1;
-	}
-	for (;;) {
-		fputs("Fix<y>? ", stdout);
-		fflush(stdout);
-		if (interrupted || !fgets(line, sizeof(line), stdin)) {
-			puts("");
-			interrupted = 1; /* EOF or ^C: stop asking */
-			return 0;
-		}
-		switch (line[0]) {
-		case '\n':
-		case 'y':
-		case 'Y': return 1;
-		case 'n':
-		case 'N': return 0;
-		case 'a':
-		case 'A': *yes_all = 1; return 1;
-		default: fputs("(y)es, (n)o, or (a) yes to all\n", stdout);
-		}
-	}
-}
-
-/*
- * Decide whether each problem is to be fixed.  Asking (on a terminal),
- * each line and question is printed as it comes (in text each line);
- * else nothing is printed yet: answers() says, once the fixes are
- * written, what was.
- */
-static void decide(struct e4t_check_result *res, enum e4t_check_mode mode,
-		   int text)
-{
-	struct lbuf out = { 0 };
-	struct e4t_problem p;
-	int yes_all = 0, asking = mode == E4T_CHECK_ASK;
-	size_t i;
-
-	for (i = 0; i < res->n; i++) {
-		int fix;
-
-		if (mode == E4T_CHECK_ASK && interrupted)
-			mode = E4T_CHECK_NO; /* ^C or EOF: asks no more */
-		fix = e4t_check_decide(res, i, mode);
-		if ((!text || !asking) && fix >= 0)
-			continue;
-		e4t_check_get(res, i, &p);
-		if (text)
-			check_problem_line(&out, &p);
-		if (fix < 0) {
-			if (text)
-				lb_puts(&out, ".  ");
-			lb_flush(&out, stdout);
-			e4t_check_answer(res, i, ask(&yes_all));
-			continue; /* ask() ended the line */
-		}
-		if (!p.nofix)
-			lb_puts(&out, fix ? "? yes" : "? no");
-		lb_putc(&out, '\n');
-		lb_maybe_flush(&out, stdout);
-	}
-	lb_flush(&out, stdout);
-	lb_free(&out);
-}
-
-/*
- * Each problem's line (text, not asked), with its answer as e2fsck
- * prints it: "yes" for a fix written, "no" for one not to be written;
- * a fix to be written that was not (the run stopped: a failed write,
- * SIGINT) says so.
- */
-static void answers(const struct e4t_check_result *res)
-{
-	struct lbuf out = { 0 };
-	struct e4t_problem p;
-	size_t i;
-
-	for (i = 0; i < res->n; i++) {
-		e4t_check_get(res, i, &p);
-		check_problem_line(&out, &p);
-		if (!p.nofix)
-			lb_puts(&out,
-				p.fixed ? "? yes"
-				: p.fix ? "? not written (the run stopped)"
-					: "? no");
-		lb_putc(&out, '\n');
-		lb_maybe_flush(&out, stdout);
-	}
-	lb_flush(&out, stdout);
-	lb_free(&out);
-}
-
 /*
  * Is the image (read with -n) mounted?  Said on stderr, with where; the
  * kernel's journal is live then, and is no damage.
@@ -372,7 +274,7 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 		report(img->name, "check", err);
 		return err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE;
 	}
-	decide(&res, mode, ctx->format == RF_TEXT);
+	check_decide(&res, mode, ctx->format == RF_TEXT, &interrupted);
 	if (mode != E4T_CHECK_NO && !interrupted && e4t_check_any_fix(&res))
 		err = e4t_check_fix(img, &res, &copts, &interrupted);
 	progress_done();
@@ -380,7 +282,7 @@ static int check_run(struct cmd_ctx *ctx, int argc, char **argv)
 		result |= FSCK_CANCELED;
 	e4t_check_summarize(&res, &sum);
 	if (ctx->format == RF_TEXT && mode != E4T_CHECK_ASK)
-		answers(&res);
+		check_answers(&res);
 	if (ctx->format != RF_TEXT)
 		check_records((enum report_format)ctx->format, &res);
 	e4t_check_result_free(&res);
