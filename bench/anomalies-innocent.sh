@@ -3,7 +3,8 @@
 # bench/anomalies-innocent.sh --- e4time anomalies on the innocent corpus
 # at full scale (tests/mkinnocent.sh: cp -a, cp -r, rsync -a, a tar pipe,
 # Python's tarfile, unzip, two Maildirs, gzip, mke2fs -d, atomic saves,
-# log rotation) and on the stomped corpus (tests/mkstomped.sh): counts
+# log rotation, rsync --inplace, dpkg -i, container layers, a tar backup
+# restored) and on the stomped corpus (tests/mkstomped.sh): counts
 # per rule per tree, as markdown.  Run by hand (root, loop mounts, some
 # GiB of space and many minutes), not in make check; test_innocent.sh
 # asserts the same targets at a small scale.
