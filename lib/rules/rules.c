@@ -105,8 +105,11 @@ static const struct e4t_rule rules[R_COUNT] = {
 		"atime went back while ctime stayed: written raw (debugfs "
 		"sif, e4time set)",
 		"a write in the same clock tick as a metadata change "
-		"committed just before (mtime takes ctime's value); a clock "
-		"stepped back (atime)",
+		"committed just before (mtime takes ctime's value); times "
+		"set by a copy or extraction in the clock tick of its write, "
+		"a commit between (Linux 6.13 on: a fine-grained ctime the "
+		"coarse clock has not passed stays); a clock stepped back "
+		"(atime)",
 	},
 	[R_CRTIME_NSEC_ZERO] = {
 		"crtime-nsec-zero", E4T_SEV_MEDIUM, E4T_RULE_INODE,
