@@ -3,8 +3,10 @@
 # bench/anomalies-innocent.sh --- e4time anomalies on the innocent corpus
 # at full scale (tests/mkinnocent.sh: cp -a, cp -r, rsync -a, a tar pipe,
 # Python's tarfile, unzip, two Maildirs, gzip, mke2fs -d, atomic saves,
-# log rotation) and on the stomped corpus (tests/mkstomped.sh): counts
-# per rule per tree, as markdown.  Run by hand (root, loop mounts, some
+# log rotation, rsync --inplace, dpkg -i, container layers, a tar backup
+# restored) and on the stomped corpus (tests/mkstomped.sh): counts
+# per rule per tree, as markdown; then how many of each image's times
+# sit on the clock tick's grid (bench/tick-grid.py).  Run by hand (root, loop mounts, some
 # GiB of space and many minutes), not in make check; test_innocent.sh
 # asserts the same targets at a small scale.
 #   bench/anomalies-innocent.sh [E4TIME] [NFILES] [SRC]
@@ -30,3 +32,9 @@ echo
 echo "Stomped: technique, files, named at strong, at medium (not strong):"
 echo
 python3 "$TOP/tests/anom_counts.py" --recall "$T/stomped.list" "$T/stomped.jsonl"
+echo
+echo "The clock-tick grid (bench/tick-grid.py):"
+echo
+python3 "$TOP/bench/tick-grid.py" "$E4TIME" $(for t in $(cut -d' ' -f1 "$T/manifest") stomped; do
+	echo "$T/$t.img"
+done) --list "$T/stomped.list"

@@ -29,7 +29,7 @@ N=$2
 SRC=${3:-/usr/share/doc}
 STORM=${STORM:-0.02}
 SIZE=${SIZE:-512M}
-ALL="cp-a cp-r rsync-a tar-pipe py-tarfile unzip maildir-py maildir-dovecot gzip mke2fs-d atomic-save logrotate"
+ALL="cp-a cp-r rsync-a tar-pipe py-tarfile unzip maildir-py maildir-dovecot gzip mke2fs-d atomic-save logrotate rsync-inplace dpkg-i oci-layers tar-restore"
 TREES=${TREES:-$ALL}
 M="$OUT/mnt"
 STORM_PID=
@@ -217,6 +217,188 @@ logrotate() {
 	PY
 }
 
+# rsync --inplace: the source as it is a while later (every 5th file
+# edited, its mtime now; every 7th touched, contents kept), made once.
+src_later() {
+	[ -d "$OUT/src2" ] && return 0
+	cp -a "$OUT/src" "$OUT/src2"
+	python3 - "$OUT/src2" <<-'PY'
+		import os, sys
+		k = 0
+		for d, _, fs in sorted(os.walk(sys.argv[1])):
+		    for f in sorted(fs):
+		        p = os.path.join(d, f)
+		        if os.path.islink(p):
+		            continue
+		        k += 1
+		        if k % 5 == 0:
+		            with open(p, "a") as fh:
+		                fh.write("edited\n")
+		        elif k % 7 == 0:
+		            os.utime(p)
+	PY
+}
+
+# dpkg: one small package per top-level directory of the source (its
+# files in /usr/share/doc/NAME), version 1, and version 2 of every other
+# one (every 3rd file edited), built once with dpkg-deb -b.
+debs_of_src() {
+	[ -d "$OUT/debs" ] && return 0
+	mkdir -p "$OUT/debs/1" "$OUT/debs/2" "$OUT/debroot"
+	local d name k=0 v
+	for d in "$OUT/src"/*; do
+		[ -d "$d" ] || continue
+		k=$((k + 1))
+		name=$(basename "$d" | tr 'A-Z_+' 'a-z--' | tr -cd 'a-z0-9.-')
+		name="e4t-$name"
+		for v in 1 2; do
+			[ "$v" = 2 ] && [ $((k % 2)) = 1 ] && continue
+			r="$OUT/debroot/$name-$v"
+			mkdir -p "$r/DEBIAN" "$r/usr/share/doc"
+			cp -a "$d" "$r/usr/share/doc/$name"
+			if [ "$v" = 2 ]; then
+				find "$r/usr/share/doc/$name" -type f | awk 'NR % 3 == 0' |
+					while read -r f; do echo "v2" >>"$f"; done
+			fi
+			printf 'Package: %s\nVersion: %s\nArchitecture: all\nMaintainer: e4t <e4t@example.org>\nDescription: innocent corpus package\n' \
+				"$name" "$v" >"$r/DEBIAN/control"
+			dpkg-deb -Zgzip -z1 --root-owner-group -b "$r" "$OUT/debs/$v/$name.deb" >/dev/null
+		done
+	done
+	rm -rf "$OUT/debroot"
+}
+
+# dpkg -i into a root of its own (its own /var/lib/dpkg): every package
+# installed, then version 2 of every other one (an upgrade: each file
+# unpacked as .dpkg-new, renamed over the old one).
+dpkg_tree() {
+	mkdir -p "$1/var/lib/dpkg/info" "$1/var/lib/dpkg/updates" "$1/var/lib/dpkg/triggers"
+	: >"$1/var/lib/dpkg/status"
+	: >"$1/var/lib/dpkg/available"
+	dpkg --root="$1" --force-all --log=/dev/null -i "$OUT"/debs/1/*.deb >/dev/null 2>&1
+	sleep 2
+	dpkg --root="$1" --force-all --log=/dev/null -i "$OUT"/debs/2/*.deb >/dev/null 2>&1
+}
+
+# container image layers (OCI, as containerd's and podman's naive
+# appliers apply them): layer 1 the source, layer 2 a later build of it
+# (every 6th file edited, every 9th deleted: a .wh. file; one directory
+# emptied: .wh..wh..opq; some new files), both tar --xattrs, made once.
+layers_of_src() {
+	[ -f "$OUT/layer2.tar" ] && return 0
+	tar --xattrs --format=posix -cf "$OUT/layer1.tar" -C "$OUT/src" .
+	rm -rf "$OUT/upper"
+	mkdir "$OUT/upper"
+	python3 - "$OUT/src" "$OUT/upper" <<-'PY'
+		import os, shutil, sys
+		src, up = sys.argv[1], sys.argv[2]
+		k = 0
+		opq = None
+		for d, ds, fs in sorted(os.walk(src)):
+		    ds.sort()
+		    rel = os.path.relpath(d, src)
+		    if opq is None and rel != "." and len(fs) >= 3:
+		        opq = rel
+		        os.makedirs(os.path.join(up, rel), exist_ok=True)
+		        open(os.path.join(up, rel, ".wh..wh..opq"), "w").close()
+		        with open(os.path.join(up, rel, "NEW"), "w") as f:
+		            f.write("only this\n")
+		        continue
+		    for f in sorted(fs):
+		        p = os.path.join(d, f)
+		        if os.path.islink(p):
+		            continue
+		        k += 1
+		        if k % 6 and k % 9:
+		            continue
+		        os.makedirs(os.path.join(up, rel), exist_ok=True)
+		        if k % 9 == 0:
+		            open(os.path.join(up, rel, ".wh." + f), "w").close()
+		        else:
+		            shutil.copy2(p, os.path.join(up, rel, f))
+		            with open(os.path.join(up, rel, f), "a") as fh:
+		                fh.write("layer 2\n")
+		            with open(os.path.join(up, rel, f + ".new"), "w") as fh:
+		                fh.write("new in layer 2\n")
+	PY
+	tar --xattrs --format=posix -cf "$OUT/layer2.tar" -C "$OUT/upper" .
+}
+
+# apply_layer TAR DIR: one pass over the layer, as containerd's naive
+# applier (archive.Apply) and podman's (storage's ApplyLayer) do it: a
+# .wh..wh..opq empties its directory, a .wh.NAME removes NAME, any other
+# entry replaces what is there (an existing file unlinked first, an
+# existing directory kept), a file's times set once it is written, the
+# directories' at the end.
+apply_layer() {
+	python3 - "$1" "$2" <<-'PY'
+		import os, shutil, sys, tarfile
+		layer, root = sys.argv[1], sys.argv[2]
+		dirs = []
+		with tarfile.open(layer) as tf:
+		    for m in tf:
+		        name = os.path.normpath(m.name)
+		        if name == ".":
+		            dirs.append((root, m))
+		            continue
+		        path = os.path.join(root, name)
+		        base = os.path.basename(name)
+		        parent = os.path.dirname(path)
+		        if base == ".wh..wh..opq":
+		            for e in os.listdir(parent):
+		                p = os.path.join(parent, e)
+		                if os.path.isdir(p) and not os.path.islink(p):
+		                    shutil.rmtree(p)
+		                else:
+		                    os.unlink(p)
+		            continue
+		        if base.startswith(".wh."):
+		            p = os.path.join(parent, base[4:])
+		            if os.path.isdir(p) and not os.path.islink(p):
+		                shutil.rmtree(p)
+		            elif os.path.lexists(p):
+		                os.unlink(p)
+		            continue
+		        if os.path.lexists(path) and not (m.isdir() and os.path.isdir(path)):
+		            if os.path.isdir(path) and not os.path.islink(path):
+		                shutil.rmtree(path)
+		            else:
+		                os.unlink(path)
+		        if m.isdir():
+		            os.makedirs(path, exist_ok=True)
+		            os.chmod(path, m.mode)
+		            dirs.append((path, m))
+		            continue
+		        if m.issym():
+		            os.symlink(m.linkname, path)
+		            os.utime(path, (m.mtime, m.mtime), follow_symlinks=False)
+		            continue
+		        if m.islnk():
+		            os.link(os.path.join(root, os.path.normpath(m.linkname)), path)
+		            continue
+		        if not m.isfile():
+		            continue
+		        with tf.extractfile(m) as src, open(path, "wb") as dst:
+		            shutil.copyfileobj(src, dst)
+		        os.chmod(path, m.mode)
+		        at = float(m.pax_headers.get("atime", m.mtime))
+		        os.utime(path, (at, m.mtime))
+		for path, m in reversed(dirs):
+		    if not os.path.isdir(path):
+		        continue
+		    at = float(m.pax_headers.get("atime", m.mtime))
+		    os.utime(path, (at, m.mtime))
+	PY
+}
+
+# a backup restored: a pax archive of the source (mtime, atime and ctime
+# in nanoseconds; tar --atime-preserve leaves the source's atimes alone),
+# extracted with tar -xpf (which restores atime and mtime), made once.
+backup_of_src() {
+	[ -f "$OUT/backup.tar" ] || tar --format=posix --atime-preserve=system --xattrs \
+		-cf "$OUT/backup.tar" -C "$OUT/src" .
+}
+
 for t in $TREES; do
 	case $t in
 	mke2fs-d)
@@ -266,6 +448,30 @@ for t in $TREES; do
 		;;
 	atomic-save) atomic_save "$M/t" ;;
 	logrotate) logrotate "$M/t" ;;
+	rsync-inplace)
+		# an older copy of the tree first (committed), later brought up
+		# to date in place
+		src_later
+		rsync -a "$OUT/src/" "$M/t/"
+		sync -f "$M"
+		sleep 2
+		rsync -a --inplace "$OUT/src2/" "$M/t/"
+		;;
+	dpkg-i)
+		debs_of_src
+		dpkg_tree "$M/t"
+		;;
+	oci-layers)
+		layers_of_src
+		mkdir "$M/t"
+		apply_layer "$OUT/layer1.tar" "$M/t"
+		apply_layer "$OUT/layer2.tar" "$M/t"
+		;;
+	tar-restore)
+		backup_of_src
+		mkdir "$M/t"
+		tar --xattrs -xpf "$OUT/backup.tar" -C "$M/t"
+		;;
 	*)
 		echo "mkinnocent.sh: no tree '$t'" >&2
 		exit 2

@@ -3,7 +3,9 @@
 # test_innocent.sh --- e4time anomalies on the innocent corpus (trees
 # written by real programs through the kernel: cp -a, rsync -a, tar,
 # Python's tarfile, unzip, Maildirs, gzip, mke2fs -d, atomic saves, log
-# rotation; tests/mkinnocent.sh) and on the stomped corpus (touch -d/-t/
+# rotation, rsync --inplace onto an older copy, dpkg -i with an upgrade,
+# two container image layers applied, a tar backup restored;
+# tests/mkinnocent.sh) and on the stomped corpus (touch -d/-t/
 # -r/-m/-a, os.utime with nanoseconds, a back-dating undone, debugfs sif;
 # tests/mkstomped.sh), at a small scale: the targets as counts.
 #   innocent: strong <= 1 per 100,000 files of a tree (0 at this scale),
@@ -15,12 +17,12 @@
 . "$TOP_SRCDIR/tests/lib.sh"
 
 NFILES=${E4T_INNOCENT_FILES:-2000}
-NTREES=12 # tests/mkinnocent.sh's trees
+NTREES=16 # tests/mkinnocent.sh's trees
 NPER=20   # stomped files per technique
 NTECH=9   # tests/mkstomped.sh's techniques
 
 suite_setup() {
-	require_tools jq python3 debugfs mkfs.ext4 tar rsync zip unzip gzip || return 1
+	require_tools jq python3 debugfs mkfs.ext4 tar rsync zip unzip gzip dpkg dpkg-deb || return 1
 	probe_mount
 	[ "$CAN_MOUNT" = 1 ] || return 0
 	local t

@@ -105,8 +105,11 @@ static const struct e4t_rule rules[R_COUNT] = {
 		"atime went back while ctime stayed: written raw (debugfs "
 		"sif, e4time set)",
 		"a write in the same clock tick as a metadata change "
-		"committed just before (mtime takes ctime's value); a clock "
-		"stepped back (atime)",
+		"committed just before (mtime takes ctime's value); times "
+		"set by a copy or extraction in the clock tick of its write, "
+		"a commit between (Linux 6.13 on: a fine-grained ctime the "
+		"coarse clock has not passed stays); a clock stepped back "
+		"(atime)",
 	},
 	[R_CRTIME_NSEC_ZERO] = {
 		"crtime-nsec-zero", E4T_SEV_MEDIUM, E4T_RULE_INODE,
@@ -137,9 +140,12 @@ static const struct e4t_rule rules[R_COUNT] = {
 		"mtime is a whole second where the directory's other entries "
 		"have nanoseconds: set by a second-precision tool (touch -t, "
 		"ustar/zip extraction)",
-		"files unpacked from ustar/zip/cpio archives or packages "
-		"(dpkg), copied by tools that keep whole seconds; one mtime "
-		"in 10^9",
+		"a file kept from an archive or package in a directory of "
+		"files edited since; whole seconds set later by a tool that "
+		"keeps them (cp -p, rsync onto an existing file); one mtime "
+		"in 10^9.  Not evaluated where the run that created the "
+		"inode set them (tar, unzip, dpkg, rsync -a, container "
+		"layers: crtime-after-mtime says copied)",
 	},
 	[R_ATIME_EQ_MTIME] = {
 		"atime-equals-mtime", E4T_SEV_MEDIUM, E4T_RULE_INODE,
@@ -344,7 +350,8 @@ int e4t_rules_inode(const struct e4t_rules_ctx *rc, const struct e4t_inode *in,
 		EMIT();
 	}
 	if (on(rc, R_MTIME_NSEC_ZERO) && dir && in->ino > rc->first_ino &&
-	    (ts[E4T_MTIME].flags & E4T_TS_EXTRA) && ts[E4T_MTIME].nsec == 0) {
+	    (ts[E4T_MTIME].flags & E4T_TS_EXTRA) && ts[E4T_MTIME].nsec == 0 &&
+	    !e4t_copy_like(rc->copies, &ts[E4T_CRTIME], &ts[E4T_CTIME])) {
 		/* the other entries: this one is counted, as a zero */
 		uint32_t others = dir->entries ? dir->entries - 1 : 0;
 
