@@ -53,7 +53,7 @@ count() {
 
 if [ -n "$CPPCHECK" ]; then
 	# shellcheck disable=SC2086 # flags are words
-	$CPPCHECK --quiet --std=c11 --library=posix --inline-suppr \
+	$CPPCHECK --quiet -j "$LINT_JOBS" --std=c11 --library=posix --inline-suppr \
 		--enable=warning,style,performance,portability \
 		--template='{file}:{line}:{column}: {severity}: {message} [{id}]' \
 		-D__BYTE_ORDER__=1234 -D__ORDER_LITTLE_ENDIAN__=1234 \
