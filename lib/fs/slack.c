@@ -11,7 +11,11 @@
  * [first inode, inodes count], a name of 1 to 255 bytes with neither NUL
  * nor '/' (and not "." or ".."), a record length that is a multiple of 4,
  * holds the name and ends within the gap, and, with the filetype
- * feature, a file type of 1 to 7.  htree index blocks (the root, block
+ * feature, a file type of 1 to 7.  A record whose inode number is 0
+ * (the first of a block, which an unlink cannot merge into the one
+ * before: Linux before 5.13 and ext2fs_unlink() zero its inode and leave
+ * its name; or one a tool zeroed) is kept the same way, as inode 0, when
+ * the caller asks (e4t_slack_geom.noino).  htree index blocks (the root, block
  * 0 of an indexed directory, and the nodes) are never parsed: their
  * hash entries would read as names.
  */
@@ -58,8 +62,9 @@ static int candidate_ok(const unsigned char *p, unsigned room,
 	unsigned nl = p[6], ft = p[7], rl;
 	const char *name = (const char *)p + 8;
 
-	if (room < 9 || ino < g->first_ino || ino > g->inodes_count ||
-	    nl == 0 || 8 + nl > room)
+	if (room < 9 || nl == 0 || 8 + nl > room)
+		return 0;
+	if (ino ? ino < g->first_ino || ino > g->inodes_count : !g->noino)
 		return 0;
 	rl = rec_len_of(p, g->len);
 	if ((rl & 3) || rl < round4(8 + nl) || rl > room)
@@ -108,6 +113,10 @@ int e4t_slack_parse(const unsigned char *buf, const struct e4t_slack_geom *g,
 			return 0; /* the chain is broken: trust nothing after */
 		if (live && le32(de) && nl &&
 		    live(le32(de), (const char *)de + 8, nl, de[7], off, priv))
+			return 1;
+		/* a record whose inode was zeroed, its name left */
+		if (!le32(de) && nl && g->noino && candidate_ok(de, rl, g) &&
+		    fn(0, (const char *)de + 8, nl, de[7], off, priv))
 			return 1;
 		if (scan_gap(buf, off + 8 + nl, off + rl, g, fn, priv))
 			return 1;
@@ -229,6 +238,7 @@ static void geom_init(const struct slack_ctx *c, unsigned len,
 	g->first_ino = EXT2_FIRST_INODE(sb);
 	g->inodes_count = sb->s_inodes_count;
 	g->filetype = ext2fs_has_feature_filetype(sb);
+	g->noino = 1;
 }
 
 struct blk_ctx {
@@ -384,8 +394,8 @@ errcode_t e4t_slack_scan(struct e4t_image *img, ext2_ino_t dir, e4t_slack_fn fn,
 		e.file_type = c.v[i].file_type;
 		e.blk = c.v[i].blk;
 		e.offset = c.v[i].offset;
-		e.realloc =
-			ext2fs_test_inode_bitmap2(fs->inode_map, e.ino) != 0;
+		e.realloc = e.ino &&
+			    ext2fs_test_inode_bitmap2(fs->inode_map, e.ino);
 		if (fn(&e, priv))
 			break;
 	}

@@ -996,16 +996,22 @@ static uint16_t ft_mode(unsigned ft)
 	return mode[ft & 7];
 }
 
+void e4t_inode_name_only(const struct e4t_image *img, ext2_ino_t ino,
+			 unsigned file_type, struct e4t_inode *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->ino = ino;
+	info->mode = ft_mode(file_type);
+	info->inode_size = (uint16_t)img->inode_size;
+}
+
 /* A name whose inode the tree does not hold live: no times. */
 static int emit_name_only(struct walker *w, ext2_ino_t ino, unsigned ft,
 			  ext2_ino_t parent)
 {
 	struct e4t_inode info;
 
-	memset(&info, 0, sizeof(info));
-	info.ino = ino;
-	info.mode = ft_mode(ft);
-	info.inode_size = (uint16_t)w->t->img->inode_size;
+	e4t_inode_name_only(w->t->img, ino, ft, &info);
 	return send_row(w, &info, E4T_NAME_ONLY, parent);
 }
 
