@@ -583,4 +583,101 @@ test_terminal_csv_and_mactime() {
 	done
 }
 
+# Names that fake a status: files the kernel wrote, named as e4time's
+# suffixes read ("live (deleted)", "a (journal tid 5)", ...), next to a
+# file "live" that debugfs rm deletes (its name stays in slack, so the
+# deleted row is "/s/live (deleted)").  In text, bodyfile and mactime the
+# '(' of such a name's suffix is \x28: every row, its suffixes stripped
+# from the end and its escapes undone, gives back the name, inode and
+# status jsonl gives, and no two rows print the same.
+test_names_that_fake_a_status() {
+	if ! can_mount; then
+		skip_test "loop mounts not available (root and loop devices)"
+		return
+	fi
+	local img="$TMP/fake.img" mnt f n
+	truncate -s 8M "$img"
+	mkfs.ext4 -q -F -b 1024 -O ^metadata_csum "$img" >/dev/null 2>&1
+	mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+	mount -o loop "$img" "$mnt" || { fail "mount"; return; }
+	mkdir "$mnt/s"
+	for n in "live" "live (deleted)" "b (orphan)" "c (deleted-realloc)" \
+		"d (name only)" "e (deleted, no inode)" "f (earlier file)" \
+		"g (journal tid 5)" "h (journal tid 5) (deleted)" "i (deleted" \
+		"j (journal tid x)" "k(deleted)"; do
+		echo "$n" >"$mnt/s/$n"
+	done
+	sync
+	umount "$mnt"
+	rmdir "$mnt"
+	debugfs -w -R "rm /s/live" "$img" >/dev/null 2>&1
+	run_ro "$img" timeline -d -f jsonl "$img"
+	jq -r 'select(.path | startswith("/s/")) |
+		"\(.ino) \(.status) \(.path | @base64)"' "$OUT" |
+		sort >"$TMP/fake.want"
+	assertEquals "11 live rows, 1 deleted" "11 1" \
+		"$(grep -c ' live ' "$TMP/fake.want") $(grep -c ' deleted ' "$TMP/fake.want")"
+	for f in text bodyfile mactime; do
+		run_ro "$img" timeline -d -f "$f" "$img"
+		assertEquals "$f: $(head -3 "$ERR")" 0 "$RC"
+		assertEquals "$f: rows parse back" "$(cat "$TMP/fake.want")" \
+			"$(python3 - "$f" "$OUT" <<'PYEOF'
+import base64, re, sys
+fmt, path = sys.argv[1], sys.argv[2]
+SUF = re.compile(rb" \((orphan|deleted|deleted-realloc|name only|"
+                 rb"deleted, no inode|earlier file|journal tid \d+)\)$")
+def unesc(s, code_point):
+    o, i = bytearray(), 0
+    while i < len(s):
+        if s[i:i + 1] == b"\\":
+            n = s[i + 1:i + 2]
+            if n in (b"x", b"X"):
+                v = int(s[i + 2:i + 4], 16)
+                o += chr(v).encode() if n == b"x" and code_point else bytes([v])
+                i += 4
+                continue
+            o += {b"n": b"\n", b"t": b"\t", b"r": b"\r"}.get(n, n)
+            i += 2
+            continue
+        o += s[i:i + 1]
+        i += 1
+    return bytes(o)
+out = []
+for l in open(path, "rb").read().split(b"\n"):
+    if fmt == "text":
+        m = re.match(rb".* (\d+) [-dlcbps?][-rwxsStT]{9} +\d+ (/s/.*)$", l)
+        if not m:
+            continue
+        ino, p = m.group(1), m.group(2)
+    else:
+        f = l.split(b"|")
+        if len(f) != 11 or not f[1].startswith(b"/s/"):
+            continue
+        ino, p = f[2], f[1]
+        if fmt == "mactime":
+            p = re.sub(rb"%([0-9A-F]{2})", lambda m: bytes.fromhex(m.group(1).decode()), p)
+    status = "live"
+    while True:
+        m = SUF.search(p)
+        if not m:
+            break
+        if status == "live" and not m.group(1).startswith(b"journal"):
+            status = m.group(1).decode()
+        p = p[:m.start()]
+    name = unesc(p, fmt != "text")
+    out.append("%s %s %s" % (ino.decode(), status,
+                             base64.b64encode(name).decode()))
+print("\n".join(sorted(out)))
+PYEOF
+)"
+		assertEquals "$f: every row differs" 12 \
+			"$(grep ' /s/\|^[^|]*|/s/' "$OUT" | sed 's/^.* \([0-9]* [-a-z]\{10\} *[0-9]* \/s\/\)/\1/' | sort -u | grep -c .)"
+	done
+	run_ro "$img" timeline -d -f text "$img"
+	assertContains "$(cat "$OUT")" '/s/live \x28deleted)'
+	assertContains "$(cat "$OUT")" '/s/live (deleted)'
+	assertContains "$(cat "$OUT")" '/s/h (journal tid 5) \x28deleted)'
+	assertContains "$(cat "$OUT")" '/s/i (deleted'
+}
+
 . shunit2
