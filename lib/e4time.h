@@ -745,6 +745,30 @@ errcode_t e4t_dir_scan_root(struct e4t_image *img, ext2_ino_t dir,
 			    e4t_warn_fn warn, void *priv);
 
 /* ------------------------------------------------------------------ */
+/* Names in encrypted directories (nokey.c)                            */
+/* ------------------------------------------------------------------ */
+
+/* How a directory's no-key names are made (e4t_nokey_setup). */
+struct e4t_nokey {
+	int hashed;	  /* read through the htree code: the dirhash too */
+	int version;	  /* EXT2_HASH_* (with _UNSIGNED) */
+	uint32_t seed[4]; /* s_hash_seed */
+};
+
+/* The longest no-key name (252 characters) and its NUL. */
+#define E4T_NOKEY_MAX 253
+
+/* Does a directory of these i_flags and i_size hold encrypted names
+ * (fscrypt, not casefolded)?  Then k says how to show them. */
+int e4t_nokey_setup(ext2_filsys fs, uint32_t iflags, uint64_t size,
+		    struct e4t_nokey *k);
+/* The kernel's no-key name of an encrypted entry's name (its ciphertext,
+ * len bytes) into out (E4T_NOKEY_MAX bytes, NUL-terminated): its length,
+ * or 0 for a name the kernel refuses (shorter than 16 bytes). */
+unsigned e4t_nokey_name(const struct e4t_nokey *k, const char *name,
+			unsigned len, char *out);
+
+/* ------------------------------------------------------------------ */
 /* Deleted entries in directory slack (slack.c)                        */
 /* ------------------------------------------------------------------ */
 
@@ -780,6 +804,9 @@ struct e4t_slack_geom {
 	/* also entries whose inode is 0 (a live record or one in slack),
 	 * as candidates with ino 0, checked as the others are */
 	int noino;
+	/* an encrypted directory: names are ciphertext (any bytes, 16 to
+	 * 252 in steps of 4, or 255) */
+	int enc;
 };
 typedef int (*e4t_slack_parse_fn)(ext2_ino_t ino, const char *name,
 				  unsigned name_len, unsigned file_type,

@@ -680,4 +680,109 @@ PYEOF
 	assertContains "$(cat "$OUT")" '/s/i (deleted'
 }
 
+# fscrypt: an encrypted directory made by the kernel (v2 policy, AES-256
+# names, the ioctls from Python), files with short and long names (a
+# ciphertext over 149 bytes is abbreviated with its SHA-256), in a
+# one-block directory and an htree, on a filesystem with dir_index (the
+# kernel then puts the dirhash in the name) and one without; the key
+# removed, `find` on the mount lists the no-key names: e4time's paths are
+# the same, the encrypted rows say so (jsonl "encrypted", csv column),
+# and a deleted entry's name in slack is a no-key name too.
+FSC_PY='
+import fcntl, os, struct, sys
+cmd, path = sys.argv[1], sys.argv[2]
+fd = os.open(path, os.O_RDONLY)
+if cmd == "add":
+    key = bytes(range(64))
+    arg = bytearray(struct.pack("<II32sII32s", 2, 0, b"", 64, 0, b"") + key)
+    fcntl.ioctl(fd, 0xc0506617, arg)
+    print(bytes(arg[8:24]).hex())
+elif cmd == "set":
+    fcntl.ioctl(fd, 0x800c6613, struct.pack("<BBBB4s16s", 2, 1, 4, 2, b"",
+                                            bytes.fromhex(sys.argv[3])))
+else:
+    fcntl.ioctl(fd, 0xc0406618, bytearray(struct.pack(
+        "<II16s16sI20s", 2, 0, bytes.fromhex(sys.argv[3]), b"", 0, b"")))
+'
+
+# nokey_case NAME MKFS_FEATURES: build, list without the key, compare.
+nokey_case() {
+	local img="$TMP/$1.img" mnt id i ino gone
+	truncate -s 16M "$img"
+	mkfs.ext4 -q -F -b 1024 -O "$2" "$img" >/dev/null 2>&1
+	mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+	mount -o loop "$img" "$mnt" || { fail "$1: mount"; return; }
+	id=$(python3 -c "$FSC_PY" add "$mnt") && mkdir "$mnt/secret" &&
+		python3 -c "$FSC_PY" set "$mnt/secret" "$id" || {
+		umount "$mnt"
+		skip_test "$1: fscrypt refused here"
+		return
+	}
+	mkdir "$mnt/secret/sub"
+	echo a >"$mnt/secret/a"
+	echo gone >"$mnt/secret/gone_soon"
+	echo z >"$mnt/secret/zz"
+	echo l >"$mnt/secret/$(printf 'L%.0s' $(seq 1 200))"
+	echo m >"$mnt/secret/$(printf 'M%.0s' $(seq 1 120))"
+	for i in $(seq 1 60); do echo "$i" >"$mnt/secret/sub/file_number_$i"; done
+	ino=$(stat -c %i "$mnt/secret/gone_soon")
+	sync
+	python3 -c "$FSC_PY" remove "$mnt" "$id"
+	echo 2 >/proc/sys/vm/drop_caches
+	(cd "$mnt" && find secret -printf '/%p %i\n') | sort >"$TMP/$1.find"
+	umount "$mnt"
+	rmdir "$mnt"
+	assertEquals "$1: entries listed" 67 "$(grep -c . "$TMP/$1.find")"
+	run_ro "$img" timeline -f jsonl "$img"
+	assertEquals "$1: $(head -3 "$ERR")" 0 "$RC"
+	assertEquals "$1: paths as find lists them without the key" \
+		"$(cat "$TMP/$1.find")" \
+		"$(jq -r 'select(.path | startswith("/secret")) | "\(.path) \(.ino)"' "$OUT" | sort)"
+	assertEquals "$1: every row in it encrypted" 67 \
+		"$(jq -r 'select(.path | startswith("/secret")) | select(.encrypted)' "$OUT" | grep -c '^{')"
+	assertEquals "$1: no other" 67 "$(grep -c '"encrypted":true' "$OUT")"
+	run_ro "$img" timeline -f csv "$img"
+	assertEquals "$1: csv column" "encrypted true false" \
+		"$(head -1 "$OUT" | tr -d '\r' | awk -F, '{print $NF}') $(grep -c ',true.$' "$OUT" | sed 's/^67$/true/') $(grep '^/lost+found,' "$OUT" | tr -d '\r' | awk -F, '{print $NF}')"
+	# unlink /secret/gone_soon as ext2fs_unlink would (merge its record
+	# into the one before, free its inode): its no-key name from slack
+	gone=$(grep " $ino\$" "$TMP/$1.find")
+	assertNotNull "$1: the file to delete" "$gone"
+	python3 - "$img" "$ino" <<'PYEOF'
+import struct, subprocess, sys
+img, ino = sys.argv[1], int(sys.argv[2])
+blk = int(subprocess.run(["debugfs", "-R", "blocks /secret", img],
+                         capture_output=True, text=True).stdout.split()[0])
+with open(img, "r+b") as f:
+    f.seek(blk * 1024)
+    b = bytearray(f.read(1024))
+    off = prev = 0
+    while off < 1024:
+        i, rl = struct.unpack_from("<IH", b, off)
+        if i == ino:
+            struct.pack_into("<H", b, prev + 4,
+                             struct.unpack_from("<H", b, prev + 4)[0] + rl)
+            break
+        prev, off = off, off + rl
+    else:
+        sys.exit("entry not found")
+    f.seek(blk * 1024)
+    f.write(b)
+PYEOF
+	debugfs -w -R "kill_file <$ino>" "$img" >/dev/null 2>&1
+	run_ro "$img" timeline -d -f jsonl "$img"
+	assertEquals "$1: the deleted no-key name" \
+		"${gone% *} $ino deleted slack true" \
+		"$(jq -r 'select(.status == "deleted") | "\(.path) \(.ino) \(.status) \(.name_source) \(.encrypted)"' "$OUT")"
+}
+
+test_encrypted_dir_nokey_names() {
+	if ! can_mount || [ ! -e /sys/fs/ext4/features/encryption ]; then
+		skip_test "loop mounts or ext4 encryption not available"
+		return
+	fi
+	nokey_case enc-dirindex encrypt,^metadata_csum
+	nokey_case enc-linear encrypt,^dir_index
+}
+
 . shunit2

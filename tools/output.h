@@ -52,6 +52,9 @@ struct out {
 	/* timeline --journal: jsonl and csv have the inode's generation
 	 * (which file a row is of) */
 	int generations;
+	/* csv: an "encrypted" column (the filesystem has the encrypt
+	 * feature, or --volume: every volume's rows alike) */
+	int encrypted_col;
 };
 
 struct formatter {

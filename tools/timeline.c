@@ -485,6 +485,8 @@ int timeline_run(const struct timeline_args *a)
 	c.out.local = a->local;
 	c.out.volume = a->volume;
 	c.out.no_header = a->volume && !a->vol_first;
+	c.out.encrypted_col =
+		a->volume || ext2fs_has_feature_encrypt(img->fs->super);
 	if (!a->volume || a->vol_first) /* before any output only */
 		setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 

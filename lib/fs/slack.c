@@ -15,7 +15,9 @@
  * (the first of a block, which an unlink cannot merge into the one
  * before: Linux before 5.13 and ext2fs_unlink() zero its inode and leave
  * its name; or one a tool zeroed) is kept the same way, as inode 0, when
- * the caller asks (e4t_slack_geom.noino).  htree index blocks (the root, block
+ * the caller asks (e4t_slack_geom.noino).  In an encrypted (fscrypt)
+ * directory a name is ciphertext: any bytes, 16 to 252 of them in steps
+ * of 4 (the padding) or 255.  htree index blocks (the root, block
  * 0 of an indexed directory, and the nodes) are never parsed: their
  * hash entries would read as names.
  */
@@ -71,6 +73,8 @@ static int candidate_ok(const unsigned char *p, unsigned room,
 		return 0;
 	if (g->filetype && (ft < 1 || ft > 7))
 		return 0;
+	if (g->enc) /* ciphertext: any bytes, of a length fscrypt writes */
+		return nl >= 16 && (nl % 4 == 0 || nl == 255);
 	if (memchr(name, '\0', nl) || memchr(name, '/', nl))
 		return 0;
 	if ((nl == 1 && name[0] == '.') ||
@@ -191,6 +195,7 @@ struct slack_ctx {
 	size_t names_len, names_cap;
 	blk64_t blk;
 	errcode_t err;
+	int enc; /* the directory is encrypted */
 };
 
 static int add_name(struct slack_ctx *c, ext2_ino_t ino, const char *name,
@@ -239,6 +244,7 @@ static void geom_init(const struct slack_ctx *c, unsigned len,
 	g->inodes_count = sb->s_inodes_count;
 	g->filetype = ext2fs_has_feature_filetype(sb);
 	g->noino = 1;
+	g->enc = c->enc;
 }
 
 struct blk_ctx {
@@ -341,14 +347,19 @@ errcode_t e4t_slack_scan(struct e4t_image *img, ext2_ino_t dir, e4t_slack_fn fn,
 	ext2_filsys fs = img->fs;
 	struct slack_ctx c = { .img = img, .dir = dir };
 	struct ext2_inode inode;
+	struct e4t_nokey nokey;
+	char nokey_name[E4T_NOKEY_MAX];
 	errcode_t err;
 	size_t i, j;
+	int enc;
 
 	err = ext2fs_read_inode(fs, dir, &inode);
 	if (err)
 		return err;
 	if (!LINUX_S_ISDIR(inode.i_mode))
 		return 0;
+	enc = e4t_nokey_setup(fs, inode.i_flags, EXT2_I_SIZE(&inode), &nokey);
+	c.enc = (inode.i_flags & EXT4_ENCRYPT_FL) != 0;
 	if (!fs->inode_map) {
 		err = ext2fs_read_inode_bitmap(fs);
 		if (err)
@@ -392,6 +403,15 @@ errcode_t e4t_slack_scan(struct e4t_image *img, ext2_ino_t dir, e4t_slack_fn fn,
 		e.name = c.v[i].name;
 		e.name_len = c.v[i].name_len;
 		e.file_type = c.v[i].file_type;
+		if (enc) { /* encrypted: the name ls would have listed */
+			unsigned n = e4t_nokey_name(&nokey, e.name, e.name_len,
+						    nokey_name);
+
+			if (n) {
+				e.name = nokey_name;
+				e.name_len = n;
+			}
+		}
 		e.blk = c.v[i].blk;
 		e.offset = c.v[i].offset;
 		e.realloc = e.ino &&
