@@ -253,8 +253,9 @@ size_t e4t_dir_root_pack(const struct ext2_inode_large *raw, unsigned char *out)
 			return 1;
 		next = (uint64_t)lblk + len;
 	}
-	out[0] = (unsigned char)(n | (raw->i_flags & EXT4_ENCRYPT_FL ? ROOT_ENC
-								     : 0));
+	out[0] = (unsigned char)n;
+	if (raw->i_flags & EXT4_ENCRYPT_FL)
+		out[0] |= ROOT_ENC;
 	memcpy(out + 1, &raw->i_generation, 4);
 	for (i = 0; i < n; i++) {
 		uint32_t lblk = ext2fs_le32_to_cpu(x[i].ee_block);
