@@ -745,6 +745,30 @@ errcode_t e4t_dir_scan_root(struct e4t_image *img, ext2_ino_t dir,
 			    e4t_warn_fn warn, void *priv);
 
 /* ------------------------------------------------------------------ */
+/* Names in encrypted directories (nokey.c)                            */
+/* ------------------------------------------------------------------ */
+
+/* How a directory's no-key names are made (e4t_nokey_setup). */
+struct e4t_nokey {
+	int hashed;	  /* read through the htree code: the dirhash too */
+	int version;	  /* EXT2_HASH_* (with _UNSIGNED) */
+	uint32_t seed[4]; /* s_hash_seed */
+};
+
+/* The longest no-key name (252 characters) and its NUL. */
+#define E4T_NOKEY_MAX 253
+
+/* Does a directory of these i_flags and i_size hold encrypted names
+ * (fscrypt, not casefolded)?  Then k says how to show them. */
+int e4t_nokey_setup(ext2_filsys fs, uint32_t iflags, uint64_t size,
+		    struct e4t_nokey *k);
+/* The kernel's no-key name of an encrypted entry's name (its ciphertext,
+ * len bytes) into out (E4T_NOKEY_MAX bytes, NUL-terminated): its length,
+ * or 0 for a name the kernel refuses (shorter than 16 bytes). */
+unsigned e4t_nokey_name(const struct e4t_nokey *k, const char *name,
+			unsigned len, char *out);
+
+/* ------------------------------------------------------------------ */
 /* Deleted entries in directory slack (slack.c)                        */
 /* ------------------------------------------------------------------ */
 
@@ -759,6 +783,8 @@ struct e4t_slack_entry {
 	unsigned offset;    /* of the entry in the block (or inline area) */
 	int realloc;	    /* the inode is in use now (by another file) */
 };
+/* ino is 0 for a deleted entry whose inode number was zeroed (its name
+ * and file type are left): no inode to read. */
 typedef int (*e4t_slack_fn)(const struct e4t_slack_entry *e, void *priv);
 
 /*
@@ -775,6 +801,12 @@ struct e4t_slack_geom {
 	uint32_t first_ino;    /* the lowest inode a candidate may name */
 	uint32_t inodes_count; /* and the highest */
 	int filetype;	       /* the filetype feature: types 1 to 7 only */
+	/* also entries whose inode is 0 (a live record or one in slack),
+	 * as candidates with ino 0, checked as the others are */
+	int noino;
+	/* an encrypted directory: names are ciphertext (any bytes, 16 to
+	 * 252 in steps of 4, or 255) */
+	int enc;
 };
 typedef int (*e4t_slack_parse_fn)(ext2_ino_t ino, const char *name,
 				  unsigned name_len, unsigned file_type,
@@ -807,6 +839,10 @@ enum e4t_status {
 	/* a name whose inode is not in use or could not be read (a damaged
 	 * inode table): no times (E4T_TREE_NAME_ONLY) */
 	E4T_NAME_ONLY,
+	/* a deleted name in a directory whose entry's inode number is 0
+	 * (zeroed by the tool or kernel that deleted it): no inode, no
+	 * times (timeline --deleted) */
+	E4T_DELETED_NOINODE,
 };
 
 /* What a row's journal transaction is (struct e4t_row_journal.kind). */
@@ -881,6 +917,11 @@ struct e4t_tree;
 errcode_t e4t_tree_load(struct e4t_image *img, const struct e4t_tree_opts *opts,
 			struct e4t_tree **ret);
 void e4t_tree_free(struct e4t_tree *tree);
+/* The inode of a row that has only a name (E4T_NAME_ONLY,
+ * E4T_DELETED_NOINODE): its number, the mode of its entry's file type
+ * (EXT2_FT_*), no times. */
+void e4t_inode_name_only(const struct e4t_image *img, ext2_ino_t ino,
+			 unsigned file_type, struct e4t_inode *info);
 /*
  * Visit every name reachable from start (whose path is start_path; "/a/"
  * names its rows as "/a" does), start included, depth first in directory order;

@@ -257,6 +257,108 @@ test_kernel_files_debugfs_and_kernel_rm() {
 	assertEquals "fls finds no name either" "" "$(fls_rows "$img")"
 }
 
+# Entries whose inode number is 0 but whose name is left (older kernels
+# and ext2fs_unlink() zero the inode of the first entry of a block; some
+# tools zero it in any entry; dfvfs's image.vhd has three, which fls and
+# debugfs show).  Hand-built: Linux 5.13 and later wipe the whole entry,
+# so the kernel writes the files, then debugfs rm removes them (the first
+# entry of an htree leaf block loses its inode number, the others merge
+# into the entry before), and the inode field of three merged entries is
+# zeroed by hand.  Every such name fls -r -d and debugfs ls -d list is a
+# row "deleted-noinode" with inode 0 and no times, and no other.
+test_noinode_names_as_fls_and_debugfs() {
+	if [ "$CAN_MOUNT" != 1 ]; then
+		skip_test "loop mounts not available (root and loop devices)"
+		return
+	fi
+	local img="$TMP/noino.img" mnt n i firsts e f dbg
+	truncate -s 8M "$img"
+	mkfs.ext4 -q -F -b 1024 -O ^metadata_csum \
+		-U 0e4d0e4d-1414-4141-8e4d-0e4d0e4d1428 \
+		-E hash_seed=14141414-0e4d-4d0e-a14a-141414141428 "$img" \
+		>/dev/null 2>&1
+	mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+	mount -o loop "$img" "$mnt" || { fail "mount"; return; }
+	mkdir "$mnt/docs" "$mnt/big"
+	for n in another_file .another_file.swp another_file~ passwords.txt \
+		passwords.txt~ keep.txt; do
+		echo "$n" >"$mnt/docs/$n"
+	done
+	for i in $(seq 1 300); do echo "$i" >"$mnt/big/name_$i"; done
+	sync
+	umount "$mnt"
+	rmdir "$mnt"
+	# the first entries of /big's leaf blocks 2 and 5 (the kernel's
+	# htree, from the fixed hash seed)
+	firsts=$(python3 - "$img" <<'PYEOF'
+import struct, subprocess, sys
+img = sys.argv[1]
+blks = subprocess.run(["debugfs", "-R", "blocks /big", img],
+                      capture_output=True, text=True).stdout.split()
+with open(img, "rb") as f:
+    for k in (2, 5):
+        f.seek(int(blks[k]) * 1024)
+        b = f.read(1024)
+        ino, rl, nl = struct.unpack_from("<IHB", b, 0)
+        print("/big/" + b[8:8 + nl].decode())
+PYEOF
+)
+	assertEquals "two first entries" 2 "$(grep -c . <<<"$firsts")"
+	for n in $firsts /docs/.another_file.swp /docs/another_file~ \
+		/docs/passwords.txt~; do
+		debugfs -w -R "rm $n" "$img" >/dev/null 2>&1
+	done
+	# zero the inode of the three merged entries of /docs
+	python3 - "$img" <<'PYEOF'
+import struct, subprocess, sys
+img = sys.argv[1]
+names = [b".another_file.swp", b"another_file~", b"passwords.txt~"]
+blk = int(subprocess.run(["debugfs", "-R", "blocks /docs", img],
+                         capture_output=True, text=True).stdout.split()[0])
+with open(img, "r+b") as f:
+    f.seek(blk * 1024)
+    b = bytearray(f.read(1024))
+    done = 0
+    for off in range(0, 1024 - 8, 4):
+        ino, rl, nl = struct.unpack_from("<IHB", b, off)
+        if ino and nl and bytes(b[off + 8:off + 8 + nl]) in names:
+            struct.pack_into("<I", b, off, 0)
+            done += 1
+    assert done == 3, done
+    f.seek(blk * 1024)
+    f.write(b)
+PYEOF
+	run_ro "$img" timeline -d -f jsonl "$img"
+	assertEquals "$(head -3 "$ERR")" 0 "$RC"
+	e=$(jq -r 'select(.status == "deleted-noinode") |
+		"\(.ino) \(.path) \(.type) \(.name_source) \(.atime) \(.mtime) \(.ctime) \(.crtime) \(.dtime)"' \
+		"$OUT" | sort)
+	f=$(fls -r -d -p "$img" | sed -n 's#^r/- \* 0:\t\(.*\)$#0 /\1 reg slack null null null null null#p' | sort)
+	assertEquals "5 names" 5 "$(grep -c . <<<"$f")"
+	assertEquals "as fls -r -d" "$f" "$e"
+	# debugfs ls -d: "<0> (REC) NAME" in slack, " 0  (REC) NAME" first
+	dbg=$( (debugfs -R "ls -d /docs" "$img"
+		debugfs -R "ls -d /big" "$img") 2>/dev/null |
+		grep -o '\(<0>\|^ *0 \|    0 \) *([0-9]*) [^ ]\+' |
+		awk '{print $NF}' | sort)
+	assertEquals "as debugfs ls -d" \
+		"$(awk '{sub(".*/", "", $2); print $2}' <<<"$f" | sort)" "$dbg"
+	# text, bodyfile and mactime: the suffix, inode 0, no times (as fls -m)
+	run_ro "$img" timeline -d -f text "$img"
+	assertEquals "text" 5 "$(grep -c ' 0 -\{10\} \+0 /.* (deleted, no inode)$' "$OUT")"
+	run_ro "$img" timeline -d -f mactime "$img"
+	assertEquals "mactime as fls -m" \
+		"$(fls -m / -r -d "$img" | grep '^0|[^|]*|0|r/-' |
+			sed 's/ (deleted)|/ (deleted, no inode)|/' | sort)" \
+		"$(grep '(deleted, no inode)' "$OUT" | sort)"
+	run_ro "$img" timeline -d -f bodyfile "$img"
+	assertEquals "bodyfile" 5 \
+		"$(grep -c '^0|/[^|]* (deleted, no inode)|0|----------|0|0|0||||0$' "$OUT")"
+	# without --deleted, nothing
+	run_ro "$img" timeline -f jsonl "$img"
+	assertEquals "not without -d" 0 "$(grep -c noinode "$OUT")"
+}
+
 # The kernel wipes names on unlink, but the journal keeps the directory
 # blocks and the inodes as they were: names, parent paths, inodes and
 # the times stat(1) gave before the deletion, from the live log (image

@@ -585,4 +585,206 @@ test_terminal_csv_and_mactime() {
 	done
 }
 
+# Names that fake a status: files the kernel wrote, named as e4time's
+# suffixes read ("live (deleted)", "a (journal tid 5)", ...), next to a
+# file "live" that debugfs rm deletes (its name stays in slack, so the
+# deleted row is "/s/live (deleted)").  In text, bodyfile and mactime the
+# '(' of such a name's suffix is \x28: every row, its suffixes stripped
+# from the end and its escapes undone, gives back the name, inode and
+# status jsonl gives, and no two rows print the same.
+test_names_that_fake_a_status() {
+	if ! can_mount; then
+		skip_test "loop mounts not available (root and loop devices)"
+		return
+	fi
+	local img="$TMP/fake.img" mnt f n
+	truncate -s 8M "$img"
+	mkfs.ext4 -q -F -b 1024 -O ^metadata_csum "$img" >/dev/null 2>&1
+	mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+	mount -o loop "$img" "$mnt" || { fail "mount"; return; }
+	mkdir "$mnt/s"
+	for n in "live" "live (deleted)" "b (orphan)" "c (deleted-realloc)" \
+		"d (name only)" "e (deleted, no inode)" "f (earlier file)" \
+		"g (journal tid 5)" "h (journal tid 5) (deleted)" "i (deleted" \
+		"j (journal tid x)" "k(deleted)"; do
+		echo "$n" >"$mnt/s/$n"
+	done
+	sync
+	umount "$mnt"
+	rmdir "$mnt"
+	debugfs -w -R "rm /s/live" "$img" >/dev/null 2>&1
+	run_ro "$img" timeline -d -f jsonl "$img"
+	jq -r 'select(.path | startswith("/s/")) |
+		"\(.ino) \(.status) \(.path | @base64)"' "$OUT" |
+		sort >"$TMP/fake.want"
+	assertEquals "11 live rows, 1 deleted" "11 1" \
+		"$(grep -c ' live ' "$TMP/fake.want") $(grep -c ' deleted ' "$TMP/fake.want")"
+	for f in text bodyfile mactime; do
+		run_ro "$img" timeline -d -f "$f" "$img"
+		assertEquals "$f: $(head -3 "$ERR")" 0 "$RC"
+		assertEquals "$f: rows parse back" "$(cat "$TMP/fake.want")" \
+			"$(python3 - "$f" "$OUT" <<'PYEOF'
+import base64, re, sys
+fmt, path = sys.argv[1], sys.argv[2]
+SUF = re.compile(rb" \((orphan|deleted|deleted-realloc|name only|"
+                 rb"deleted, no inode|earlier file|journal tid \d+)\)$")
+def unesc(s, code_point):
+    o, i = bytearray(), 0
+    while i < len(s):
+        if s[i:i + 1] == b"\\":
+            n = s[i + 1:i + 2]
+            if n in (b"x", b"X"):
+                v = int(s[i + 2:i + 4], 16)
+                o += chr(v).encode() if n == b"x" and code_point else bytes([v])
+                i += 4
+                continue
+            o += {b"n": b"\n", b"t": b"\t", b"r": b"\r"}.get(n, n)
+            i += 2
+            continue
+        o += s[i:i + 1]
+        i += 1
+    return bytes(o)
+out = []
+for l in open(path, "rb").read().split(b"\n"):
+    if fmt == "text":
+        m = re.match(rb".* (\d+) [-dlcbps?][-rwxsStT]{9} +\d+ (/s/.*)$", l)
+        if not m:
+            continue
+        ino, p = m.group(1), m.group(2)
+    else:
+        f = l.split(b"|")
+        if len(f) != 11 or not f[1].startswith(b"/s/"):
+            continue
+        ino, p = f[2], f[1]
+        if fmt == "mactime":
+            p = re.sub(rb"%([0-9A-F]{2})", lambda m: bytes.fromhex(m.group(1).decode()), p)
+    status = "live"
+    while True:
+        m = SUF.search(p)
+        if not m:
+            break
+        if status == "live" and not m.group(1).startswith(b"journal"):
+            status = m.group(1).decode()
+        p = p[:m.start()]
+    name = unesc(p, fmt != "text")
+    out.append("%s %s %s" % (ino.decode(), status,
+                             base64.b64encode(name).decode()))
+print("\n".join(sorted(out)))
+PYEOF
+)"
+		assertEquals "$f: every row differs" 12 \
+			"$(grep ' /s/\|^[^|]*|/s/' "$OUT" | sed 's/^.* \([0-9]* [-a-z]\{10\} *[0-9]* \/s\/\)/\1/' | sort -u | grep -c .)"
+	done
+	run_ro "$img" timeline -d -f text "$img"
+	assertContains "$(cat "$OUT")" '/s/live \x28deleted)'
+	assertContains "$(cat "$OUT")" '/s/live (deleted)'
+	assertContains "$(cat "$OUT")" '/s/h (journal tid 5) \x28deleted)'
+	assertContains "$(cat "$OUT")" '/s/i (deleted'
+}
+
+# fscrypt: an encrypted directory made by the kernel (v2 policy, AES-256
+# names, the ioctls from Python), files with short and long names (a
+# ciphertext over 149 bytes is abbreviated with its SHA-256), in a
+# one-block directory and an htree, on a filesystem with dir_index (the
+# kernel then puts the dirhash in the name) and one without; the key
+# removed, `find` on the mount lists the no-key names: e4time's paths are
+# the same, the encrypted rows say so (jsonl "encrypted", csv column),
+# and a deleted entry's name in slack is a no-key name too.
+FSC_PY='
+import fcntl, os, struct, sys
+cmd, path = sys.argv[1], sys.argv[2]
+fd = os.open(path, os.O_RDONLY)
+if cmd == "add":
+    key = bytes(range(64))
+    arg = bytearray(struct.pack("<II32sII32s", 2, 0, b"", 64, 0, b"") + key)
+    fcntl.ioctl(fd, 0xc0506617, arg)
+    print(bytes(arg[8:24]).hex())
+elif cmd == "set":
+    fcntl.ioctl(fd, 0x800c6613, struct.pack("<BBBB4s16s", 2, 1, 4, 2, b"",
+                                            bytes.fromhex(sys.argv[3])))
+else:
+    fcntl.ioctl(fd, 0xc0406618, bytearray(struct.pack(
+        "<II16s16sI20s", 2, 0, bytes.fromhex(sys.argv[3]), b"", 0, b"")))
+'
+
+# nokey_case NAME MKFS_FEATURES: build, list without the key, compare.
+nokey_case() {
+	local img="$TMP/$1.img" mnt id i ino gone
+	truncate -s 16M "$img"
+	mkfs.ext4 -q -F -b 1024 -O "$2" "$img" >/dev/null 2>&1
+	mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+	mount -o loop "$img" "$mnt" || { fail "$1: mount"; return; }
+	id=$(python3 -c "$FSC_PY" add "$mnt") && mkdir "$mnt/secret" &&
+		python3 -c "$FSC_PY" set "$mnt/secret" "$id" || {
+		umount "$mnt"
+		skip_test "$1: fscrypt refused here"
+		return
+	}
+	mkdir "$mnt/secret/sub"
+	echo a >"$mnt/secret/a"
+	echo gone >"$mnt/secret/gone_soon"
+	echo z >"$mnt/secret/zz"
+	echo l >"$mnt/secret/$(printf 'L%.0s' $(seq 1 200))"
+	echo m >"$mnt/secret/$(printf 'M%.0s' $(seq 1 120))"
+	for i in $(seq 1 60); do echo "$i" >"$mnt/secret/sub/file_number_$i"; done
+	ino=$(stat -c %i "$mnt/secret/gone_soon")
+	sync
+	python3 -c "$FSC_PY" remove "$mnt" "$id"
+	echo 2 >/proc/sys/vm/drop_caches
+	(cd "$mnt" && find secret -printf '/%p %i\n') | sort >"$TMP/$1.find"
+	umount "$mnt"
+	rmdir "$mnt"
+	assertEquals "$1: entries listed" 67 "$(grep -c . "$TMP/$1.find")"
+	run_ro "$img" timeline -f jsonl "$img"
+	assertEquals "$1: $(head -3 "$ERR")" 0 "$RC"
+	assertEquals "$1: paths as find lists them without the key" \
+		"$(cat "$TMP/$1.find")" \
+		"$(jq -r 'select(.path | startswith("/secret")) | "\(.path) \(.ino)"' "$OUT" | sort)"
+	assertEquals "$1: every row in it encrypted" 67 \
+		"$(jq -r 'select(.path | startswith("/secret")) | select(.encrypted)' "$OUT" | grep -c '^{')"
+	assertEquals "$1: no other" 67 "$(grep -c '"encrypted":true' "$OUT")"
+	run_ro "$img" timeline -f csv "$img"
+	assertEquals "$1: csv column" "encrypted true false" \
+		"$(head -1 "$OUT" | tr -d '\r' | awk -F, '{print $NF}') $(grep -c ',true.$' "$OUT" | sed 's/^67$/true/') $(grep '^/lost+found,' "$OUT" | tr -d '\r' | awk -F, '{print $NF}')"
+	# unlink /secret/gone_soon as ext2fs_unlink would (merge its record
+	# into the one before, free its inode): its no-key name from slack
+	gone=$(grep " $ino\$" "$TMP/$1.find")
+	assertNotNull "$1: the file to delete" "$gone"
+	python3 - "$img" "$ino" <<'PYEOF'
+import struct, subprocess, sys
+img, ino = sys.argv[1], int(sys.argv[2])
+blk = int(subprocess.run(["debugfs", "-R", "blocks /secret", img],
+                         capture_output=True, text=True).stdout.split()[0])
+with open(img, "r+b") as f:
+    f.seek(blk * 1024)
+    b = bytearray(f.read(1024))
+    off = prev = 0
+    while off < 1024:
+        i, rl = struct.unpack_from("<IH", b, off)
+        if i == ino:
+            struct.pack_into("<H", b, prev + 4,
+                             struct.unpack_from("<H", b, prev + 4)[0] + rl)
+            break
+        prev, off = off, off + rl
+    else:
+        sys.exit("entry not found")
+    f.seek(blk * 1024)
+    f.write(b)
+PYEOF
+	debugfs -w -R "kill_file <$ino>" "$img" >/dev/null 2>&1
+	run_ro "$img" timeline -d -f jsonl "$img"
+	assertEquals "$1: the deleted no-key name" \
+		"${gone% *} $ino deleted slack true" \
+		"$(jq -r 'select(.status == "deleted") | "\(.path) \(.ino) \(.status) \(.name_source) \(.encrypted)"' "$OUT")"
+}
+
+test_encrypted_dir_nokey_names() {
+	if ! can_mount || [ ! -e /sys/fs/ext4/features/encryption ]; then
+		skip_test "loop mounts or ext4 encryption not available"
+		return
+	fi
+	nokey_case enc-dirindex encrypt,^metadata_csum
+	nokey_case enc-linear encrypt,^dir_index
+}
+
 . shunit2

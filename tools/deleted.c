@@ -30,6 +30,7 @@ struct dname {
 	ext2_ino_t ino;
 	int realloc;
 	int used;
+	unsigned file_type; /* of a slack entry: inode 0's only mode */
 	size_t seq;
 	char *path;
 	size_t path_len;
@@ -140,6 +141,7 @@ static int on_slack(const struct e4t_slack_entry *e, void *priv)
 	}
 	n->ino = e->ino;
 	n->realloc = e->realloc;
+	n->file_type = e->file_type;
 	return 0;
 }
 
@@ -417,7 +419,10 @@ errcode_t dnames_rest(struct dnames *d, const struct e4t_tree *tree,
 
 		if (n->used)
 			continue;
-		if (e4t_tree_inode(tree, n->ino, &info)) {
+		if (!n->ino) /* no inode: the entry's type, no times */
+			e4t_inode_name_only(d->img, n->ino, n->file_type,
+					    &info);
+		else if (e4t_tree_inode(tree, n->ino, &info)) {
 			memset(raw, 0, isize);
 			if (ext2fs_read_inode_full(fs, n->ino,
 						   (struct ext2_inode *)raw,
@@ -426,11 +431,14 @@ errcode_t dnames_rest(struct dnames *d, const struct e4t_tree *tree,
 			e4t_inode_decode(raw, d->img->inode_size, n->ino,
 					 &info);
 		}
-		take_all(d, n);
+		if (n->ino) /* each inode-0 name is a row of its own */
+			take_all(d, n);
 		row.path = n->path;
 		row.path_len = n->path_len;
 		row.inode = &info;
-		row.status = n->realloc ? E4T_DELETED_REALLOC : E4T_DELETED;
+		row.status = !n->ino	  ? E4T_DELETED_NOINODE
+			     : n->realloc ? E4T_DELETED_REALLOC
+					  : E4T_DELETED;
 		row.parent = 0; /* as for the tree's deleted rows */
 		row.name_source = "slack";
 		row.journal = NULL;

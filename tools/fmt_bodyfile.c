@@ -33,7 +33,7 @@ static void body_row(struct out *o, const struct e4t_row *row)
 		esc_bodyfile(b, o->volume, strlen(o->volume));
 		lb_putc(b, ':');
 	}
-	esc_bodyfile(b, row->path, row->path_len);
+	lb_path(b, row->path, row->path_len, esc_bodyfile);
 	lb_body_middle(o, row, mode, esc_bodyfile);
 	/* The four times are often equal: format each distinct one once. */
 	const struct e4t_ts *prev = NULL;

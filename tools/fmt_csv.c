@@ -30,6 +30,8 @@ static void csv_begin(struct out *o)
 		lb_puts(&o->lb, ",generation");
 	if (o->flags_on)
 		lb_puts(&o->lb, ",flags");
+	if (o->encrypted_col)
+		lb_puts(&o->lb, ",encrypted");
 	lb_puts(&o->lb, o->eol);
 }
 
@@ -86,6 +88,8 @@ static void csv_row(struct out *o, const struct e4t_row *row)
 			lb_puts(b, o->flags[i]); /* rule ids: [a-z-] */
 		}
 	}
+	if (o->encrypted_col)
+		lb_puts(b, in->iflags & EXT4_ENCRYPT_FL ? ",true" : ",false");
 	lb_puts(b, o->eol);
 }
 

@@ -47,6 +47,8 @@ static void json_row(struct out *o, const struct e4t_row *row)
 	lb_hash_json(o);
 	if (in->flags & E4T_INO_CSUM_BAD)
 		lb_puts(b, ",\"inode_csum_bad\":true");
+	if (in->iflags & EXT4_ENCRYPT_FL) /* fscrypt: no-key names below */
+		lb_puts(b, ",\"encrypted\":true");
 	if (row->name_source)
 		lb_printf(b, ",\"name_source\":\"%s\"", row->name_source);
 	lb_journal_json(b, row);

@@ -53,12 +53,14 @@ static void mac_row(struct out *o, const struct e4t_row *row)
 	int i;
 
 	tsk_mode(in->mode, mode);
+	if (row->status == E4T_DELETED_NOINODE)
+		mode[2] = '-'; /* the entry's type, no inode's: as fls */
 	lb_body_md5(o);
 	if (o->volume) {
 		esc_mactime(b, o->volume, strlen(o->volume));
 		lb_putc(b, ':');
 	}
-	esc_mactime(b, row->path, row->path_len);
+	lb_path(b, row->path, row->path_len, esc_mactime);
 	lb_body_middle(o, row, mode, esc_mactime);
 	/* The four times are often equal: format each distinct one once. */
 	int64_t prev = -1;

@@ -62,7 +62,7 @@ static void text_row(struct out *o, const struct e4t_row *row)
 		esc_text(&o->lb, o->volume, strlen(o->volume));
 		lb_putc(&o->lb, ':');
 	}
-	esc_text(&o->lb, row->path, row->path_len);
+	lb_path(&o->lb, row->path, row->path_len, esc_text);
 	journal_suffix(&o->lb, row);
 	lb_puts(&o->lb, status_suffix(row->status));
 	lb_putc(&o->lb, '\n');

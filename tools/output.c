@@ -240,6 +240,7 @@ const char *status_suffix(enum e4t_status st)
 	case E4T_DELETED: return " (deleted)";
 	case E4T_DELETED_REALLOC: return " (deleted-realloc)";
 	case E4T_NAME_ONLY: return " (name only)";
+	case E4T_DELETED_NOINODE: return " (deleted, no inode)";
 	default: return "";
 	}
 }
@@ -251,8 +252,53 @@ const char *status_name(enum e4t_status st)
 	case E4T_DELETED: return "deleted";
 	case E4T_DELETED_REALLOC: return "deleted-realloc";
 	case E4T_NAME_ONLY: return "name-only";
+	case E4T_DELETED_NOINODE: return "deleted-noinode";
 	default: return "live";
 	}
+}
+
+/* Does s[0..len) end with the text t? */
+static int ends_with(const char *s, size_t len, const char *t)
+{
+	size_t n = strlen(t);
+
+	return len >= n && memcmp(s + len - n, t, n) == 0;
+}
+
+size_t fake_suffix_at(const char *path, size_t len)
+{
+	static const char *const other[] = { " (earlier file)" };
+	size_t i, d;
+	int st;
+
+	for (st = E4T_LIVE; st <= E4T_DELETED_NOINODE; st++) {
+		const char *s = status_suffix((enum e4t_status)st);
+
+		if (*s && ends_with(path, len, s))
+			return len - strlen(s) + 1;
+	}
+	for (i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (ends_with(path, len, other[i]))
+			return len - strlen(other[i]) + 1;
+	/* " (journal tid N)" */
+	if (!len || path[len - 1] != ')')
+		return len;
+	for (d = len - 1; d > 0 && path[d - 1] >= '0' && path[d - 1] <= '9';)
+		d--;
+	if (d == len - 1 || !ends_with(path, d, " (journal tid "))
+		return len;
+	return d - strlen(" (journal tid ") + 1;
+}
+
+void lb_path(struct lbuf *b, const char *path, size_t len, esc_fn esc)
+{
+	size_t at = fake_suffix_at(path, len);
+
+	esc(b, path, at);
+	if (at == len)
+		return;
+	lb_write(b, "\\x28", 4); /* the '(' that would read as a status */
+	esc(b, path + at + 1, len - at - 1);
 }
 
 /* A time as jsonl writes it (output.h). */

@@ -52,6 +52,9 @@ struct out {
 	/* timeline --journal: jsonl and csv have the inode's generation
 	 * (which file a row is of) */
 	int generations;
+	/* csv: an "encrypted" column (the filesystem has the encrypt
+	 * feature, or --volume: every volume's rows alike) */
+	int encrypted_col;
 };
 
 struct formatter {
@@ -113,6 +116,13 @@ void lb_body_middle(struct out *o, const struct e4t_row *row, const char *mode,
 void note_read_error(struct out *o, const struct e4t_row *row, const char *what,
 		     errcode_t err);
 const char *status_name(enum e4t_status st);
+/* text, bodyfile and mactime append a row's status and journal suffixes
+ * (" (deleted)", " (journal tid 5)") to its path: where a path itself
+ * ends with one, the offset of that suffix's '(', else len. */
+size_t fake_suffix_at(const char *path, size_t len);
+/* The path escaped by esc, but the '(' fake_suffix_at() finds as \x28:
+ * a live "a (deleted)" is then told apart from a deleted "a". */
+void lb_path(struct lbuf *b, const char *path, size_t len, esc_fn esc);
 /* timeline --flags: ,"KEY":["id",...] when flags_on (jsonl, timesketch) */
 void lb_flags_json(struct lbuf *b, const struct out *o, const char *key);
 

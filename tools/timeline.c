@@ -166,7 +166,7 @@ static void row_flags(struct tl_ctx *c, const struct e4t_row *row)
 	if (!c->out.flags_on)
 		return;
 	c->out.nflags = 0;
-	if (row->status == E4T_NAME_ONLY)
+	if (row->status == E4T_NAME_ONLY || row->status == E4T_DELETED_NOINODE)
 		return; /* no inode to judge */
 	e4t_rules_inode(
 		&c->rc, row->inode,
@@ -272,6 +272,7 @@ static int emit_row(struct tl_ctx *c, const struct e4t_row *row)
 	if (LINUX_S_ISREG(p->inode.mode) && row->status != E4T_DELETED &&
 	    row->status != E4T_DELETED_REALLOC &&
 	    row->status != E4T_NAME_ONLY &&
+	    row->status != E4T_DELETED_NOINODE &&
 	    (!row->journal || row->journal->kind == E4T_RJ_NAME_ONLY)) {
 		b->ino[b->n] = p->inode.ino;
 		b->bytes += p->inode.size;
@@ -344,6 +345,7 @@ static int save_row(struct tl_ctx *c, const struct e4t_row *row)
 		s->jsrc = *row->journal;
 	if (row->name_source || row->journal ||
 	    row->status == E4T_NAME_ONLY || /* the tree holds no inode */
+	    row->status == E4T_DELETED_NOINODE ||
 	    (row->inode->flags & E4T_INO_GEN)) {
 		s->info = malloc(sizeof(*s->info));
 		if (!s->info) {
@@ -483,6 +485,8 @@ int timeline_run(const struct timeline_args *a)
 	c.out.local = a->local;
 	c.out.volume = a->volume;
 	c.out.no_header = a->volume && !a->vol_first;
+	c.out.encrypted_col =
+		a->volume || ext2fs_has_feature_encrypt(img->fs->super);
 	if (!a->volume || a->vol_first) /* before any output only */
 		setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 

@@ -32,6 +32,7 @@ struct scan_ctx {
 	int stop;
 	int csum;     /* metadata_csum: check each block */
 	int have_gen; /* gen read: leaf blocks checked here */
+	int enc;      /* encrypted (fscrypt): names are ciphertext */
 	uint32_t gen;
 	unsigned long nblocks;
 };
@@ -77,8 +78,9 @@ static void parse_block(struct scan_ctx *c, blk64_t blk)
 			return;
 		}
 		if (de->inode && !is_dot(de->name, name_len)) {
-			if (name_len == 0 || memchr(de->name, '/', name_len) ||
-			    memchr(de->name, '\0', name_len)) {
+			if (name_len == 0 ||
+			    (!c->enc && (memchr(de->name, '/', name_len) ||
+					 memchr(de->name, '\0', name_len)))) {
 				warn_blk(c, E4T_ERR_BAD_NAME, blk,
 					 "entry skipped in ");
 			} else if (de->inode > fs->super->s_inodes_count) {
@@ -187,13 +189,15 @@ errcode_t e4t_dir_scan(struct e4t_image *img, ext2_ino_t dir, int inline_data,
 	if (!c.buf)
 		return ENOMEM;
 	c.csum = ext2fs_has_feature_metadata_csum(img->fs->super);
-	if (c.csum) {
-		/* what ext2fs_dir_block_csum_verify() reads for each block */
+	{
+		/* what ext2fs_dir_block_csum_verify() reads for each block,
+		 * and whether the names are encrypted */
 		struct ext2_inode inode;
 
 		if (!ext2fs_read_inode(img->fs, dir, &inode)) {
-			c.have_gen = 1;
+			c.have_gen = c.csum;
 			c.gen = inode.i_generation;
+			c.enc = (inode.i_flags & EXT4_ENCRYPT_FL) != 0;
 		}
 	}
 	err = ext2fs_block_iterate3(img->fs, dir,
@@ -216,6 +220,8 @@ errcode_t e4t_dir_scan(struct e4t_image *img, ext2_ino_t dir, int inline_data,
 /* ------------------------------------------------------------------ */
 
 #define ROOT_SLOW     0xff /* e4t_dir_scan reads it */
+#define ROOT_ENC      0x40 /* with the count of extents: encrypted names */
+#define ROOT_COUNT    0x0f
 #define EXT_HDR_MAGIC 0xf30a
 #define EXT_INIT_MAX  32768
 
@@ -248,6 +254,8 @@ size_t e4t_dir_root_pack(const struct ext2_inode_large *raw, unsigned char *out)
 		next = (uint64_t)lblk + len;
 	}
 	out[0] = (unsigned char)n;
+	if (raw->i_flags & EXT4_ENCRYPT_FL)
+		out[0] |= ROOT_ENC;
 	memcpy(out + 1, &raw->i_generation, 4);
 	for (i = 0; i < n; i++) {
 		uint32_t lblk = ext2fs_le32_to_cpu(x[i].ee_block);
@@ -266,7 +274,8 @@ size_t e4t_dir_root_pack(const struct ext2_inode_large *raw, unsigned char *out)
 
 size_t e4t_dir_root_len(const unsigned char *root)
 {
-	return root[0] == ROOT_SLOW ? 1 : 5 + 12 * (size_t)root[0];
+	return root[0] == ROOT_SLOW ? 1
+				    : 5 + 12 * (size_t)(root[0] & ROOT_COUNT);
 }
 
 errcode_t e4t_dir_scan_root(struct e4t_image *img, ext2_ino_t dir,
@@ -283,12 +292,13 @@ errcode_t e4t_dir_scan_root(struct e4t_image *img, ext2_ino_t dir,
 		.have_gen = 1,
 	};
 	ext2_filsys fs = img->fs;
-	unsigned bs = fs->blocksize, n = root[0], i;
+	unsigned bs = fs->blocksize, n = root[0] & ROOT_COUNT, i;
 	blk64_t first = fs->super->s_first_data_block;
 	blk64_t count = ext2fs_blocks_count(fs->super);
 
-	if (n == ROOT_SLOW)
+	if (root[0] == ROOT_SLOW)
 		return e4t_dir_scan(img, dir, 0, fn, warn, priv);
+	c.enc = (root[0] & ROOT_ENC) != 0;
 	memcpy(&c.gen, root + 1, 4);
 	c.csum = ext2fs_has_feature_metadata_csum(fs->super);
 	for (i = 0; i < n && !c.stop; i++) {

@@ -11,7 +11,13 @@
  * [first inode, inodes count], a name of 1 to 255 bytes with neither NUL
  * nor '/' (and not "." or ".."), a record length that is a multiple of 4,
  * holds the name and ends within the gap, and, with the filetype
- * feature, a file type of 1 to 7.  htree index blocks (the root, block
+ * feature, a file type of 1 to 7.  A record whose inode number is 0
+ * (the first of a block, which an unlink cannot merge into the one
+ * before: Linux before 5.13 and ext2fs_unlink() zero its inode and leave
+ * its name; or one a tool zeroed) is kept the same way, as inode 0, when
+ * the caller asks (e4t_slack_geom.noino).  In an encrypted (fscrypt)
+ * directory a name is ciphertext: any bytes, 16 to 252 of them in steps
+ * of 4 (the padding) or 255.  htree index blocks (the root, block
  * 0 of an indexed directory, and the nodes) are never parsed: their
  * hash entries would read as names.
  */
@@ -58,14 +64,17 @@ static int candidate_ok(const unsigned char *p, unsigned room,
 	unsigned nl = p[6], ft = p[7], rl;
 	const char *name = (const char *)p + 8;
 
-	if (room < 9 || ino < g->first_ino || ino > g->inodes_count ||
-	    nl == 0 || 8 + nl > room)
+	if (room < 9 || nl == 0 || 8 + nl > room)
+		return 0;
+	if (ino ? ino < g->first_ino || ino > g->inodes_count : !g->noino)
 		return 0;
 	rl = rec_len_of(p, g->len);
 	if ((rl & 3) || rl < round4(8 + nl) || rl > room)
 		return 0;
 	if (g->filetype && (ft < 1 || ft > 7))
 		return 0;
+	if (g->enc) /* ciphertext: any bytes, of a length fscrypt writes */
+		return nl >= 16 && (nl % 4 == 0 || nl == 255);
 	if (memchr(name, '\0', nl) || memchr(name, '/', nl))
 		return 0;
 	if ((nl == 1 && name[0] == '.') ||
@@ -108,6 +117,10 @@ int e4t_slack_parse(const unsigned char *buf, const struct e4t_slack_geom *g,
 			return 0; /* the chain is broken: trust nothing after */
 		if (live && le32(de) && nl &&
 		    live(le32(de), (const char *)de + 8, nl, de[7], off, priv))
+			return 1;
+		/* a record whose inode was zeroed, its name left */
+		if (!le32(de) && nl && g->noino && candidate_ok(de, rl, g) &&
+		    fn(0, (const char *)de + 8, nl, de[7], off, priv))
 			return 1;
 		if (scan_gap(buf, off + 8 + nl, off + rl, g, fn, priv))
 			return 1;
@@ -182,6 +195,7 @@ struct slack_ctx {
 	size_t names_len, names_cap;
 	blk64_t blk;
 	errcode_t err;
+	int enc; /* the directory is encrypted */
 };
 
 static int add_name(struct slack_ctx *c, ext2_ino_t ino, const char *name,
@@ -229,6 +243,8 @@ static void geom_init(const struct slack_ctx *c, unsigned len,
 	g->first_ino = EXT2_FIRST_INODE(sb);
 	g->inodes_count = sb->s_inodes_count;
 	g->filetype = ext2fs_has_feature_filetype(sb);
+	g->noino = 1;
+	g->enc = c->enc;
 }
 
 struct blk_ctx {
@@ -331,14 +347,19 @@ errcode_t e4t_slack_scan(struct e4t_image *img, ext2_ino_t dir, e4t_slack_fn fn,
 	ext2_filsys fs = img->fs;
 	struct slack_ctx c = { .img = img, .dir = dir };
 	struct ext2_inode inode;
+	struct e4t_nokey nokey;
+	char nokey_name[E4T_NOKEY_MAX];
 	errcode_t err;
 	size_t i, j;
+	int enc;
 
 	err = ext2fs_read_inode(fs, dir, &inode);
 	if (err)
 		return err;
 	if (!LINUX_S_ISDIR(inode.i_mode))
 		return 0;
+	enc = e4t_nokey_setup(fs, inode.i_flags, EXT2_I_SIZE(&inode), &nokey);
+	c.enc = (inode.i_flags & EXT4_ENCRYPT_FL) != 0;
 	if (!fs->inode_map) {
 		err = ext2fs_read_inode_bitmap(fs);
 		if (err)
@@ -382,10 +403,19 @@ errcode_t e4t_slack_scan(struct e4t_image *img, ext2_ino_t dir, e4t_slack_fn fn,
 		e.name = c.v[i].name;
 		e.name_len = c.v[i].name_len;
 		e.file_type = c.v[i].file_type;
+		if (enc) { /* encrypted: the name ls would have listed */
+			unsigned n = e4t_nokey_name(&nokey, e.name, e.name_len,
+						    nokey_name);
+
+			if (n) {
+				e.name = nokey_name;
+				e.name_len = n;
+			}
+		}
 		e.blk = c.v[i].blk;
 		e.offset = c.v[i].offset;
-		e.realloc =
-			ext2fs_test_inode_bitmap2(fs->inode_map, e.ino) != 0;
+		e.realloc = e.ino &&
+			    ext2fs_test_inode_bitmap2(fs->inode_map, e.ino);
 		if (fn(&e, priv))
 			break;
 	}

@@ -675,6 +675,9 @@ struct dir_job {
 	size_t ents_len, ents_cap;
 	struct warn_buf wb;
 	errcode_t err;
+	/* the directory being read, when encrypted: its no-key names */
+	int enc;
+	struct e4t_nokey nokey;
 };
 
 static void dir_job_warn(struct dir_job *j, errcode_t err, ext2_ino_t ino,
@@ -691,7 +694,22 @@ static int add_edge(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 	unsigned char *p;
 	uint32_t child;
 
-	(void)dir;
+	char nokey[E4T_NOKEY_MAX];
+
+	if (j->enc) {
+		/* the name ls lists without the key, not the ciphertext */
+		unsigned n = e4t_nokey_name(&j->nokey, name, name_len, nokey);
+
+		if (n) {
+			name = nokey;
+			name_len = n;
+		} else if (memchr(name, '/', name_len) ||
+			   memchr(name, '\0', name_len)) {
+			dir_job_warn(j, E4T_ERR_BAD_NAME, dir,
+				     "encrypted entry skipped");
+			return 0;
+		}
+	}
 	if (grow((void **)&j->ents, &j->ents_cap,
 		 j->ents_len + ENT_HDR + name_len, 1)) {
 		j->err = ENOMEM;
@@ -747,6 +765,8 @@ static void *scan_dir_range(void *arg)
 		uint32_t n = 0;
 
 		d->start = before;
+		j->enc = e4t_nokey_setup(j->img.fs, r->iflags, r->size,
+					 &j->nokey);
 		if (root && !(r->iflags & EXT4_INLINE_DATA_FL))
 			err = e4t_dir_scan_root(&j->img, r->ino, root, buf,
 						bufblocks, add_edge, dir_warn,
@@ -996,16 +1016,22 @@ static uint16_t ft_mode(unsigned ft)
 	return mode[ft & 7];
 }
 
+void e4t_inode_name_only(const struct e4t_image *img, ext2_ino_t ino,
+			 unsigned file_type, struct e4t_inode *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->ino = ino;
+	info->mode = ft_mode(file_type);
+	info->inode_size = (uint16_t)img->inode_size;
+}
+
 /* A name whose inode the tree does not hold live: no times. */
 static int emit_name_only(struct walker *w, ext2_ino_t ino, unsigned ft,
 			  ext2_ino_t parent)
 {
 	struct e4t_inode info;
 
-	memset(&info, 0, sizeof(info));
-	info.ino = ino;
-	info.mode = ft_mode(ft);
-	info.inode_size = (uint16_t)w->t->img->inode_size;
+	e4t_inode_name_only(w->t->img, ino, ft, &info);
 	return send_row(w, &info, E4T_NAME_ONLY, parent);
 }
 

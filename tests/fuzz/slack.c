@@ -48,12 +48,15 @@ static int on_cand(ext2_ino_t ino, const char *name, unsigned name_len,
 	FUZZ_CHECK(name == (const char *)s->buf + off + 8, "name at %u", off);
 	FUZZ_CHECK(name_len >= 1 && off + 8 + name_len <= g->len,
 		   "name of %u bytes at %u", name_len, off);
-	FUZZ_CHECK(ino >= g->first_ino && ino <= g->inodes_count, "inode %u",
-		   ino);
+	FUZZ_CHECK(ino ? ino >= g->first_ino && ino <= g->inodes_count
+		       : g->noino,
+		   "inode %u", ino);
 	FUZZ_CHECK(!g->filetype || (file_type >= 1 && file_type <= 7),
 		   "file type %u", file_type);
-	FUZZ_CHECK(!memchr(name, '\0', name_len) &&
-			   !memchr(name, '/', name_len),
+	FUZZ_CHECK(g->enc ? name_len >= 16 &&
+				    (name_len % 4 == 0 || name_len == 255)
+			  : !memchr(name, '\0', name_len) &&
+				    !memchr(name, '/', name_len),
 		   "name at %u", off);
 	s->count++;
 	return 0;
@@ -68,6 +71,8 @@ FUZZ_TARGET(slack)
 	if (size < 5)
 		return 0;
 	g.filetype = data[0] & 1;
+	g.noino = (data[0] & 8) != 0;
+	g.enc = (data[0] & 16) != 0;
 	g.first_ino = 11;
 	g.inodes_count = (uint32_t)data[1] | (uint32_t)data[2] << 8 |
 			 (uint32_t)data[3] << 16 | (uint32_t)data[4] << 24;
