@@ -87,6 +87,22 @@ test_man_options_accepted() {
 	return 0
 }
 
+# The problems of e4time check: each code and name of lib/check/problem.c's
+# table heads an item of the man page (".BR T0001 \" bad_nsec (error,
+# preen)\""), and the man page has no other.
+test_check_problems_in_man() {
+	local n
+	grep -oE '"T[0-9]{4}", *"[a-z0-9_]+"' "$TOP_SRCDIR/lib/check/problem.c" |
+		tr -d '",' | tr -s ' ' | sort >"$TMP/problems"
+	sed -nE 's/^\.BR (T[0-9]{4}) " ([a-z0-9_]+) .*/\1 \2/p' "$MAN" |
+		sort >"$TMP/man_problems"
+	n=$(wc -l <"$TMP/problems")
+	# (nine when this test was written)
+	assertTrue "problems in lib/check/problem.c: $n" "[ $n -ge 9 ]"
+	assertEquals "problem.c's codes and names against e4time(8)'s items" \
+		"$(cat "$TMP/problems")" "$(cat "$TMP/man_problems")"
+}
+
 # lib_tools_sources: every .c and .h of lib/ and tools/, as git lists
 # them in a checkout (TOP_SRCDIR its top), else as find finds them (a
 # release tarball); not compile_et's lib/e4time_err.[ch].
