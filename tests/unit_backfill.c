@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * unit_backfill.c --- e4t_backfill_run() (lib/backfill.c) without the
+ * unit_backfill.c --- e4t_backfill_run() (lib/engine/backfill.c) without the
  * tool: on images/samba-dosattrib.img.xz (the create times a real Samba
  * server stored in user.DOSATTRIB), a dry run under every policy, counted
  * per reason, with the records it hands out; a callback that stops the

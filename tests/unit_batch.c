@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * unit_batch.c --- the batch writer (lib/write.c) on a real image
+ * unit_batch.c --- the batch writer (lib/write/write.c) on a real image
  * (images/ext4-4k.img.xz, unpacked into $TMPDIR): several inodes of one
  * inode-table block changed, one with a bad checksum in the middle and one
  * with an impossible time, both refused and left byte for byte as they
  * were; a window left and come back to; what libext2fs reads afterwards.
- * And the inode checksum it uses (lib/csum.c) against libext2fs', on every
+ * And the inode checksum it uses (lib/fs/csum.c) against libext2fs', on every
  * inode of every test image, then on damaged copies of them.
  */
 #include "config.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * unit_import.c --- the import engine (lib/import.c) without the CLI,
+ * unit_import.c --- the import engine (lib/engine/import.c) without the CLI,
  * on images/ext4-4k.img.xz (unpacked into $TMPDIR; every crtime there is
  * 1796288987) with a manifest built here: matching by path and by inode,
  * two entries that disagree on one inode (hard links), an unmatched one,

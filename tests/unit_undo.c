@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * unit_undo.c --- e4time's undo I/O manager (lib/undo_io.c) against
+ * unit_undo.c --- e4time's undo I/O manager (lib/write/undo_io.c) against
  * e2fsprogs' own e2undo, and its CRC32C against libext2fs'.
  *
  * With 1 KiB regions, a few hundred scattered and contiguous writes fill
  * several key blocks (63 keys each) and extend keys up to their limit
  * (512 regions); e2undo must then give back the file byte for byte, also
  * from a run that never closed its channel (cut short: its header says
- * finished all the same, see write_indexes() in lib/undo_io.c).
+ * finished all the same, see write_indexes() in lib/write/undo_io.c).
  *
  * A sparse file, 1 MiB regions: writes into data, into holes (saved as
  * zeros when first written), across both, twice into one hole, byte-wise

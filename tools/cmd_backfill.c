@@ -3,8 +3,8 @@
  * cmd_backfill.c --- e4time backfill: set each inode's crtime from a
  * creation time that other software stored in an xattr (Samba/ksmbd
  * DOSATTRIB, netatalk, systemd, or a named xattr), under a policy.
- * The work is e4t_backfill_run()'s (lib/backfill.c); here are the options,
- * the report (text, JSON lines or CSV) and the summary.
+ * The work is e4t_backfill_run()'s (lib/engine/backfill.c); here are the
+ * options, the report (text, JSON lines or CSV) and the summary.
  */
 #include "config.h"
 

@@ -20,11 +20,6 @@ static const char *const rf_names[RF_NFORMATS] = {
 	[RF_JSON] = "json",
 };
 
-const char *report_format_name(enum report_format f)
-{
-	return f < RF_NFORMATS ? rf_names[f] : "?";
-}
-
 enum report_format report_format_parse(const char *arg, unsigned allowed,
 				       const struct cmdinfo *cmd)
 {

@@ -39,7 +39,6 @@ enum report_format {
  * else a usage error naming the allowed ones. */
 enum report_format report_format_parse(const char *arg, unsigned allowed,
 				       const struct cmdinfo *cmd);
-const char *report_format_name(enum report_format f);
 
 struct rec_schema {
 	const char *row;	 /* csv: the kind of record rows are made of */

@@ -3,8 +3,8 @@
  * problem.c --- the one table of the timestamp problems e4time check
  * finds, as e2fsck's problem.c: each problem's code, what it says, its
  * severity, whether preen (-p) may fix it and what the fix does.
- * e4time(8), CHECK, prints this table; tests/test_check.sh checks that
- * they agree.
+ * e4time(8), check, prints this table; tests/test_docs.sh checks that
+ * its codes and names are the man page's.
  */
 #include "config.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * check_journal.h --- what a loaded journal, an audit and an inode's
- * history promise (lib/journal.h), for the jbd2 and image harnesses:
+ * history promise (lib/journal/journal.h), for the jbd2 and image harnesses:
  * open, load with stale scan and fast commits, audit, and the history
  * of a few inodes, each result checked against the others.
  */

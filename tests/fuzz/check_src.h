@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * check_src.h --- what every xattr decoder promises (lib/xsource.h), for
- * the harnesses of the decoders.
+ * check_src.h --- what every xattr decoder promises (lib/sources/xsource.h),
+ * for the harnesses of the decoders.
  */
 #ifndef E4TIME_FUZZ_CHECK_SRC_H
 #define E4TIME_FUZZ_CHECK_SRC_H
