@@ -163,6 +163,39 @@ static void say_choices(const struct evidence *ev)
 	fputc('\n', stderr);
 }
 
+/* "3 (LV UUID ...), 5 (LV UUID ...)": the volumes spec names. */
+static void say_ambiguous(const struct evidence *ev, const char *spec)
+{
+	const struct e4t_volumes *vs = &ev->vols;
+	const struct e4t_vol *first = NULL;
+	unsigned i, n = 0;
+
+	progress_done();
+	fprintf(stderr, "%s: %s: --volume '%s': %s:", progname, ev->name, spec,
+		error_message(E4T_ERR_VOLUME_AMBIGUOUS));
+	if (e4t_volumes_pick(vs, spec, &first) != E4T_ERR_VOLUME_AMBIGUOUS)
+		first = NULL;
+	for (i = 0; first && i < vs->n; i++) {
+		const struct e4t_vol *v = &vs->v[i];
+		struct e4t_volumes one = { vs->c, 0, 1, &vs->v[i] };
+		const struct e4t_vol *hit;
+		errcode_t err = e4t_volumes_pick(&one, spec, &hit);
+
+		if (err == E4T_ERR_NO_VOLUME)
+			continue;
+		fprintf(stderr, "%s %u (%s%s%s%s)", n++ ? "," : "", v->index,
+			v->lv_uuid[0]	? "LV UUID "
+			: v->part_uuid[0] ? "PARTUUID "
+					  : "",
+			v->lv_uuid[0]	  ? v->lv_uuid
+			: v->part_uuid[0] ? v->part_uuid
+					  : v->name,
+			e4t_vol_is_ext(v) ? ", " : "",
+			e4t_vol_is_ext(v) ? v->probe.name : "");
+	}
+	fputc('\n', stderr);
+}
+
 /* Why v cannot be read: "p3: LUKS2 encrypted: open it ...". */
 static void say_not_ext(const struct evidence *ev, const struct e4t_vol *v)
 {
@@ -203,6 +236,9 @@ static int pick(struct evidence *ev, const char *spec, const struct e4t_vol **v)
 	case 0: return EXIT_OK;
 	case E4T_ERR_VOLUME_CHOICE:
 		say_choices(ev);
+		return cond_status(COND_VOLUME);
+	case E4T_ERR_VOLUME_AMBIGUOUS:
+		say_ambiguous(ev, spec);
 		return cond_status(COND_VOLUME);
 	case E4T_ERR_NO_VOLUME:
 		warnx_img(ev->name, "--volume '%s': %s", spec,
@@ -288,6 +324,8 @@ int evidence_use(struct evidence *ev, const struct common_opts *co,
 		warnx_img(name, "volume %u (%s): %s%s%s%s", v->index, v->name,
 			  v->probe.name, v->probe.label[0] ? " \"" : "",
 			  v->probe.label, v->probe.label[0] ? "\"" : "");
+	if (v->note[0] && !co->quiet) /* raid1, mirror: the leg read */
+		warnx_img(name, "%s: %s", v->name, v->note);
 	if (ev->c->kind == E4T_C_RAW && !v->view.next)
 		*offset = v->view.base + co->offset; /* the file, as before */
 	else
