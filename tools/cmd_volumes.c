@@ -91,8 +91,7 @@ static void text_volume(const struct e4t_vol *v)
 	printf("%-3u %*s%-*s %14llu %14llu  %-24s %s", v->index,
 	       (int)v->depth * 2, "", 14 - (int)v->depth * 2, v->name,
 	       (unsigned long long)v->start, (unsigned long long)v->length,
-	       v->type,
-	       bare ? "" : v->probe.name);
+	       v->type, bare ? "" : v->probe.name);
 	if (v->probe.label[0])
 		printf(" \"%s\"", v->probe.label);
 	if (v->probe.uuid[0])

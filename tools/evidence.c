@@ -184,7 +184,7 @@ static void say_ambiguous(const struct evidence *ev, const char *spec)
 		if (err == E4T_ERR_NO_VOLUME)
 			continue;
 		fprintf(stderr, "%s %u (%s%s%s%s)", n++ ? "," : "", v->index,
-			v->lv_uuid[0]	? "LV UUID "
+			v->lv_uuid[0]	  ? "LV UUID "
 			: v->part_uuid[0] ? "PARTUUID "
 					  : "",
 			v->lv_uuid[0]	  ? v->lv_uuid

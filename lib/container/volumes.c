@@ -447,7 +447,8 @@ static errcode_t add_lv(struct scan *s, const struct pv_found *from,
 	snprintf(tmp.type, sizeof(tmp.type), "LV, %u segment%s", lv->nsegs,
 		 lv->nsegs == 1 ? "" : "s");
 	if (lv->mapped) {
-		err = lv_view(s, from, lv, &tmp.view, why, sizeof(why), &parent);
+		err = lv_view(s, from, lv, &tmp.view, why, sizeof(why),
+			      &parent);
 		tmp.parent = (int)parent;
 		tmp.depth = vol(s, parent)->depth + 1;
 		if (!why[0] && lv->refused)
@@ -478,7 +479,8 @@ static errcode_t add_lv(struct scan *s, const struct pv_found *from,
 	tmp.scheme = v->scheme;
 	*v = tmp;
 	snprintf(v->name, sizeof(v->name), "%s/%s", m->vg_name, lv->name);
-	snprintf(v->lv_uuid, sizeof(v->lv_uuid), "%s", lv->uuid ? lv->uuid : "");
+	snprintf(v->lv_uuid, sizeof(v->lv_uuid), "%s",
+		 lv->uuid ? lv->uuid : "");
 	v->start = v->view.next ? v->view.ext[0].pstart : v->view.base;
 	v->length = v->view.size;
 	if (why[0]) {
