@@ -265,11 +265,41 @@ test_split_lone_first_piece_names_the_next() {
 	assertEquals "status: $(cat "$ERR")" 1 "$RC"
 	assertContains "names the missing piece" "$(cat "$ERR")" \
 		"shorter than the filesystem it holds: the split piece $d/d.001 is missing"
+	# volumes: the filesystem runs past the last piece, said so
+	run volumes "$d/d.000"
+	assertEquals "volumes: exit 1: $(cat "$ERR")" 1 "$RC"
+	assertEquals "volumes: one line" 1 "$(wc -l <"$ERR")"
+	assertContains "volumes: names the missing piece" "$(cat "$ERR")" \
+		"disk: Image is shorter than the filesystem it holds: its ext4 filesystem is 33554432 bytes, the volume 8388608: the split piece $d/d.001 is missing"
+	run volumes -q "$d/d.000"
+	assertEquals "volumes -q: still exit 1" 1 "$RC"
 	# two pieces of three: the third is named
 	split -d -a 3 -b 12M "$RAW" "$d/t."
 	rm -f "$d/t.002"
 	run timeline "$d/t.000"
 	assertContains "the third" "$(cat "$ERR")" "split piece $d/t.002 is missing"
+	run volumes "$d/t.000"
+	assertContains "volumes: the third" "$(cat "$ERR")" "split piece $d/t.002 is missing"
+	# a partitioned disk whose partition runs past the pieces there are
+	if command -v sfdisk >/dev/null 2>&1; then
+		truncate -s 40M "$d/g.img"
+		printf 'label: gpt\nstart=2048, size=65536, type=linux\n' |
+			sfdisk -q "$d/g.img" >/dev/null
+		dd if="$RAW" of="$d/g.img" bs=512 seek=2048 conv=notrunc status=none
+		split -d -a 3 -b 16M "$d/g.img" "$d/g."
+		rm -f "$d/g.img" "$d/g.001" "$d/g.002"
+		run volumes "$d/g.000"
+		assertEquals "gpt: volumes: exit 1" 1 "$RC"
+		# (the partition is read up to the end, and said so)
+		assertContains "gpt: volumes names the piece" "$(cat "$ERR")" \
+			"p1: Image is shorter than the filesystem it holds: its ext4 filesystem is 33554432 bytes, the volume 15728640: the split piece $d/g.001 is missing"
+		run timeline --volume p1 "$d/g.000"
+		assertEquals "gpt: timeline: exit 1" 1 "$RC"
+		assertContains "gpt: timeline names the piece" "$(cat "$ERR")" \
+			"the split piece $d/g.001 is missing"
+	else
+		echo "SKIP: ${_shunit_test_}: a partitioned split disk: sfdisk is not installed"
+	fi
 	# empty pieces, an empty file
 	: >"$d/e.000"
 	: >"$d/e.001"

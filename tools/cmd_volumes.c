@@ -7,6 +7,9 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
 #include "container/container.h"
 #include "report.h"
@@ -117,6 +120,53 @@ static void text_volume(const struct e4t_vol *v)
 	putchar('\n');
 }
 
+/*
+ * The ext2/3/4 filesystems that run past their volume's end, and the
+ * partitions past the image's: said, with the split piece expected
+ * next when the image is split raw's first piece; how many.
+ */
+static unsigned say_short(const char *name, const struct e4t_volumes *vs,
+			  int quiet)
+{
+	char *missing = NULL;
+	unsigned i, n = 0;
+
+	if (e4t_split_missing(name, &missing))
+		missing = NULL;
+	for (i = 0; i < vs->n; i++) {
+		const struct e4t_vol *v = &vs->v[i];
+		int outside = v->refused && v->scheme &&
+			      strcmp(v->scheme, "LVM2") &&
+			      !strcmp(v->refused, "partition outside the disk");
+
+		if (!outside && (v->refused || v->probe.content != E4T_FS_EXT ||
+				 v->probe.fs_size <= v->length))
+			continue;
+		if (n++, quiet)
+			continue;
+		if (outside)
+			warnx_img(name,
+				  "%s: the partition runs past the "
+				  "image's end%s%s%s",
+				  v->name, missing ? ": the split piece " : "",
+				  missing ? missing : "",
+				  missing ? " is missing" : "");
+		else
+			warnx_img(name,
+				  "%s: %s: its %s filesystem is %llu bytes, "
+				  "the volume %llu%s%s%s",
+				  v->name, error_message(E4T_ERR_TRUNCATED),
+				  v->probe.name,
+				  (unsigned long long)v->probe.fs_size,
+				  (unsigned long long)v->length,
+				  missing ? ": the split piece " : "",
+				  missing ? missing : "",
+				  missing ? " is missing" : "");
+	}
+	free(missing);
+	return n;
+}
+
 static int volumes_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const struct e4t_volumes *vs;
@@ -139,6 +189,8 @@ static int volumes_run(struct cmd_ctx *ctx, int argc, char **argv)
 	c = evidence_of(ev);
 	/* a PV whose metadata cannot be read hides its LVs (warned) */
 	damaged = vs->bad_pvs ? cond_status(COND_IMAGE_DAMAGE) : EXIT_OK;
+	if (say_short(argv[0], vs, ctx->co.quiet))
+		damaged = cond_status(COND_IMAGE_DAMAGE);
 	if (ctx->format == RF_TEXT) {
 		printf("%s: %s, %llu bytes", argv[0], c->kind_name,
 		       (unsigned long long)c->size);

@@ -199,12 +199,21 @@ static void say_ambiguous(const struct evidence *ev, const char *spec)
 /* Why v cannot be read: "p3: LUKS2 encrypted: open it ...". */
 static void say_not_ext(const struct evidence *ev, const struct e4t_vol *v)
 {
-	if (v->refused)
+	char *missing = NULL;
+
+	/* past the end of split raw's last piece: the next one is named */
+	if (v->refused && !strcmp(v->refused, "partition outside the disk") &&
+	    !e4t_split_missing(ev->name, &missing) && missing)
+		warnx_img(ev->name, "%s: %s: %s: the split piece %s is missing",
+			  v->name, error_message(E4T_ERR_VOLUME_REFUSED),
+			  v->refused, missing);
+	else if (v->refused)
 		warnx_img(ev->name, "%s: %s: %s", v->name,
 			  error_message(E4T_ERR_VOLUME_REFUSED), v->refused);
 	else
 		warnx_img(ev->name, "%s: %s", v->name,
 			  e4t_content_advice(v->probe.content));
+	free(missing);
 }
 
 /* No ext2/3/4 volume: name what there is, in one line. */

@@ -358,6 +358,7 @@ struct e4t_probe {
 	char uuid[37];
 	char label[65];
 	/* ext2/3/4 only */
+	uint64_t fs_size; /* bytes: s_blocks_count times the block size */
 	char last_mounted[65];
 	int64_t mtime, wtime; /* 0: never */
 };
