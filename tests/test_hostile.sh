@@ -197,6 +197,41 @@ test_parent_outside_refused() {
 	assertEquals "beside: $(cat "$ERR")" 0 "$RC"
 }
 
+# A VMDK descriptor's extents are parents too: one named outside the
+# evidence's directory (absolute, or a symbolic link leading out) is
+# refused unless --parent-dir allows it, a FIFO never blocks.
+test_vmdk_extent_outside_refused() {
+	local d="$TMP/vx" f n=0
+	need qemu-img || return 0
+	mkdir -p "$d/ev" "$d/host"
+	qemu-img convert -O vmdk -o subformat=monolithicFlat "$RAW" "$d/ev/f.vmdk"
+	run info "$d/ev/f.vmdk"
+	if grep -q "built without support" "$ERR"; then
+		skip_test "this build has no libvmdk"
+		return 0
+	fi
+	assertEquals "intact: $(cat "$ERR")" 0 "$RC"
+	assertEquals "one extent" 1 "$(grep -ac '^RW .* FLAT "f-flat.vmdk"' "$d/ev/f.vmdk")"
+	mv "$d/ev/f-flat.vmdk" "$d/host/"
+	# abs: the descriptor names the host's file; link: beside, leading out
+	sed "s|\"f-flat.vmdk\"|\"$d/host/f-flat.vmdk\"|" "$d/ev/f.vmdk" >"$d/ev/abs.vmdk"
+	sed "s|\"f-flat.vmdk\"|\"l-flat.vmdk\"|" "$d/ev/f.vmdk" >"$d/ev/link.vmdk"
+	ln -s ../host/f-flat.vmdk "$d/ev/l-flat.vmdk"
+	for f in abs link; do
+		trun info "$d/ev/$f.vmdk"
+		one_line_error "$d/ev/$f.vmdk" "outside the evidence's directory"
+		trun info --parent-dir "$d/host" "$d/ev/$f.vmdk"
+		assertEquals "$f: allowed: $(cat "$ERR")" 0 "$RC"
+		assertContains "$f: read" "$(cat "$OUT")" "e4t4k"
+		n=$((n + 1))
+	done
+	assertEquals "extents tried" 2 "$n"
+	mkfifo "$d/ev/p-flat.vmdk"
+	sed "s|\"f-flat.vmdk\"|\"p-flat.vmdk\"|" "$d/ev/f.vmdk" >"$d/ev/fifo.vmdk"
+	trun info "$d/ev/fifo.vmdk"
+	one_line_error "$d/ev/fifo.vmdk" "Not a regular file"
+}
+
 # mkdiff PARENT CHILD same|other: a differencing VHD CHILD (footer,
 # dynamic header, an empty BAT, a W2ru parent locator ".\\dyn.vhd")
 # over the dynamic VHD PARENT, naming PARENT's identifier or another.
