@@ -540,7 +540,7 @@ static errcode_t opt_str(const struct cnode *sec, const char *key, char **out)
  */
 static errcode_t seg_links(const struct cnode *n, struct e4t_lvm_seg *seg)
 {
-	const struct cnode *l = NULL, *dc;
+	const struct cnode *l = NULL;
 	unsigned i, step = 1, first = 0, count;
 	int mirror = !strcmp(seg->type, "mirror");
 
@@ -560,7 +560,8 @@ static errcode_t seg_links(const struct cnode *n, struct e4t_lvm_seg *seg)
 			return 0;
 		step = 2;
 	} else {
-		dc = cfind(n, "device_count");
+		const struct cnode *dc = cfind(n, "device_count");
+
 		if (!dc || dc->array || dc->nv != 1 ||
 		    dc->v[0].kind != CV_INT || dc->v[0].i <= 0)
 			return 0;
