@@ -682,6 +682,12 @@ test_lvm_refused_kinds_sized_and_legs_read() {
 		assertEquals "$lv: stat" 0 "$RC"
 		assertContains "$lv: the leg, on stderr" "$(cat "$ERR")" \
 			"read from leg 1 of 2, $KVG/$leg"
+		# never written: the other leg would differ
+		cp "$KD" "$TMP/kw.img"
+		run set --volume "$KVG/$lv" --mtime 2001-01-01T00:00:00Z "$TMP/kw.img" /
+		assertEquals "$lv: set refused" 16 "$RC"
+		assertContains "$lv: set says why" "$(cat "$ERR")" "a write to one leg"
+		cmp -s "$KD" "$TMP/kw.img" || fail "$lv: set wrote"
 		n=$((n + 1))
 	done
 	assertEquals "legged LVs (after the 14)" 16 "$n"

@@ -24,8 +24,9 @@ struct evidence {
 	struct e4t_view whole; /* the container, when not raw */
 	const char *name;
 	int quiet;
-	int scanned;  /* vols holds the volumes */
-	int hash_bad; /* --verify-container found a mismatch */
+	int scanned;		    /* vols holds the volumes */
+	int hash_bad;		    /* --verify-container found a mismatch */
+	const struct e4t_vol *used; /* what evidence_use chose, or NULL */
 };
 
 void evidence_close(struct evidence *ev)
@@ -145,6 +146,11 @@ struct e4t_container *evidence_of(const struct evidence *ev)
 int evidence_hash_bad(const struct evidence *ev)
 {
 	return ev && ev->hash_bad;
+}
+
+const char *evidence_one_leg(const struct evidence *ev)
+{
+	return ev && ev->used && ev->used->note[0] ? ev->used->note : NULL;
 }
 
 /* "1 (p1), 3 (vg0/root)": the ext2/3/4 volumes, to choose from. */
@@ -315,6 +321,7 @@ int evidence_use(struct evidence *ev, const struct common_opts *co,
 
 	*view = NULL;
 	*offset = co->offset;
+	ev->used = NULL;
 	if (!co->volume && (co->offset_set || !has_volumes(ev))) {
 		/* the image as before: the file, or the whole container */
 		if (ev->c->kind != E4T_C_RAW) {
@@ -329,6 +336,7 @@ int evidence_use(struct evidence *ev, const struct common_opts *co,
 		status = pick(ev, co->volume, &v);
 	if (status)
 		return status;
+	ev->used = v;
 	if (!co->volume && !co->quiet)
 		warnx_img(name, "volume %u (%s): %s%s%s%s", v->index, v->name,
 			  v->probe.name, v->probe.label[0] ? " \"" : "",

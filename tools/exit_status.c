@@ -119,8 +119,9 @@ const struct condition conditions[COND_COUNT] = {
 				  "evidence container (EWF, qcow2, VMDK, VHD), "
 				  "or a logical volume with a segment before "
 				  "its first in the image (an undo file could "
-				  "not restore it): e4time writes raw images "
-				  "only" },
+				  "not restore it) or read through one leg of "
+				  "a raid1 or mirror volume: e4time writes raw "
+				  "images only" },
 	[COND_HASH] = { EXIT_PARTIAL, "hash",
 			"with --verify-container, a stored hash that does "
 			"not match the data" },
