@@ -34,6 +34,10 @@ E01_N=${E01_N:-40}
 ITABLE_N=${ITABLE_N:-16}
 BS=4096
 
+if [ -n "${CI:-}" ]; then
+	echo "damage.sh: not meant for CI (CI=$CI)" >&2
+	exit 1
+fi
 for t in fls debugfs mkfs.ext4 python3 timeout; do
 	command -v "$t" >/dev/null || {
 		echo "damage.sh: $t is needed" >&2
@@ -75,21 +79,26 @@ mkimage() { # NAME MKFS_OPTS...
 }
 
 fls_rows() { fls -r -m / "$1" 2>/dev/null | grep -vc '/\$OrphanFiles' || true; }
-e4t_rows() { # IMAGE: rows, then the status, on one line
-	local n rc
+e4t_rows() { # IMAGE: rows, the status, and stderr's first line
+	local rc
 	set +e
-	n=$(timeout 120 "$E4TIME" timeline -q -f mactime "$1" 2>/dev/null | wc -l)
-	rc=${PIPESTATUS[0]}
+	timeout 120 "$E4TIME" timeline -f mactime "$1" >"$W/e.out" 2>"$W/e.err"
+	rc=$?
 	set -e
-	echo "$n $rc"
+	echo "$(wc -l <"$W/e.out") $rc $(head -n 1 "$W/e.err" | sed "s|$W/||g")"
 }
 
 # case CLASS IMAGE-NAME WHAT FILE: one row of $W/rows
 case_row() {
-	local e f
+	local e n rc msg f
 	e=$(e4t_rows "$4")
+	read -r n rc msg <<<"$e"
 	f=$(fls_rows "$4")
-	echo "$1 $2 $3 ${e% *} $f ${e#* }" >>"$W/rows"
+	if [ "$n" -lt "$f" ]; then
+		echo "$1 $2 $3 $n $f $rc # $msg" >>"$W/rows"
+	else
+		echo "$1 $2 $3 $n $f $rc" >>"$W/rows"
+	fi
 }
 
 : >"$W/rows"
@@ -140,7 +149,7 @@ done
 {
 	echo "# Rows listed on damaged images: e4time timeline vs fls -r -m /"
 	echo
-	echo "\`bench/damage.sh\`, $(date -u +%Y-%m-%d), e4time $("$E4TIME" --version 2>/dev/null | head -1 | awk '{ print $NF }'),"
+	echo "\`bench/damage.sh\`, $(date -u +%Y-%m-%d), $("$E4TIME" --version 2>/dev/null | head -1),"
 	echo "$(fls -V 2>&1 | head -1). Two kernel-written 32 MiB ext4 images"
 	echo "(381 names each; \`csum\`: mkfs.ext4's defaults, \`plain\`:"
 	echo "^metadata_csum,^uninit_bg), one piece damaged at a time (see the script)."
@@ -163,7 +172,8 @@ done
 	    printf "| %s | %d | %d | %d | %.3f | %d | %s | %s |\n", k, n[k], e[k], f[k], f[k] ? e[k] / f[k] : 0, less[k] + 0, wc[k], s }
 	}' "$W/rows"
 	echo
-	echo "Every case, \`class image what e4time-rows fls-rows e4time-status\`:"
+	echo "Every case, \`class image what e4time-rows fls-rows e4time-status\`"
+	echo "(and, where e4time listed fewer, the first line it printed on stderr):"
 	echo
 	echo '```'
 	cat "$W/rows"

@@ -101,7 +101,8 @@ struct evidence *evidence_container(const char *name, int quiet, int *status)
 		    err == E4T_ERR_CONTAINER_DEPTH ||
 		    err == E4T_ERR_CONTAINER_PARENT_ID ||
 		    err == E4T_ERR_CONTAINER_SEGMENT_SHORT ||
-		    err == E4T_ERR_CONTAINER_OUTSIDE)
+		    err == E4T_ERR_CONTAINER_OUTSIDE ||
+		    err == E4T_ERR_VMDK_EXTENT_DIR)
 			*status = cond_status(COND_CONTAINER);
 		else
 			*status = cond_status(err == ENOMEM ? COND_NOMEM

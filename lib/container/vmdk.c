@@ -156,9 +156,19 @@ static errcode_t check_extents(const char *path, libvmdk_handle_t *h,
 			libvmdk_error_free(&error);
 		if (!err && name)
 			err = e4t_parent_path(path, name, &found);
+		/* libvmdk (20200926) joins such a name to the folder past
+		 * the end of its buffer: it never gets one */
+		if ((!err || err == E4T_ERR_CONTAINER_PIECE) && name &&
+		    strpbrk(name, "/\\")) {
+			free(found);
+			found = name;
+			name = NULL;
+			err = E4T_ERR_VMDK_EXTENT_DIR;
+		}
 		free(name);
 		if (err == E4T_ERR_CONTAINER_OUTSIDE ||
-		    err == E4T_ERR_CONTAINER_NOT_FILE) {
+		    err == E4T_ERR_CONTAINER_NOT_FILE ||
+		    err == E4T_ERR_VMDK_EXTENT_DIR) {
 			free(*dir);
 			*dir = NULL;
 			*what = found;
