@@ -418,8 +418,9 @@ errcode_t e4t_volumes_scan(struct e4t_container *c, struct e4t_volumes *out,
  * (E4T_ERR_VOLUME_CHOICE when several, E4T_ERR_NO_EXT_VOLUME when
  * none).  A spec several volumes answer to (two VGs of one name, an
  * LV name twice in crafted metadata, two GPT partitions of one name) is
- * E4T_ERR_VOLUME_AMBIGUOUS, *ret the first of them: never read.  A volume named but not ext2/3/4 is E4T_ERR_VOLUME_NOT_EXT,
- * a refused one E4T_ERR_VOLUME_REFUSED (its refused text says why).
+ * E4T_ERR_VOLUME_AMBIGUOUS, *ret the first of them: never read.  A volume named
+ * but not ext2/3/4 is E4T_ERR_VOLUME_NOT_EXT, a refused one
+ * E4T_ERR_VOLUME_REFUSED (its refused text says why).
  */
 errcode_t e4t_volumes_pick(const struct e4t_volumes *vs, const char *spec,
 			   const struct e4t_vol **ret);
