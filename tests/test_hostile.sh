@@ -197,6 +197,53 @@ test_parent_outside_refused() {
 	assertEquals "beside: $(cat "$ERR")" 0 "$RC"
 }
 
+# A VMDK descriptor's extents are parents too: one named outside the
+# evidence's directory (absolute, or a symbolic link leading out) is
+# refused unless --parent-dir allows it, a FIFO never blocks.
+test_vmdk_extent_outside_refused() {
+	local d="$TMP/vx" f n=0
+	need qemu-img || return 0
+	mkdir -p "$d/ev" "$d/host"
+	qemu-img convert -O vmdk -o subformat=monolithicFlat "$RAW" "$d/ev/f.vmdk"
+	run info "$d/ev/f.vmdk"
+	if grep -q "built without support" "$ERR"; then
+		skip_test "this build has no libvmdk"
+		return 0
+	fi
+	assertEquals "intact: $(cat "$ERR")" 0 "$RC"
+	assertEquals "one extent" 1 "$(grep -ac '^RW .* FLAT "f-flat.vmdk"' "$d/ev/f.vmdk")"
+	mv "$d/ev/f-flat.vmdk" "$d/host/"
+	# abs: the descriptor names the host's file; link: beside, leading out
+	sed "s|\"f-flat.vmdk\"|\"$d/host/f-flat.vmdk\"|" "$d/ev/f.vmdk" >"$d/ev/abs.vmdk"
+	sed "s|\"f-flat.vmdk\"|\"l-flat.vmdk\"|" "$d/ev/f.vmdk" >"$d/ev/link.vmdk"
+	ln -s ../host/f-flat.vmdk "$d/ev/l-flat.vmdk"
+	for f in abs link; do
+		trun info "$d/ev/$f.vmdk"
+		one_line_error "$d/ev/$f.vmdk" "outside the evidence's directory"
+		n=$((n + 1))
+	done
+	assertEquals "extents tried" 2 "$n"
+	trun info --parent-dir "$d/host" "$d/ev/link.vmdk"
+	assertEquals "link: allowed: $(cat "$ERR")" 0 "$RC"
+	assertContains "link: read" "$(cat "$OUT")" "e4t4k"
+	# a name with a directory is never handed to libvmdk (it reads past
+	# its buffer joining it): said, with what to do
+	trun info --parent-dir "$d/host" "$d/ev/abs.vmdk"
+	one_line_error "$d/ev/abs.vmdk" \
+		"$d/host/f-flat.vmdk: The VMDK descriptor names an extent file with a directory"
+	cp "$d/host/f-flat.vmdk" "$d/ev/f-flat.vmdk"
+	mkdir -p "$d/ev/sub"
+	cp "$d/host/f-flat.vmdk" "$d/ev/sub/f-flat.vmdk"
+	sed "s|\"f-flat.vmdk\"|\"sub/f-flat.vmdk\"|" "$d/ev/f.vmdk" >"$d/ev/sub.vmdk"
+	trun info "$d/ev/sub.vmdk"
+	one_line_error "$d/ev/sub.vmdk" "link the extent beside the descriptor"
+	rm -f "$d/ev/f-flat.vmdk"
+	mkfifo "$d/ev/p-flat.vmdk"
+	sed "s|\"f-flat.vmdk\"|\"p-flat.vmdk\"|" "$d/ev/f.vmdk" >"$d/ev/fifo.vmdk"
+	trun info "$d/ev/fifo.vmdk"
+	one_line_error "$d/ev/fifo.vmdk" "Not a regular file"
+}
+
 # mkdiff PARENT CHILD same|other: a differencing VHD CHILD (footer,
 # dynamic header, an empty BAT, a W2ru parent locator ".\\dyn.vhd")
 # over the dynamic VHD PARENT, naming PARENT's identifier or another.
@@ -265,11 +312,41 @@ test_split_lone_first_piece_names_the_next() {
 	assertEquals "status: $(cat "$ERR")" 1 "$RC"
 	assertContains "names the missing piece" "$(cat "$ERR")" \
 		"shorter than the filesystem it holds: the split piece $d/d.001 is missing"
+	# volumes: the filesystem runs past the last piece, said so
+	run volumes "$d/d.000"
+	assertEquals "volumes: exit 1: $(cat "$ERR")" 1 "$RC"
+	assertEquals "volumes: one line" 1 "$(wc -l <"$ERR")"
+	assertContains "volumes: names the missing piece" "$(cat "$ERR")" \
+		"disk: Image is shorter than the filesystem it holds: its ext4 filesystem is 33554432 bytes, the volume 8388608: the split piece $d/d.001 is missing"
+	run volumes -q "$d/d.000"
+	assertEquals "volumes -q: still exit 1" 1 "$RC"
 	# two pieces of three: the third is named
 	split -d -a 3 -b 12M "$RAW" "$d/t."
 	rm -f "$d/t.002"
 	run timeline "$d/t.000"
 	assertContains "the third" "$(cat "$ERR")" "split piece $d/t.002 is missing"
+	run volumes "$d/t.000"
+	assertContains "volumes: the third" "$(cat "$ERR")" "split piece $d/t.002 is missing"
+	# a partitioned disk whose partition runs past the pieces there are
+	if command -v sfdisk >/dev/null 2>&1; then
+		truncate -s 40M "$d/g.img"
+		printf 'label: gpt\nstart=2048, size=65536, type=linux\n' |
+			sfdisk -q "$d/g.img" >/dev/null
+		dd if="$RAW" of="$d/g.img" bs=512 seek=2048 conv=notrunc status=none
+		split -d -a 3 -b 16M "$d/g.img" "$d/g."
+		rm -f "$d/g.img" "$d/g.001" "$d/g.002"
+		run volumes "$d/g.000"
+		assertEquals "gpt: volumes: exit 1" 1 "$RC"
+		# (the partition is read up to the end, and said so)
+		assertContains "gpt: volumes names the piece" "$(cat "$ERR")" \
+			"p1: Image is shorter than the filesystem it holds: its ext4 filesystem is 33554432 bytes, the volume 15728640: the split piece $d/g.001 is missing"
+		run timeline --volume p1 "$d/g.000"
+		assertEquals "gpt: timeline: exit 1" 1 "$RC"
+		assertContains "gpt: timeline names the piece" "$(cat "$ERR")" \
+			"the split piece $d/g.001 is missing"
+	else
+		echo "SKIP: ${_shunit_test_}: a partitioned split disk: sfdisk is not installed"
+	fi
 	# empty pieces, an empty file
 	: >"$d/e.000"
 	: >"$d/e.001"

@@ -467,6 +467,232 @@ test_lvm_in_a_gpt_partition() {
 	assertEquals "written" "2001-01-01T00:00:00.000000000Z" "$(jq -r .crtime.iso "$OUT")"
 }
 
+# lvm_on DEV ARGS...: the lvm tools on DEV alone (lvm_q's settings).
+lvm_on() {
+	local d=$1 f
+	shift
+	f="\"a|^$d\$|\", \"r|.*|\""
+	LVM_SUPPRESS_FD_WARNINGS=1 lvm "$@" --config "devices { filter=[ $f ] global_filter=[ $f ] use_devicesfile=0 obtain_device_list_from_udev=0 hints=\"none\" } activation { udev_sync=0 udev_rules=0 } backup { backup=0 archive=0 }" 2>/dev/null
+}
+
+# make_dup_disk: $DUP, a GPT disk whose p1 and p2 are PVs of two VGs
+# both named vgdup (made apart, as two machines would), each with an LV
+# "a": p1's holds ext4-128, p2's ext4-1k-inline.  $UUID1 and $UUID2 are
+# the LVs' UUIDs.
+make_dup_disk() {
+	local p l i=0 pe first f
+	DUP="$TMP/dup.img"
+	BOOT=$(unpack ext4-1k-inline) || return 1
+	truncate -s 128M "$DUP"
+	printf 'label: gpt\nstart=2048, size=122880, type=lvm\nstart=124928, size=122880, type=lvm\n' |
+		sfdisk -q "$DUP" >/dev/null || return 1
+	for p in 2048 124928; do
+		i=$((i + 1))
+		l=$(losetup -f --show -o $((p * SECT)) --sizelimit $((122880 * SECT)) "$DUP" 2>/dev/null) ||
+			return 1
+		lvm_on "$l" pvcreate "$l" >/dev/null &&
+			lvm_on "$l" vgcreate -s 4M vgdup "$l" >/dev/null &&
+			lvm_on "$l" lvcreate --driverloaded n -an -Zn -n a -L 8M vgdup >/dev/null
+		pe=$(lvm_on "$l" pvs --noheadings --units b --nosuffix -o pe_start "$l" | tr -d ' ')
+		first=$(lvm_on "$l" lvs --noheadings --segments -o seg_pe_ranges vgdup/a | tr -d ' ' | sed 's/.*://; s/-.*//')
+		eval "UUID$i=\$(lvm_on \"\$l\" lvs --noheadings -o lv_uuid vgdup/a | tr -d ' ')"
+		losetup -d "$l"
+		[ -n "$pe" ] && [ -n "$first" ] || return 1
+		if [ $i = 1 ]; then f=$B; else f=$BOOT; fi
+		dd if="$f" of="$DUP" bs=1M conv=notrunc status=none \
+			oflag=seek_bytes seek=$((p * SECT + pe + first * 4194304))
+	done
+	[ -n "$UUID1" ] && [ -n "$UUID2" ] && [ "$UUID1" != "$UUID2" ]
+}
+
+test_lvm_same_name_twice_is_a_choice() {
+	if ! command -v lvm >/dev/null || [ "$(id -u)" != 0 ] || ! make_dup_disk; then
+		skip_test "cannot make LVM2 PVs here (lvm tools, root, loop devices)"
+		return
+	fi
+	run_ro "$DUP" volumes -f jsonl "$DUP"
+	assertEquals "volumes: status" 0 "$RC"
+	cp "$OUT" "$TMP/dup.json"
+	assertEquals "two vgdup/a" 2 "$(jq -r 'select(.name=="vgdup/a").index' "$TMP/dup.json" | wc -l)"
+	local i1 i2 w="$TMP/dupw.img" before cmd n=0
+	i1=$(jq -r 'select(.name=="vgdup/a") | .index' "$TMP/dup.json" | head -1)
+	i2=$(jq -r 'select(.name=="vgdup/a") | .index' "$TMP/dup.json" | tail -1)
+	# reads and set: a usage error naming both, by index and LV UUID
+	for cmd in "timeline" "stat / <12>" "info"; do
+		# shellcheck disable=SC2086 # the command and its arguments
+		set -- $cmd
+		run_ro "$DUP" "$1" --volume vgdup/a "$DUP" "${@:2}"
+		assertEquals "$cmd: usage error" 2 "$RC"
+		assertEquals "$cmd: one line" 1 "$(wc -l <"$ERR")"
+		assertContains "$cmd: the choices" "$(cat "$ERR")" \
+			"--volume 'vgdup/a': Several volumes have this name: choose one by its index or UUID:"
+		assertContains "$cmd: the first" "$(cat "$ERR")" "$i1 (LV UUID $UUID1, ext4)"
+		assertContains "$cmd: the second" "$(cat "$ERR")" "$i2 (LV UUID $UUID2, ext4)"
+		n=$((n + 1))
+	done
+	assertEquals "commands tried" 3 "$n"
+	cp "$DUP" "$w"
+	before=$(sha256sum <"$w")
+	run set --volume vgdup/a --mtime 2001-01-01T00:00:00Z "$w" /
+	assertEquals "set: usage error" 2 "$RC"
+	assertContains "set: says so" "$(cat "$ERR")" "$i2 (LV UUID $UUID2"
+	assertEquals "set: nothing written" "$before" "$(sha256sum <"$w")"
+	# by index or by UUID: the one named
+	VOLUME=--volume=$i1
+	same_as_bare "the first by index" "$B" "$DUP" timeline
+	VOLUME=--volume=$UUID2
+	same_as_bare "the second by UUID" "$BOOT" "$DUP" timeline
+	run set --volume "$UUID1" --mtime 2001-01-01T00:00:00Z "$w" /
+	assertEquals "set by UUID: $(cat "$ERR")" 0 "$RC"
+	run stat -f jsonl --volume "$i1" "$w" /
+	assertEquals "written to the first" "2001-01-01T00:00:00.000000000Z" "$(jq -r .mtime.iso "$OUT")"
+	run stat -f jsonl --volume "$i2" "$w" /
+	assertNotEquals "not to the second" "2001-01-01T00:00:00.000000000Z" "$(jq -r .mtime.iso "$OUT")"
+	# p2's metadata text damaged: volumes says which PV, in one line,
+	# lists the rest and exits 1
+	python3 - "$DUP" "$TMP/dupbad.img" $((124928 * SECT)) <<'EOF'
+import sys
+src, dst, start = sys.argv[1], sys.argv[2], int(sys.argv[3])
+b = bytearray(open(src, "rb").read())
+n, i = 0, start
+while True:
+    i = b.find(b"logical_volumes {", i)
+    if i < 0:
+        break
+    b[i + 16] = ord("]")
+    n += 1
+assert n >= 1, n
+open(dst, "wb").write(b)
+EOF
+	run_ro "$TMP/dupbad.img" volumes "$TMP/dupbad.img"
+	assertEquals "damaged PV: exit 1" 1 "$RC"
+	assertEquals "one line: $(cat "$ERR")" 1 "$(wc -l <"$ERR")"
+	assertContains "names the image" "$(cat "$ERR")" "$TMP/dupbad.img: "
+	assertContains "names the PV" "$(cat "$ERR")" "p2: LVM2 physical volume"
+	assertContains "and why" "$(cat "$ERR")" "logical_volumes"
+	assertContains "p1's LV still listed" "$(cat "$OUT")" "vgdup/a"
+	run_ro "$TMP/dupbad.img" volumes -f jsonl "$TMP/dupbad.img"
+	assertEquals "jsonl: exit 1" 1 "$RC"
+	assertContains "p2 listed, refused" "$(jq -r 'select(.name=="p2").note' "$OUT")" \
+		"LVM2 metadata cannot be read"
+	VOLUME=--volume=vgdup/a
+	same_as_bare "the sound PV's LV, now alone" "$B" "$TMP/dupbad.img" timeline -q
+}
+
+# make_kinds: $KD, one PV (no partition table) of VG $KVG whose
+# metadata, restored by vgcfgrestore (lvm2 checks it; lvcreate makes
+# none of these without device-mapper), holds what e4time does not map:
+# a snapshot of orig, a raid1 and a mirror (2 legs each; ext4-128 in
+# each first leg), a thin pool and a thin LV.  $KD.lvs: lvs -a's
+# name,size in bytes.
+make_kinds() {
+	local l ok=0
+	KD="$TMP/kinds.img"
+	KVG=e4tk$$
+	rm -f "$KD"
+	truncate -s 200M "$KD"
+	l=$(losetup -f --show "$KD" 2>/dev/null) || return 1
+	lvm_on "$l" pvcreate "$l" >/dev/null &&
+		lvm_on "$l" vgcreate -s 4M "$KVG" "$l" >/dev/null &&
+		lvm_on "$l" lvcreate --driverloaded n -an -Zn -n orig -L 16M "$KVG" >/dev/null &&
+		lvm_on "$l" vgcfgbackup -f "$TMP/kinds.vg" "$KVG" >/dev/null &&
+		python3 - "$TMP/kinds.vg" <<'EOF' &&
+import sys
+p = sys.argv[1]
+def lv(name, status, segs):
+    s = "%s {\nid = \"%s\"\nstatus = [%s]\nflags = []\nsegment_count = 1\nsegment1 {\nstart_extent = 0\n%s\n}\n}\n"
+    uid = (name.replace("_", "") + "x" * 32)[:32]
+    uid = "-".join([uid[:6], uid[6:10], uid[10:14], uid[14:18], uid[18:22], uid[22:26], uid[26:32]])
+    return s % (name, uid, ", ".join('"%s"' % x for x in status), segs)
+def lin(n, at):
+    return 'extent_count = %d\ntype = "striped"\nstripe_count = 1\nstripes = ["pv0", %d]' % (n, at)
+rw, vis = ["READ", "WRITE"], ["READ", "WRITE", "VISIBLE"]
+x = ""
+x += lv("snap", rw, lin(2, 4))
+x += lv("snapshot0", ["READ"], 'extent_count = 4\ntype = "snapshot"\nchunk_size = 8\norigin = "orig"\ncow_store = "snap"')
+x += lv("r1", vis, 'extent_count = 2\ntype = "raid1"\ndevice_count = 2\nregion_size = 1024\nraids = ["r1_rmeta_0", "r1_rimage_0", "r1_rmeta_1", "r1_rimage_1"]')
+x += lv("r1_rmeta_0", rw, lin(1, 6)) + lv("r1_rimage_0", rw, lin(2, 7))
+x += lv("r1_rmeta_1", rw, lin(1, 9)) + lv("r1_rimage_1", rw, lin(2, 10))
+x += lv("mir", vis, 'extent_count = 2\ntype = "mirror"\nmirror_count = 2\nregion_size = 1024\nmirrors = ["mir_mimage_0", 0, "mir_mimage_1", 0]')
+x += lv("mir_mimage_0", rw, lin(2, 12)) + lv("mir_mimage_1", rw, lin(2, 14))
+x += lv("pool", vis, 'extent_count = 4\ntype = "thin-pool"\nmetadata = "pool_tmeta"\npool = "pool_tdata"\ntransaction_id = 1\nchunk_size = 128\ndiscards = "passdown"\nzero_new_blocks = 1')
+x += lv("thin1", vis, 'extent_count = 8\ntype = "thin"\nthin_pool = "pool"\ntransaction_id = 0\ndevice_id = 1')
+x += lv("pool_tmeta", rw, lin(1, 16)) + lv("pool_tdata", rw, lin(4, 17))
+t = open(p).read()
+i = t.index("logical_volumes {") + len("logical_volumes {\n")
+open(p, "w").write(t[:i] + x + t[i:])
+EOF
+		lvm_on "$l" vgcfgrestore --force -f "$TMP/kinds.vg" "$KVG" >/dev/null &&
+		lvm_on "$l" lvs -a --noheadings --units b --nosuffix --separator , \
+			-o lv_name,lv_size "$KVG" | tr -d ' []' >"$KD.lvs" &&
+		PE=$(lvm_on "$l" pvs --noheadings --units b --nosuffix -o pe_start "$l" | tr -d ' ') &&
+		ok=1
+	losetup -d "$l"
+	[ "$ok" = 1 ] && [ -n "$PE" ] || return 1
+	# ext4-128 in the first leg of each: r1_rimage_0 at extent 7,
+	# mir_mimage_0 at 12
+	dd if="$B" of="$KD" bs=1M conv=notrunc status=none oflag=seek_bytes \
+		seek=$((PE + 7 * 4194304))
+	dd if="$B" of="$KD" bs=1M conv=notrunc status=none oflag=seek_bytes \
+		seek=$((PE + 12 * 4194304))
+}
+
+test_lvm_refused_kinds_sized_and_legs_read() {
+	if ! command -v lvm >/dev/null || [ "$(id -u)" != 0 ] || ! make_kinds; then
+		skip_test "cannot make LVM2 metadata here (lvm tools, root, loop devices)"
+		return
+	fi
+	run_ro "$KD" volumes -f jsonl "$KD"
+	assertEquals "volumes: status" 0 "$RC"
+	cp "$OUT" "$TMP/kinds.json"
+	# every LV's length is what lvs says, refused or not
+	local name size n=0 lv leg
+	while IFS=, read -r name size; do
+		assertEquals "$name: length as lvs says" "$size" \
+			"$(jq -r "select(.name==\"$KVG/$name\").length" "$TMP/kinds.json")"
+		n=$((n + 1))
+	done <"$KD.lvs"
+	assertEquals "LVs lvs lists (-a: not snapshot0)" 14 "$n"
+	for name in pool thin1 snap; do
+		assertNotEquals "$name: refused" null \
+			"$(jq -r "select(.name==\"$KVG/$name\").note" "$TMP/kinds.json")"
+	done
+	assertEquals "snap: the snapshot of orig" "snapshot of $KVG/orig" \
+		"$(jq -r "select(.name==\"$KVG/snap\").type" "$TMP/kinds.json")"
+	assertContains "snap: read the origin" \
+		"$(jq -r "select(.name==\"$KVG/snap\").note" "$TMP/kinds.json")" "read the origin, $KVG/orig"
+	run_ro "$KD" timeline --volume "$KVG/snap" "$KD"
+	assertEquals "snap: refused" 4 "$RC"
+	assertContains "snap: why" "$(cat "$ERR")" "copy-on-write store"
+	run_ro "$KD" timeline --volume "$KVG/thin1" "$KD"
+	assertEquals "thin: refused" 4 "$RC"
+	assertContains "thin: why" "$(cat "$ERR")" "thin LV"
+	# raid1 and mirror: a leg read, and which said
+	for lv in r1:r1_rimage_0 mir:mir_mimage_0; do
+		leg=${lv#*:}
+		lv=${lv%%:*}
+		assertEquals "$lv holds ext4" ext4 \
+			"$(jq -r "select(.name==\"$KVG/$lv\").fs" "$TMP/kinds.json")"
+		assertContains "$lv: the leg, in volumes" \
+			"$(jq -r "select(.name==\"$KVG/$lv\").note" "$TMP/kinds.json")" \
+			"read from leg 1 of 2, $KVG/$leg (each leg is a full copy)"
+		VOLUME=--volume=$KVG/$lv
+		same_as_bare "$lv: timeline" "$B" "$KD" timeline
+		run_ro "$KD" stat --volume "$KVG/$lv" "$KD" /
+		assertEquals "$lv: stat" 0 "$RC"
+		assertContains "$lv: the leg, on stderr" "$(cat "$ERR")" \
+			"read from leg 1 of 2, $KVG/$leg"
+		# never written: the other leg would differ
+		cp "$KD" "$TMP/kw.img"
+		run set --volume "$KVG/$lv" --mtime 2001-01-01T00:00:00Z "$TMP/kw.img" /
+		assertEquals "$lv: set refused" 16 "$RC"
+		assertContains "$lv: set says why" "$(cat "$ERR")" "a write to one leg"
+		cmp -s "$KD" "$TMP/kw.img" || fail "$lv: set wrote"
+		n=$((n + 1))
+	done
+	assertEquals "legged LVs (after the 14)" 16 "$n"
+}
+
 # make_laptop: $LAP, a disk laid out as Ubuntu's installer does with
 # LVM: p1 EFI System (FAT32), p2 /boot (ext4-1k-inline), p3 an LVM2 PV
 # of vgubuntu: root (ext4-4k, extended into a second segment, "other"

@@ -321,6 +321,10 @@ int evidence_use(struct evidence *ev, const struct common_opts *co,
 void evidence_verify(struct evidence *ev, int quiet);
 /* --verify-container found a stored hash that does not match. */
 int evidence_hash_bad(const struct evidence *ev);
+/* The volume evidence_use chose is read through one leg of a raid1 or
+ * mirror LV: what says so (never written: the other legs would
+ * differ), else NULL. */
+const char *evidence_one_leg(const struct evidence *ev);
 
 struct warn_ctx;
 void lib_warn(errcode_t err, ext2_ino_t ino, const char *detail, void *priv);

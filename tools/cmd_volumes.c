@@ -7,6 +7,9 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
 #include "container/container.h"
 #include "report.h"
@@ -37,16 +40,12 @@ static const char *const keys[] = {
 /* clang-format on */
 static const struct rec_schema schema = { "volume", keys, 0, NULL };
 
-/* Where the volume's first byte lies in the image. */
-static uint64_t start_of(const struct e4t_vol *v)
-{
-	return v->view.next ? v->view.ext[0].pstart : v->view.base;
-}
-
 static const char *note_of(const struct e4t_vol *v)
 {
 	if (v->refused)
 		return v->refused;
+	if (v->note[0])
+		return v->note;
 	if (e4t_vol_is_ext(v) || v->probe.content == E4T_FS_LVM_PV)
 		return NULL;
 	return e4t_content_advice(v->probe.content);
@@ -66,8 +65,8 @@ static void rec_volume(struct report *r, const struct e4t_vol *v, int local)
 		rec_null(r, "parent");
 	rec_cstr(r, "scheme", v->scheme);
 	rec_cstr(r, "type", v->type);
-	rec_u64(r, "start", start_of(v));
-	rec_u64(r, "length", v->view.size);
+	rec_u64(r, "start", v->start);
+	rec_u64(r, "length", v->length);
 	rec_u64(r, "extents", v->view.next ? v->view.next : 1);
 	rec_cstr(r, "part_name", v->part_name[0] ? v->part_name : NULL);
 	rec_cstr(r, "part_uuid", v->part_uuid[0] ? v->part_uuid : NULL);
@@ -94,9 +93,8 @@ static void text_volume(const struct e4t_vol *v)
 
 	printf("%-3u %*s%-*s %14llu %14llu  %-24s %s", v->index,
 	       (int)v->depth * 2, "", 14 - (int)v->depth * 2, v->name,
-	       (unsigned long long)start_of(v),
-	       (unsigned long long)v->view.size, v->type,
-	       bare ? "" : v->probe.name);
+	       (unsigned long long)v->start, (unsigned long long)v->length,
+	       v->type, bare ? "" : v->probe.name);
 	if (v->probe.label[0])
 		printf(" \"%s\"", v->probe.label);
 	if (v->probe.uuid[0])
@@ -122,6 +120,53 @@ static void text_volume(const struct e4t_vol *v)
 	putchar('\n');
 }
 
+/*
+ * The ext2/3/4 filesystems that run past their volume's end, and the
+ * partitions past the image's: said, with the split piece expected
+ * next when the image is split raw's first piece; how many.
+ */
+static unsigned say_short(const char *name, const struct e4t_volumes *vs,
+			  int quiet)
+{
+	char *missing = NULL;
+	unsigned i, n = 0;
+
+	if (e4t_split_missing(name, &missing))
+		missing = NULL;
+	for (i = 0; i < vs->n; i++) {
+		const struct e4t_vol *v = &vs->v[i];
+		int outside = v->refused && v->scheme &&
+			      strcmp(v->scheme, "LVM2") &&
+			      !strcmp(v->refused, "partition outside the disk");
+
+		if (!outside && (v->refused || v->probe.content != E4T_FS_EXT ||
+				 v->probe.fs_size <= v->length))
+			continue;
+		if (n++, quiet)
+			continue;
+		if (outside)
+			warnx_img(name,
+				  "%s: the partition runs past the "
+				  "image's end%s%s%s",
+				  v->name, missing ? ": the split piece " : "",
+				  missing ? missing : "",
+				  missing ? " is missing" : "");
+		else
+			warnx_img(name,
+				  "%s: %s: its %s filesystem is %llu bytes, "
+				  "the volume %llu%s%s%s",
+				  v->name, error_message(E4T_ERR_TRUNCATED),
+				  v->probe.name,
+				  (unsigned long long)v->probe.fs_size,
+				  (unsigned long long)v->length,
+				  missing ? ": the split piece " : "",
+				  missing ? missing : "",
+				  missing ? " is missing" : "");
+	}
+	free(missing);
+	return n;
+}
+
 static int volumes_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const struct e4t_volumes *vs;
@@ -129,7 +174,7 @@ static int volumes_run(struct cmd_ctx *ctx, int argc, char **argv)
 	struct evidence *ev;
 	struct report r;
 	unsigned i;
-	int status;
+	int status, damaged;
 
 	(void)argc;
 	ev = evidence_container(argv[0], ctx->co.quiet, &status);
@@ -142,6 +187,10 @@ static int volumes_run(struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	vs = evidence_volumes(ev);
 	c = evidence_of(ev);
+	/* a PV whose metadata cannot be read hides its LVs (warned) */
+	damaged = vs->bad_pvs ? cond_status(COND_IMAGE_DAMAGE) : EXIT_OK;
+	if (say_short(argv[0], vs, ctx->co.quiet))
+		damaged = cond_status(COND_IMAGE_DAMAGE);
 	if (ctx->format == RF_TEXT) {
 		printf("%s: %s, %llu bytes", argv[0], c->kind_name,
 		       (unsigned long long)c->size);
@@ -151,13 +200,13 @@ static int volumes_run(struct cmd_ctx *ctx, int argc, char **argv)
 		       "START", "LENGTH", "TYPE", "HOLDS");
 		for (i = 0; i < vs->n; i++)
 			text_volume(&vs->v[i]);
-		status = finish_stdout(EXIT_OK);
+		status = finish_stdout(damaged);
 	} else {
 		report_init(&r, (enum report_format)ctx->format, stdout,
 			    &schema);
 		for (i = 0; i < vs->n; i++)
 			rec_volume(&r, &vs->v[i], ctx->local);
-		status = report_finish(&r) ? cond_status(COND_OUTPUT) : EXIT_OK;
+		status = report_finish(&r) ? cond_status(COND_OUTPUT) : damaged;
 	}
 	evidence_close(ev);
 	return status;

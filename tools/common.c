@@ -406,7 +406,8 @@ static void say_truncated(const char *name, const struct common_opts *co)
 {
 	char *missing = NULL;
 
-	if (!co->volume && !e4t_split_missing(name, &missing) && missing)
+	(void)co;
+	if (!e4t_split_missing(name, &missing) && missing)
 		warnx_img(name, "%s: the split piece %s is missing",
 			  error_message(E4T_ERR_TRUNCATED), missing);
 	else

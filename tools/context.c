@@ -165,6 +165,14 @@ static int open_image(struct cmd_ctx *ctx, const char *name)
 			  error_message(E4T_ERR_CONTAINER_READONLY));
 		return cond_status(COND_EVIDENCE_WRITE);
 	}
+	if (writing(ctx) && evidence_one_leg(ctx->ev)) {
+		warnx_img(name,
+			  "refusing to write: %s: %s: a write to one leg "
+			  "would leave the others different",
+			  ctx->co.volume ? ctx->co.volume : "the volume",
+			  evidence_one_leg(ctx->ev));
+		return cond_status(COND_EVIDENCE_WRITE);
+	}
 	if (writing(ctx)) {
 		ctx->wo.sb = ctx->co.sb; /* a backup's is refused */
 		/* a dry run opens read-only, and checks what a write would */

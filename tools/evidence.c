@@ -24,8 +24,9 @@ struct evidence {
 	struct e4t_view whole; /* the container, when not raw */
 	const char *name;
 	int quiet;
-	int scanned;  /* vols holds the volumes */
-	int hash_bad; /* --verify-container found a mismatch */
+	int scanned;		    /* vols holds the volumes */
+	int hash_bad;		    /* --verify-container found a mismatch */
+	const struct e4t_vol *used; /* what evidence_use chose, or NULL */
 };
 
 void evidence_close(struct evidence *ev)
@@ -100,7 +101,8 @@ struct evidence *evidence_container(const char *name, int quiet, int *status)
 		    err == E4T_ERR_CONTAINER_DEPTH ||
 		    err == E4T_ERR_CONTAINER_PARENT_ID ||
 		    err == E4T_ERR_CONTAINER_SEGMENT_SHORT ||
-		    err == E4T_ERR_CONTAINER_OUTSIDE)
+		    err == E4T_ERR_CONTAINER_OUTSIDE ||
+		    err == E4T_ERR_VMDK_EXTENT_DIR)
 			*status = cond_status(COND_CONTAINER);
 		else
 			*status = cond_status(err == ENOMEM ? COND_NOMEM
@@ -147,6 +149,11 @@ int evidence_hash_bad(const struct evidence *ev)
 	return ev && ev->hash_bad;
 }
 
+const char *evidence_one_leg(const struct evidence *ev)
+{
+	return ev && ev->used && ev->used->note[0] ? ev->used->note : NULL;
+}
+
 /* "1 (p1), 3 (vg0/root)": the ext2/3/4 volumes, to choose from. */
 static void say_choices(const struct evidence *ev)
 {
@@ -163,15 +170,57 @@ static void say_choices(const struct evidence *ev)
 	fputc('\n', stderr);
 }
 
+/* "3 (LV UUID ...), 5 (LV UUID ...)": the volumes spec names. */
+static void say_ambiguous(const struct evidence *ev, const char *spec)
+{
+	const struct e4t_volumes *vs = &ev->vols;
+	const struct e4t_vol *first = NULL;
+	unsigned i, n = 0;
+
+	progress_done();
+	fprintf(stderr, "%s: %s: --volume '%s': %s:", progname, ev->name, spec,
+		error_message(E4T_ERR_VOLUME_AMBIGUOUS));
+	if (e4t_volumes_pick(vs, spec, &first) != E4T_ERR_VOLUME_AMBIGUOUS)
+		first = NULL;
+	for (i = 0; first && i < vs->n; i++) {
+		const struct e4t_vol *v = &vs->v[i];
+		struct e4t_volumes one = { vs->c, 0, 1, &vs->v[i] };
+		const struct e4t_vol *hit;
+		errcode_t err = e4t_volumes_pick(&one, spec, &hit);
+
+		if (err == E4T_ERR_NO_VOLUME)
+			continue;
+		fprintf(stderr, "%s %u (%s%s%s%s)", n++ ? "," : "", v->index,
+			v->lv_uuid[0]	  ? "LV UUID "
+			: v->part_uuid[0] ? "PARTUUID "
+					  : "",
+			v->lv_uuid[0]	  ? v->lv_uuid
+			: v->part_uuid[0] ? v->part_uuid
+					  : v->name,
+			e4t_vol_is_ext(v) ? ", " : "",
+			e4t_vol_is_ext(v) ? v->probe.name : "");
+	}
+	fputc('\n', stderr);
+}
+
 /* Why v cannot be read: "p3: LUKS2 encrypted: open it ...". */
 static void say_not_ext(const struct evidence *ev, const struct e4t_vol *v)
 {
-	if (v->refused)
+	char *missing = NULL;
+
+	/* past the end of split raw's last piece: the next one is named */
+	if (v->refused && !strcmp(v->refused, "partition outside the disk") &&
+	    !e4t_split_missing(ev->name, &missing) && missing)
+		warnx_img(ev->name, "%s: %s: %s: the split piece %s is missing",
+			  v->name, error_message(E4T_ERR_VOLUME_REFUSED),
+			  v->refused, missing);
+	else if (v->refused)
 		warnx_img(ev->name, "%s: %s: %s", v->name,
 			  error_message(E4T_ERR_VOLUME_REFUSED), v->refused);
 	else
 		warnx_img(ev->name, "%s: %s", v->name,
 			  e4t_content_advice(v->probe.content));
+	free(missing);
 }
 
 /* No ext2/3/4 volume: name what there is, in one line. */
@@ -203,6 +252,9 @@ static int pick(struct evidence *ev, const char *spec, const struct e4t_vol **v)
 	case 0: return EXIT_OK;
 	case E4T_ERR_VOLUME_CHOICE:
 		say_choices(ev);
+		return cond_status(COND_VOLUME);
+	case E4T_ERR_VOLUME_AMBIGUOUS:
+		say_ambiguous(ev, spec);
 		return cond_status(COND_VOLUME);
 	case E4T_ERR_NO_VOLUME:
 		warnx_img(ev->name, "--volume '%s': %s", spec,
@@ -270,6 +322,7 @@ int evidence_use(struct evidence *ev, const struct common_opts *co,
 
 	*view = NULL;
 	*offset = co->offset;
+	ev->used = NULL;
 	if (!co->volume && (co->offset_set || !has_volumes(ev))) {
 		/* the image as before: the file, or the whole container */
 		if (ev->c->kind != E4T_C_RAW) {
@@ -284,10 +337,13 @@ int evidence_use(struct evidence *ev, const struct common_opts *co,
 		status = pick(ev, co->volume, &v);
 	if (status)
 		return status;
+	ev->used = v;
 	if (!co->volume && !co->quiet)
 		warnx_img(name, "volume %u (%s): %s%s%s%s", v->index, v->name,
 			  v->probe.name, v->probe.label[0] ? " \"" : "",
 			  v->probe.label, v->probe.label[0] ? "\"" : "");
+	if (v->note[0] && !co->quiet) /* raid1, mirror: the leg read */
+		warnx_img(name, "%s: %s", v->name, v->note);
 	if (ev->c->kind == E4T_C_RAW && !v->view.next)
 		*offset = v->view.base + co->offset; /* the file, as before */
 	else

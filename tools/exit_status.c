@@ -28,8 +28,10 @@ const struct condition conditions[COND_COUNT] = {
 	[COND_IMAGE_DAMAGE] = { EXIT_PARTIAL, "image-damage",
 				"a superblock or group descriptor checksum "
 				"that does not verify, a primary superblock "
-				"unusable (a backup was read), or an image "
-				"shorter than its filesystem" },
+				"unusable (a backup was read), an image "
+				"shorter than its filesystem, or, for "
+				"volumes, an LVM2 physical volume whose "
+				"metadata cannot be read" },
 	[COND_JOURNAL_DAMAGE] = { EXIT_PARTIAL, "journal-damage",
 				  "a journal block or transaction that does "
 				  "not verify; for anomalies, a journal that "
@@ -82,7 +84,8 @@ const struct condition conditions[COND_COUNT] = {
 			     "or a format this build lacks" },
 	[COND_VOLUME] = { EXIT_USAGE, "volume",
 			  "several ext2, ext3 or ext4 volumes and no "
-			  "--volume, or a --volume that names none" },
+			  "--volume, or a --volume that names none or "
+			  "several (two LVs or partitions of one name)" },
 	[COND_INDEX] = { EXIT_IMAGE, "index",
 			 "the filesystem could not be indexed" },
 	[COND_JOURNAL] = { EXIT_IMAGE, "journal",
@@ -116,8 +119,9 @@ const struct condition conditions[COND_COUNT] = {
 				  "evidence container (EWF, qcow2, VMDK, VHD), "
 				  "or a logical volume with a segment before "
 				  "its first in the image (an undo file could "
-				  "not restore it): e4time writes raw images "
-				  "only" },
+				  "not restore it) or read through one leg of "
+				  "a raid1 or mirror volume: e4time writes raw "
+				  "images only" },
 	[COND_HASH] = { EXIT_PARTIAL, "hash",
 			"with --verify-container, a stored hash that does "
 			"not match the data" },

@@ -279,6 +279,14 @@ struct e4t_lvm_seg {
 	unsigned stripes;
 	char *pv;	       /* the PV's name in the metadata ("pv0") */
 	uint64_t pv_start_ext; /* where on it, in extents */
+	/* raid1 and mirror: the LVs holding each leg (a full copy; raid1's
+	 * rmeta LVs are not legs) and where in each the copy starts, in
+	 * extents (mirror's "mirrors" pairs; 0 for raid1) */
+	unsigned nlegs;
+	char **legs;
+	uint64_t *leg_ext;
+	/* snapshot: its origin LV and copy-on-write store LV */
+	char *origin, *cow;
 };
 
 struct e4t_lvm_lv {
@@ -286,6 +294,10 @@ struct e4t_lvm_lv {
 	char *uuid;
 	unsigned nsegs;
 	struct e4t_lvm_seg *segs; /* by lstart_ext */
+	uint64_t extents;	  /* its size: the segments' extents */
+	int hidden;		  /* its status lacks VISIBLE */
+	int mapped; /* its segments are linear, on listed PVs, and tile it
+		       (an internal LV may be: a raid1 leg, a COW store) */
 	/* why e4time cannot read it (a striped, mirrored, thin or raid LV;
 	 * a segment on a PV not in this image), or NULL */
 	char *refused;
@@ -346,6 +358,7 @@ struct e4t_probe {
 	char uuid[37];
 	char label[65];
 	/* ext2/3/4 only */
+	uint64_t fs_size; /* bytes: s_blocks_count times the block size */
 	char last_mounted[65];
 	int64_t mtime, wtime; /* 0: never */
 };
@@ -373,6 +386,11 @@ struct e4t_vol {
 	char part_name[109]; /* GPT partition name */
 	char part_uuid[37];  /* GPT unique partition GUID (PARTUUID) */
 	char lv_uuid[40];
+	/* where it lies in the image and its size, as listed: a refused
+	 * LV's size is the metadata's (start 0 when it has no one place) */
+	uint64_t start, length;
+	char note[200]; /* what the reader should know ("raid1: read leg
+			   1 of 2, vg0/r_rimage_0 ..."), or "" */
 	struct e4t_view view;
 	struct e4t_probe probe;
 	char *refused; /* why e4time cannot read it, or NULL */
@@ -380,6 +398,7 @@ struct e4t_vol {
 
 struct e4t_volumes {
 	struct e4t_container *c;
+	unsigned bad_pvs; /* LVM2 PVs whose metadata cannot be read */
 	unsigned n;
 	struct e4t_vol *v; /* v[i].index == i + 1 */
 };
@@ -397,8 +416,11 @@ errcode_t e4t_volumes_scan(struct e4t_container *c, struct e4t_volumes *out,
  * The volume spec names: its index, pN, VG/LV, a GPT partition name or
  * PARTUUID.  spec NULL: the only ext2/3/4 volume
  * (E4T_ERR_VOLUME_CHOICE when several, E4T_ERR_NO_EXT_VOLUME when
- * none).  A volume named but not ext2/3/4 is E4T_ERR_VOLUME_NOT_EXT,
- * a refused one E4T_ERR_VOLUME_REFUSED (its refused text says why).
+ * none).  A spec several volumes answer to (two VGs of one name, an
+ * LV name twice in crafted metadata, two GPT partitions of one name) is
+ * E4T_ERR_VOLUME_AMBIGUOUS, *ret the first of them: never read.  A volume named
+ * but not ext2/3/4 is E4T_ERR_VOLUME_NOT_EXT, a refused one
+ * E4T_ERR_VOLUME_REFUSED (its refused text says why).
  */
 errcode_t e4t_volumes_pick(const struct e4t_volumes *vs, const char *spec,
 			   const struct e4t_vol **ret);

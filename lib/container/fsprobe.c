@@ -152,6 +152,12 @@ static int probe_ext(const struct head *h, struct e4t_probe *out)
 		set(out, E4T_FS_EXT, "ext2");
 	copy(sb.s_last_mounted, sizeof(sb.s_last_mounted), out->last_mounted,
 	     sizeof(out->last_mounted));
+	out->fs_size = ext2fs_le32_to_cpu(sb.s_blocks_count);
+	if (incompat & EXT4_FEATURE_INCOMPAT_64BIT)
+		out->fs_size |=
+			(uint64_t)ext2fs_le32_to_cpu(sb.s_blocks_count_hi)
+			<< 32;
+	out->fs_size <<= 10 + ext2fs_le32_to_cpu(sb.s_log_block_size);
 	out->mtime = (int64_t)((uint64_t)sb.s_mtime_hi << 32 |
 			       ext2fs_le32_to_cpu(sb.s_mtime));
 	out->wtime = (int64_t)((uint64_t)sb.s_wtime_hi << 32 |

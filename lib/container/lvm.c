@@ -520,6 +520,83 @@ static int seg_cmp(const void *a, const void *b)
 					       : 0;
 }
 
+/* An optional string value of sec: *out stays NULL when it lacks one. */
+static errcode_t opt_str(const struct cnode *sec, const char *key, char **out)
+{
+	const struct cnode *n = cfind(sec, key);
+
+	if (!n || n->section || n->array || n->nv != 1 ||
+	    n->v[0].kind != CV_STR)
+		return 0;
+	*out = strdup(n->v[0].s);
+	return *out ? 0 : ENOMEM;
+}
+
+/*
+ * What a segment e4time does not map names: a raid1's legs (raids =
+ * [rmeta, rimage, ...] pairs, or the images alone), a mirror's
+ * (mirrors = [image, extent, ...]), a snapshot's origin and store.  What
+ * does not have the expected shape is left out: the LV stays refused.
+ */
+static errcode_t seg_links(const struct cnode *n, struct e4t_lvm_seg *seg)
+{
+	const struct cnode *l = NULL;
+	unsigned i, step = 1, first = 0, count;
+	int mirror = !strcmp(seg->type, "mirror");
+
+	if (!strcmp(seg->type, "snapshot")) {
+		errcode_t err = opt_str(n, "origin", &seg->origin);
+
+		return err ? err : opt_str(n, "cow_store", &seg->cow);
+	}
+	if (mirror)
+		l = cfind(n, "mirrors");
+	else if (!strcmp(seg->type, "raid1"))
+		l = cfind(n, "raids");
+	if (!l || !l->array || !l->nv)
+		return 0;
+	if (mirror) {
+		if (l->nv % 2)
+			return 0;
+		step = 2;
+	} else {
+		const struct cnode *dc = cfind(n, "device_count");
+
+		if (!dc || dc->array || dc->nv != 1 ||
+		    dc->v[0].kind != CV_INT || dc->v[0].i <= 0)
+			return 0;
+		if ((uint64_t)dc->v[0].i * 2 == l->nv) {
+			step = 2;
+			first = 1; /* rmeta, rimage pairs */
+		} else if ((uint64_t)dc->v[0].i != l->nv) {
+			return 0;
+		}
+	}
+	count = (unsigned)(l->nv / step);
+	seg->legs = calloc(count, sizeof(*seg->legs));
+	seg->leg_ext = calloc(count, sizeof(*seg->leg_ext));
+	if (!seg->legs || !seg->leg_ext)
+		return ENOMEM;
+	for (i = first; i < l->nv; i += step) {
+		const struct cval *name = &l->v[i];
+
+		if (name->kind != CV_STR || !name->s[0] ||
+		    (mirror &&
+		     (l->v[i + 1].kind != CV_INT || l->v[i + 1].i < 0))) {
+			while (seg->nlegs) /* no legs rather than some */
+				free(seg->legs[--seg->nlegs]);
+			return 0;
+		}
+		if (mirror)
+			seg->leg_ext[seg->nlegs] = (uint64_t)l->v[i + 1].i;
+		seg->legs[seg->nlegs] = strdup(name->s);
+		if (!seg->legs[seg->nlegs])
+			return ENOMEM;
+		seg->nlegs++;
+	}
+	return 0;
+}
+
 static errcode_t parse_seg(const struct vgparse *vp, const struct cnode *n,
 			   const struct e4t_lvm *lvm, struct e4t_lvm_lv *lv,
 			   struct e4t_lvm_seg *seg)
@@ -536,9 +613,13 @@ static errcode_t parse_seg(const struct vgparse *vp, const struct cnode *n,
 		err = need_str(vp, n, "type", &seg->type);
 	if (err)
 		return err;
-	if (strcmp(seg->type, "striped"))
+	if (strcmp(seg->type, "striped")) {
+		err = seg_links(n, seg);
+		if (err)
+			return err;
 		return refuse(lv, "%s LV: e4time reads linear LVs only",
 			      seg->type);
+	}
 	err = need_count(vp, n, "stripe_count", &count);
 	if (err)
 		return err;
@@ -620,9 +701,11 @@ static errcode_t parse_lv(const struct vgparse *vp, const struct cnode *n,
 	}
 	if (lv->nsegs)
 		qsort(lv->segs, lv->nsegs, sizeof(*lv->segs), seg_cmp);
-	if (!visible)
-		err = refuse(lv, "internal LV (its status lacks VISIBLE)");
-	if (!err && want != lv->nsegs)
+	for (i = 0; i < lv->nsegs; i++) /* its size, as the metadata says */
+		if (lv->segs[i].extents <= UINT64_MAX - lv->extents)
+			lv->extents += lv->segs[i].extents;
+	lv->hidden = !visible;
+	if (want != lv->nsegs)
 		err = refuse(lv,
 			     "segment_count is %" PRIu64 ", %u segments found",
 			     want, lv->nsegs);
@@ -642,6 +725,9 @@ static errcode_t parse_lv(const struct vgparse *vp, const struct cnode *n,
 		else
 			next += s->extents;
 	}
+	lv->mapped = !err && !lv->refused;
+	if (!err && !visible)
+		err = refuse(lv, "internal LV (its status lacks VISIBLE)");
 	return err;
 }
 
@@ -971,8 +1057,17 @@ void e4t_lvm_free(struct e4t_lvm *lvm)
 		struct e4t_lvm_lv *lv = &lvm->lvs[i];
 
 		for (j = 0; j < lv->nsegs; j++) {
-			free(lv->segs[j].type);
-			free(lv->segs[j].pv);
+			struct e4t_lvm_seg *s = &lv->segs[j];
+			unsigned k;
+
+			for (k = 0; k < s->nlegs; k++)
+				free(s->legs[k]);
+			free(s->legs);
+			free(s->leg_ext);
+			free(s->origin);
+			free(s->cow);
+			free(s->type);
+			free(s->pv);
 		}
 		free(lv->segs);
 		free(lv->name);

@@ -4,8 +4,11 @@
  * descriptor file with its extents (monolithicFlat, twoGbMaxExtent*,
  * ...), stream-optimized.
  *
- * The extent data files are looked for in the descriptor's folder; one
- * missing is E4T_ERR_CONTAINER_PIECE naming it as the descriptor does.
+ * The extent data files are looked for as parents are (parent.c): in
+ * the descriptor's folder, or the --parent-dir one; one outside both
+ * (by name or by a symbolic link) is refused before libvmdk opens it,
+ * one missing is E4T_ERR_CONTAINER_PIECE naming it as the descriptor
+ * does.
  * A differencing image (a parentFileNameHint) is read through its
  * parent, looked for as parent.c says and given to
  * libvmdk_handle_set_parent_handle; a parent not found is
@@ -116,6 +119,76 @@ static errcode_t missing_extent(const char *path, libvmdk_handle_t *h,
 	return E4T_ERR_CONTAINER;
 }
 
+/*
+ * Before libvmdk opens them (by their last component, in one folder),
+ * each extent the descriptor names is looked for as parent.c looks for
+ * parents: one that lies outside the descriptor's directory (by its
+ * name, or a symbolic link leading out), unless in --parent-dir, is
+ * E4T_ERR_CONTAINER_OUTSIDE, one that is no regular file or block
+ * device (a FIFO would block the open) E4T_ERR_CONTAINER_NOT_FILE,
+ * with the path in *what.  *dir: the folder of the first one found (in
+ * --parent-dir, say), for libvmdk; NULL when none is.  An extent not
+ * found is left to libvmdk (a monolithic image names itself).
+ */
+static errcode_t check_extents(const char *path, libvmdk_handle_t *h,
+			       char **dir, char **what)
+{
+	libvmdk_error_t *error = NULL;
+	int i, n = 0;
+
+	*dir = NULL;
+	if (libvmdk_handle_get_number_of_extents(h, &n, &error) != 1) {
+		libvmdk_error_free(&error);
+		return 0; /* libvmdk says what is wrong */
+	}
+	for (i = 0; i < n; i++) {
+		libvmdk_extent_descriptor_t *d = NULL;
+		char *name = NULL, *found = NULL, *slash;
+		errcode_t err;
+
+		if (libvmdk_handle_get_extent_descriptor(h, i, &d, &error) !=
+		    1) {
+			libvmdk_error_free(&error);
+			return 0;
+		}
+		err = e4t_yal_string(d, extent_size, extent_get, &name);
+		if (libvmdk_extent_descriptor_free(&d, &error) != 1)
+			libvmdk_error_free(&error);
+		if (!err && name)
+			err = e4t_parent_path(path, name, &found);
+		/* libvmdk (20200926) joins such a name to the folder past
+		 * the end of its buffer: it never gets one */
+		if ((!err || err == E4T_ERR_CONTAINER_PIECE) && name &&
+		    strpbrk(name, "/\\")) {
+			free(found);
+			found = name;
+			name = NULL;
+			err = E4T_ERR_VMDK_EXTENT_DIR;
+		}
+		free(name);
+		if (err == E4T_ERR_CONTAINER_OUTSIDE ||
+		    err == E4T_ERR_CONTAINER_NOT_FILE ||
+		    err == E4T_ERR_VMDK_EXTENT_DIR) {
+			free(*dir);
+			*dir = NULL;
+			*what = found;
+			return err;
+		}
+		if (!err && found && !*dir) {
+			slash = strrchr(found, '/');
+			if (slash)
+				slash[1] = '\0';
+			*dir = slash ? found : strdup("./");
+			if (slash)
+				found = NULL;
+		}
+		free(found);
+		if (err == ENOMEM || (!err && !*dir))
+			return ENOMEM;
+	}
+	return 0;
+}
+
 /* path's folder, for libvmdk_handle_set_extent_data_files_path */
 static errcode_t set_dir(libvmdk_handle_t *h, const char *path)
 {
@@ -139,6 +212,7 @@ static errcode_t vmdk_open_one(struct e4t_chain *img, const char *path,
 {
 	libvmdk_error_t *error = NULL;
 	libvmdk_handle_t *h = NULL;
+	char *dir = NULL;
 	int extents = 0;
 	errcode_t err;
 
@@ -152,7 +226,10 @@ static errcode_t vmdk_open_one(struct e4t_chain *img, const char *path,
 		libvmdk_error_free(&error);
 		return E4T_ERR_CONTAINER;
 	}
-	err = set_dir(h, path);
+	err = check_extents(path, h, &dir, what);
+	if (!err)
+		err = set_dir(h, dir ? dir : path);
+	free(dir);
 	if (!err && libvmdk_handle_open_extent_data_files(h, &error) != 1) {
 		libvmdk_error_free(&error);
 		err = missing_extent(path, h, what);

@@ -69,27 +69,65 @@ static struct e4t_vol *vol(struct scan *s, unsigned idx)
 	return &s->vs->v[idx - 1];
 }
 
+/* The LVM2 reader's warnings, held until it is known whether the PV
+ * can be read: passed on then, or the last one said as why not. */
+struct held {
+	char msg[8][200];
+	unsigned n, all;
+};
+
+static void hold(void *arg, const char *msg)
+{
+	struct held *h = arg;
+
+	snprintf(h->msg[h->n < 8 ? h->n : 7], sizeof(h->msg[0]), "%s", msg);
+	if (h->n < 8)
+		h->n++;
+	h->all++;
+}
+
 static errcode_t found_pv(struct scan *s, unsigned idx)
 {
 	struct e4t_vol *v = vol(s, idx);
+	struct held *h;
 	struct pv_found *pv;
 	int found = 0;
+	unsigned i;
 	errcode_t err;
 
 	err = e4t_grow(&s->pvs, &s->pvcap, s->npvs + 1, sizeof(*s->pvs), 4);
 	if (err)
 		return err;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return ENOMEM;
 	pv = &s->pvs[s->npvs];
 	memset(pv, 0, sizeof(*pv));
-	err = e4t_lvm_read(&v->view, &pv->lvm, &found, s->warn, s->arg);
+	err = e4t_lvm_read(&v->view, &pv->lvm, &found, hold, h);
 	if (err == E4T_ERR_LVM || (!err && !found)) {
+		/* one line: the PV, and the reason that stopped the read */
+		snprintf(v->type, sizeof(v->type), "LVM2 PV");
 		e4t_cwarnf(s->warn, s->arg,
-			   "%s: LVM2 physical volume whose metadata cannot be "
-			   "read",
-			   v->name);
+			   "%s: LVM2 physical volume %s: its metadata cannot "
+			   "be read (%s): its logical volumes are not listed",
+			   v->name, pv->lvm.pv_uuid[0] ? pv->lvm.pv_uuid : "?",
+			   h->n ? h->msg[h->n - 1] : "no LVM2 label");
+		v->refused = malloc(sizeof(h->msg[0]) + 64);
+		if (v->refused)
+			snprintf(v->refused, sizeof(h->msg[0]) + 64,
+				 "LVM2 metadata cannot be read: %s",
+				 h->n ? h->msg[h->n - 1] : "no LVM2 label");
 		e4t_lvm_free(&pv->lvm);
-		return 0;
+		free(h);
+		s->vs->bad_pvs++;
+		return v->refused ? 0 : ENOMEM;
 	}
+	for (i = 0; i < h->n; i++) /* a PV read despite them */
+		e4t_cwarnf(s->warn, s->arg, "%s", h->msg[i]);
+	if (h->all > h->n)
+		e4t_cwarnf(s->warn, s->arg, "(%u more LVM2 warnings)",
+			   h->all - h->n);
+	free(h);
 	if (err)
 		return err;
 	pv->view = v->view;
@@ -274,6 +312,191 @@ static int seen_vg(const struct scan *s, size_t upto, const char *vg_uuid)
 	return 0;
 }
 
+static const struct e4t_lvm_lv *lv_named(const struct e4t_lvm *m,
+					 const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < m->nlvs; i++)
+		if (!strcmp(m->lvs[i].name, name))
+			return &m->lvs[i];
+	return NULL;
+}
+
+/* The snapshot segment whose copy-on-write store is the LV name. */
+static const struct e4t_lvm_seg *snapshot_of(const struct e4t_lvm *m,
+					     const char *name)
+{
+	unsigned i, j;
+
+	for (i = 0; i < m->nlvs; i++)
+		for (j = 0; j < m->lvs[i].nsegs; j++) {
+			const struct e4t_lvm_seg *g = &m->lvs[i].segs[j];
+
+			if (g->cow && g->origin && !strcmp(g->cow, name))
+				return g;
+		}
+	return NULL;
+}
+
+/*
+ * A raid1 or mirror LV of one segment: the first of its legs that can
+ * be read, each leg a full copy (a mirror's copy may start inside its
+ * image LV), in v->view and said in v->note; else why says why not.
+ */
+static errcode_t read_leg(struct scan *s, const struct pv_found *from,
+			  const struct e4t_lvm_lv *lv, struct e4t_vol *v,
+			  char *why, size_t whysz)
+{
+	const struct e4t_lvm *m = &from->lvm;
+	const struct e4t_lvm_seg *seg = &lv->segs[0];
+	uint64_t es = m->extent_size, size = lv->extents * es;
+	unsigned k, parent;
+	errcode_t err;
+
+	for (k = 0; k < seg->nlegs; k++) {
+		const struct e4t_lvm_lv *leg = lv_named(m, seg->legs[k]);
+		char lwhy[200] = "";
+		struct e4t_view lv_v;
+		uint64_t off = seg->leg_ext[k] * es;
+
+		if (!leg || !leg->mapped) {
+			if (!why[0])
+				snprintf(why, whysz, "%s LV: leg %s %s",
+					 seg->type, seg->legs[k],
+					 leg ? leg->refused
+					     : "is not in the metadata");
+			continue;
+		}
+		err = lv_view(s, from, leg, &lv_v, lwhy, sizeof(lwhy), &parent);
+		if (err)
+			return err;
+		if (!lwhy[0] && (seg->leg_ext[k] > UINT64_MAX / es ||
+				 off > lv_v.size || size > lv_v.size - off))
+			snprintf(lwhy, sizeof(lwhy), "is shorter than the LV");
+		if (lwhy[0]) {
+			e4t_view_free(&lv_v);
+			if (!why[0])
+				snprintf(why, whysz, "%s LV: leg %s %s",
+					 seg->type, leg->name, lwhy);
+			continue;
+		}
+		err = e4t_view_sub(&lv_v, off, size, &v->view);
+		e4t_view_free(&lv_v);
+		if (err)
+			return err;
+		v->parent = (int)parent;
+		v->depth = vol(s, parent)->depth + 1;
+		snprintf(v->note, sizeof(v->note),
+			 "%s: read from leg %u of %u, %s/%s (each leg is a "
+			 "full copy)",
+			 seg->type, k + 1, seg->nlegs, m->vg_name, leg->name);
+		why[0] = '\0';
+		return 0;
+	}
+	if (!why[0])
+		snprintf(why, whysz, "%s LV: no leg to read", seg->type);
+	return 0;
+}
+
+/* What an LV e4time cannot map is: its type, why, its legs read. */
+static errcode_t unmapped_lv(struct scan *s, const struct pv_found *from,
+			     const struct e4t_lvm_lv *lv, struct e4t_vol *v,
+			     char *why, size_t whysz)
+{
+	const struct e4t_lvm *m = &from->lvm;
+	const struct e4t_lvm_seg *g = lv->nsegs ? &lv->segs[0] : NULL;
+
+	if (!g)
+		return 0;
+	snprintf(v->type, sizeof(v->type), "%s LV%s", g->type,
+		 lv->nsegs > 1 ? ", several segments" : "");
+	if (g->origin && g->cow) {
+		snprintf(v->type, sizeof(v->type), "snapshot (internal)");
+		snprintf(why, whysz,
+			 "lvm2's record of the snapshot %s/%s of %s/%s: read "
+			 "the origin",
+			 m->vg_name, g->cow, m->vg_name, g->origin);
+		return 0;
+	}
+	if (g->nlegs && lv->nsegs == 1 && !lv->hidden &&
+	    g->extents == lv->extents && !g->lstart_ext) {
+		snprintf(v->type, sizeof(v->type), "%s LV, %u legs", g->type,
+			 g->nlegs);
+		why[0] = '\0';
+		return read_leg(s, from, lv, v, why, whysz);
+	}
+	return 0;
+}
+
+/* One LV of the VG from's metadata describes, as a new volume. */
+static errcode_t add_lv(struct scan *s, const struct pv_found *from,
+			const struct e4t_lvm_lv *lv)
+{
+	const struct e4t_lvm *m = &from->lvm;
+	const struct e4t_lvm_seg *snap = snapshot_of(m, lv->name);
+	struct e4t_vol tmp, *v;
+	char why[200] = "";
+	unsigned idx, parent = from->vol;
+	errcode_t err = 0;
+
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.view.c = s->vs->c;
+	tmp.parent = (int)from->vol;
+	tmp.depth = vol(s, from->vol)->depth + 1;
+	snprintf(tmp.type, sizeof(tmp.type), "LV, %u segment%s", lv->nsegs,
+		 lv->nsegs == 1 ? "" : "s");
+	if (lv->mapped) {
+		err = lv_view(s, from, lv, &tmp.view, why, sizeof(why),
+			      &parent);
+		tmp.parent = (int)parent;
+		tmp.depth = vol(s, parent)->depth + 1;
+		if (!why[0] && lv->refused)
+			snprintf(why, sizeof(why), "%s", lv->refused);
+	} else {
+		snprintf(why, sizeof(why), "%s",
+			 lv->refused ? lv->refused : "not mapped");
+		err = unmapped_lv(s, from, lv, &tmp, why, sizeof(why));
+	}
+	if (!err && snap) {
+		snprintf(tmp.type, sizeof(tmp.type), "snapshot of %s/%s",
+			 m->vg_name, snap->origin);
+		snprintf(why, sizeof(why),
+			 "snapshot of %s/%s: this LV is its copy-on-write "
+			 "store (the chunks changed since), not a "
+			 "filesystem: read the origin, %s/%s, for the "
+			 "filesystem as it is now",
+			 m->vg_name, snap->origin, m->vg_name, snap->origin);
+	}
+	if (!err)
+		err = add_vol(s, (unsigned)tmp.parent, tmp.depth, "LVM2", &idx);
+	if (err) {
+		e4t_view_free(&tmp.view);
+		return err;
+	}
+	v = vol(s, idx);
+	tmp.index = v->index;
+	tmp.scheme = v->scheme;
+	*v = tmp;
+	snprintf(v->name, sizeof(v->name), "%s/%s", m->vg_name, lv->name);
+	snprintf(v->lv_uuid, sizeof(v->lv_uuid), "%s",
+		 lv->uuid ? lv->uuid : "");
+	v->start = v->view.next ? v->view.ext[0].pstart : v->view.base;
+	v->length = v->view.size;
+	if (why[0]) {
+		/* the size the metadata gives */
+		if (lv->extents <= UINT64_MAX / m->extent_size)
+			v->length = lv->extents * m->extent_size;
+		if (!v->view.size)
+			v->start = 0;
+		e4t_view_free(&v->view);
+		v->view.c = s->vs->c;
+		v->refused = strdup(why);
+		return v->refused ? 0 : ENOMEM;
+	}
+	return e4t_probe(&v->view, &v->probe);
+}
+
 /* Each VG once (the metadata with the highest seqno), each LV a volume. */
 static errcode_t assemble_lvs(struct scan *s)
 {
@@ -282,6 +505,7 @@ static errcode_t assemble_lvs(struct scan *s)
 	for (i = 0; i < s->npvs; i++) {
 		const struct pv_found *best = &s->pvs[i];
 		unsigned l;
+		errcode_t err;
 
 		if (!best->lvm.vg_uuid || seen_vg(s, i, best->lvm.vg_uuid))
 			continue;
@@ -291,39 +515,7 @@ static errcode_t assemble_lvs(struct scan *s)
 			    s->pvs[k].lvm.seqno > best->lvm.seqno)
 				best = &s->pvs[k];
 		for (l = 0; l < best->lvm.nlvs; l++) {
-			const struct e4t_lvm_lv *lv = &best->lvm.lvs[l];
-			char why[200] = "";
-			struct e4t_view view;
-			struct e4t_vol *v;
-			unsigned idx, parent;
-			errcode_t err;
-
-			err = lv_view(s, best, lv, &view, why, sizeof(why),
-				      &parent);
-			if (err)
-				return err;
-			err = add_vol(s, parent, vol(s, parent)->depth + 1,
-				      "LVM2", &idx);
-			if (err) {
-				e4t_view_free(&view);
-				return err;
-			}
-			v = vol(s, idx);
-			v->view = view;
-			snprintf(v->name, sizeof(v->name), "%s/%s",
-				 best->lvm.vg_name, lv->name);
-			snprintf(v->lv_uuid, sizeof(v->lv_uuid), "%s",
-				 lv->uuid ? lv->uuid : "");
-			snprintf(v->type, sizeof(v->type), "LV, %u segment%s",
-				 lv->nsegs, lv->nsegs == 1 ? "" : "s");
-			if (lv->refused || why[0]) {
-				v->refused =
-					strdup(lv->refused ? lv->refused : why);
-				if (!v->refused)
-					return ENOMEM;
-				continue;
-			}
-			err = e4t_probe(&v->view, &v->probe);
+			err = add_lv(s, best, &best->lvm.lvs[l]);
 			if (err)
 				return err;
 		}
@@ -366,6 +558,15 @@ errcode_t e4t_volumes_scan(struct e4t_container *c, struct e4t_volumes *out,
 	}
 	if (!err)
 		err = assemble_lvs(&s);
+	for (i = 0; !err && i < out->n; i++) {
+		struct e4t_vol *v = &out->v[i];
+
+		if (!v->length && !v->start) { /* as it lies in the image */
+			v->start = v->view.next ? v->view.ext[0].pstart
+						: v->view.base;
+			v->length = v->view.size;
+		}
+	}
 	for (i = 0; i < s.npvs; i++)
 		e4t_lvm_free(&s.pvs[i].lvm);
 	free(s.pvs);
@@ -413,8 +614,10 @@ errcode_t e4t_volumes_pick(const struct e4t_volumes *vs, const char *spec,
 			count++;
 		}
 	}
-	if (!spec && count > 1)
-		return E4T_ERR_VOLUME_CHOICE;
+	if (count > 1) { /* a name two volumes bear: never the first */
+		*ret = pick;
+		return spec ? E4T_ERR_VOLUME_AMBIGUOUS : E4T_ERR_VOLUME_CHOICE;
+	}
 	if (!pick)
 		return spec ? E4T_ERR_NO_VOLUME : E4T_ERR_NO_EXT_VOLUME;
 	*ret = pick;
