@@ -124,10 +124,6 @@ test_hashes_extents() {
 	[ "$E4T_SKIP_THIS" = 1 ] && return
 	mkimg ext4 || return
 	check_hashes "$TMP/ext4.img"
-	# SHA-256 without the CPU's SHA extensions too (test hook)
-	if [ "${E4T_TEST_HOOKS:-}" = yes ] && grep -qw sha_ni /proc/cpuinfo; then
-		E4TIME_TEST_NO_SHA_NI=1 check_hashes "$TMP/ext4.img" sha256
-	fi
 }
 
 # A file of more than 4 GiB (holes, a write past 4 GiB), in an image of
