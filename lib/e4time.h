@@ -677,9 +677,10 @@ size_t e4t_hash_len(enum e4t_hash_alg alg);	  /* bytes; 0 for NONE */
  * read(2) gives them: extents run by run from their blocks (holes and
  * unwritten extents as zeros, blocks past i_size left out), block-mapped
  * and inline data files through ext2fs_file_read(); out gets
- * e4t_hash_len() bytes.  E4T_ERR_NOT_REGULAR for any other type,
- * E4T_ERR_CONTENT for an encrypted file, extents out of order or beyond
- * the filesystem, or a file shorter than i_size.
+ * e4t_hash_len() bytes, computed by libcrypto (E4T_ERR_DIGEST when it
+ * fails: an algorithm its configuration disables).  E4T_ERR_NOT_REGULAR
+ * for any other type, E4T_ERR_CONTENT for an encrypted file, extents out
+ * of order or beyond the filesystem, or a file shorter than i_size.
  */
 struct e4t_hasher;
 errcode_t e4t_hasher_new(ext2_filsys fs, enum e4t_hash_alg alg,

@@ -124,10 +124,34 @@ test_hashes_extents() {
 	[ "$E4T_SKIP_THIS" = 1 ] && return
 	mkimg ext4 || return
 	check_hashes "$TMP/ext4.img"
-	# SHA-256 without the CPU's SHA extensions too (test hook)
-	if [ "${E4T_TEST_HOOKS:-}" = yes ] && grep -qw sha_ni /proc/cpuinfo; then
-		E4TIME_TEST_NO_SHA_NI=1 check_hashes "$TMP/ext4.img" sha256
-	fi
+}
+
+# libcrypto with no provider of digests (OPENSSL_CONF loading only the
+# "base" provider, as a FIPS-only setup refuses MD5): one line, exit 8,
+# no output.
+test_hash_refused_by_libcrypto() {
+	local img alg n=0
+	img=$(unpack ext4-4k) || { fail unpack; return; }
+	cat >"$TMP/openssl.cnf" <<-'EOF'
+		openssl_conf = openssl_init
+		[openssl_init]
+		providers = provider_sect
+		[provider_sect]
+		base = base_sect
+		[base_sect]
+		activate = 1
+	EOF
+	for alg in md5 sha1 sha256; do
+		OPENSSL_CONF=$TMP/openssl.cnf run timeline -f csv --hash "$alg" "$img"
+		assertEquals "$alg: status" 8 "$RC"
+		assertEquals "$alg: no output" 0 "$(wc -c <"$OUT")"
+		assertEquals "$alg: one line: $(cat "$ERR")" 1 "$(wc -l <"$ERR")"
+		assertContains "$alg: says why" "$(cat "$ERR")" "libcrypto could not compute the digest"
+		n=$((n + 1))
+	done
+	assertEquals "algorithms tried" 3 "$n"
+	OPENSSL_CONF=$TMP/openssl.cnf run timeline -f csv "$img"
+	assertEquals "no --hash: libcrypto not asked" 0 "$RC"
 }
 
 # A file of more than 4 GiB (holes, a write past 4 GiB), in an image of

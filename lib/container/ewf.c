@@ -250,16 +250,24 @@ static errcode_t ewf_verify(struct e4t_container *c, char *msg, size_t msgsz)
 	struct ewf *e = c->priv;
 	char md5[64], sha1[64], cmd5[33], csha1[41], bad[128];
 	uint8_t dmd5[16], dsha1[20];
-	struct e4t_md5 m;
-	struct e4t_sha1 s;
+	struct e4t_digest *m = NULL, *s = NULL;
 	uint64_t off;
 	uint32_t bad0;
+	errcode_t err;
 	char *buf;
 	int ok;
 
 	buf = malloc(CHUNK);
 	if (!buf)
 		return ENOMEM;
+	err = e4t_digest_new(E4T_HASH_MD5, &m);
+	if (!err)
+		err = e4t_digest_new(E4T_HASH_SHA1, &s);
+	if (err) {
+		e4t_digest_free(m);
+		free(buf);
+		return err;
+	}
 	pthread_mutex_lock(&c->lock);
 	pthread_mutex_lock(&e->hl[0]);
 	stored_hash(e->h[0], "MD5", md5, sizeof(md5));
@@ -267,12 +275,12 @@ static errcode_t ewf_verify(struct e4t_container *c, char *msg, size_t msgsz)
 	if (!md5[0] && !sha1[0]) {
 		pthread_mutex_unlock(&e->hl[0]);
 		pthread_mutex_unlock(&c->lock);
+		e4t_digest_free(m);
+		e4t_digest_free(s);
 		free(buf);
 		snprintf(msg, msgsz, "no MD5 or SHA1 stored");
 		return E4T_ERR_CONTAINER_NO_HASH;
 	}
-	e4t_md5_init(&m);
-	e4t_sha1_init(&s);
 	bad0 = checksum_errors(e->h[0]);
 	for (off = 0; off < c->size; off += CHUNK) {
 		size_t n =
@@ -289,6 +297,8 @@ static errcode_t ewf_verify(struct e4t_container *c, char *msg, size_t msgsz)
 				libewf_error_free(&error);
 				pthread_mutex_unlock(&e->hl[0]);
 				pthread_mutex_unlock(&c->lock);
+				e4t_digest_free(m);
+				e4t_digest_free(s);
 				free(buf);
 				snprintf(msg, msgsz, "unreadable at byte %llu",
 					 (unsigned long long)off + done);
@@ -296,16 +306,22 @@ static errcode_t ewf_verify(struct e4t_container *c, char *msg, size_t msgsz)
 			}
 			done += (size_t)r;
 		}
-		e4t_md5_update(&m, buf, n);
+		if (md5[0])
+			e4t_digest_update(m, buf, n);
 		if (sha1[0])
-			e4t_sha1_update(&s, buf, n);
+			e4t_digest_update(s, buf, n);
 	}
 	bad_chunks(e->h[0], bad0, bad, sizeof(bad));
 	pthread_mutex_unlock(&e->hl[0]);
 	pthread_mutex_unlock(&c->lock);
 	free(buf);
-	e4t_md5_final(&m, dmd5);
-	e4t_sha1_final(&s, dsha1);
+	err = e4t_digest_final(m, dmd5);
+	if (!err)
+		err = e4t_digest_final(s, dsha1);
+	e4t_digest_free(m);
+	e4t_digest_free(s);
+	if (err)
+		return err; /* E4T_ERR_DIGEST says it all */
 	e4t_hex(dmd5, sizeof(dmd5), cmd5);
 	e4t_hex(dsha1, sizeof(dsha1), csha1);
 	ok = (!md5[0] || !strcasecmp(md5, cmd5)) &&

@@ -22,7 +22,8 @@
  *     an MBR with a valid entry (a FAT or NTFS boot sector is not one);
  *  6. all zeros in the first 8 KiB: empty; else unknown.
  *
- * UUIDs are as blkid prints them (lower case; FAT and exFAT serials as
+ * UUIDs are as blkid prints them (lower case, by libuuid; FAT and exFAT serials
+ * as
  * XXXX-XXXX, NTFS's as 16 hex digits); an LVM2 PV's uuid is left empty
  * (with its dashes it does not fit: e4t_lvm_read gives it).
  */
@@ -34,6 +35,7 @@
 #include <string.h>
 
 #include <ext2fs/ext2_fs.h>
+#include <uuid/uuid.h>
 
 #include "e4time.h"
 #include "container/container.h"
@@ -70,22 +72,6 @@ static uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
-}
-
-/* A UUID stored as plain bytes (ext, XFS, btrfs, swap) */
-static void uuid_plain(const uint8_t *u, char out[37])
-{
-	static const char hex[] = "0123456789abcdef";
-	char *o = out;
-	int i;
-
-	for (i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			*o++ = '-';
-		*o++ = hex[u[i] >> 4];
-		*o++ = hex[u[i] & 15];
-	}
-	*o = '\0';
 }
 
 /* A fixed-size field, maybe not NUL-terminated, into out[outsz] */
@@ -131,7 +117,7 @@ static int probe_ext(const struct head *h, struct e4t_probe *out)
 	compat = ext2fs_le32_to_cpu(sb.s_feature_compat);
 	incompat = ext2fs_le32_to_cpu(sb.s_feature_incompat);
 	ro_compat = ext2fs_le32_to_cpu(sb.s_feature_ro_compat);
-	uuid_plain(sb.s_uuid, out->uuid);
+	uuid_unparse_lower(sb.s_uuid, out->uuid);
 	copy(sb.s_volume_name, sizeof(sb.s_volume_name), out->label,
 	     sizeof(out->label));
 	if (incompat & EXT3_FEATURE_INCOMPAT_JOURNAL_DEV) {
@@ -293,7 +279,7 @@ static int probe_swap(const struct head *h, struct e4t_probe *out)
 		}
 		if (sig(h, pages[i] - 10, "SWAPSPACE2", 10)) {
 			set(out, E4T_FS_SWAP, "swap");
-			uuid_plain(h->b + 1024 + 12, out->uuid);
+			uuid_unparse_lower(h->b + 1024 + 12, out->uuid);
 			field(h->b + 1024 + 28, 16, out->label,
 			      sizeof(out->label));
 			return 1;
@@ -414,13 +400,13 @@ static errcode_t probe_head(const struct e4t_view *v, const struct head *h,
 		return 0;
 	if (sig(h, 0, "XFSB", 4) && at(h, 0, 120)) {
 		set(out, E4T_FS_XFS, "XFS");
-		uuid_plain(h->b + 32, out->uuid);
+		uuid_unparse_lower(h->b + 32, out->uuid);
 		field(h->b + 108, 12, out->label, sizeof(out->label));
 		return 0;
 	}
 	if (sig(h, 65536 + 64, "_BHRfS_M", 8) && at(h, 65536 + 0x12b, 256)) {
 		set(out, E4T_FS_BTRFS, "btrfs");
-		uuid_plain(h->b + 65536 + 32, out->uuid);
+		uuid_unparse_lower(h->b + 65536 + 32, out->uuid);
 		field(h->b + 65536 + 0x12b, 256, out->label,
 		      sizeof(out->label));
 		return 0;

@@ -22,11 +22,7 @@ struct e4t_hasher {
 	ext2_filsys fs;
 	enum e4t_hash_alg alg;
 	uint8_t *buf;
-	union {
-		struct e4t_md5 md5;
-		struct e4t_sha1 sha1;
-		struct e4t_sha256 sha256;
-	} u;
+	struct e4t_digest *dg;
 	uint64_t left; /* bytes of the file still to hash */
 };
 
@@ -66,6 +62,7 @@ errcode_t e4t_hasher_new(ext2_filsys fs, enum e4t_hash_alg alg,
 			 struct e4t_hasher **ret)
 {
 	struct e4t_hasher *h;
+	errcode_t err;
 
 	*ret = NULL;
 	if (!e4t_hash_len(alg))
@@ -78,6 +75,12 @@ errcode_t e4t_hasher_new(ext2_filsys fs, enum e4t_hash_alg alg,
 		free(h);
 		return ENOMEM;
 	}
+	err = e4t_digest_new(alg, &h->dg);
+	if (err) {
+		free(h->buf);
+		free(h);
+		return err;
+	}
 	h->fs = fs;
 	h->alg = alg;
 	*ret = h;
@@ -88,17 +91,9 @@ void e4t_hasher_free(struct e4t_hasher *h)
 {
 	if (!h)
 		return;
+	e4t_digest_free(h->dg);
 	free(h->buf);
 	free(h);
-}
-
-static void hash_init(struct e4t_hasher *h)
-{
-	switch (h->alg) {
-	case E4T_HASH_MD5: e4t_md5_init(&h->u.md5); break;
-	case E4T_HASH_SHA1: e4t_sha1_init(&h->u.sha1); break;
-	default: e4t_sha256_init(&h->u.sha256); break;
-	}
 }
 
 /* Hash len bytes, but never past the file's end. */
@@ -107,20 +102,7 @@ static void hash_data(struct e4t_hasher *h, const void *p, uint64_t len)
 	if (len > h->left)
 		len = h->left;
 	h->left -= len;
-	switch (h->alg) {
-	case E4T_HASH_MD5: e4t_md5_update(&h->u.md5, p, len); break;
-	case E4T_HASH_SHA1: e4t_sha1_update(&h->u.sha1, p, len); break;
-	default: e4t_sha256_update(&h->u.sha256, p, len); break;
-	}
-}
-
-static void hash_final(struct e4t_hasher *h, uint8_t *out)
-{
-	switch (h->alg) {
-	case E4T_HASH_MD5: e4t_md5_final(&h->u.md5, out); break;
-	case E4T_HASH_SHA1: e4t_sha1_final(&h->u.sha1, out); break;
-	default: e4t_sha256_final(&h->u.sha256, out); break;
-	}
+	e4t_digest_update(h->dg, p, (size_t)len);
 }
 
 static void hash_zeros(struct e4t_hasher *h, uint64_t len)
@@ -234,7 +216,9 @@ static errcode_t hash_inode(struct e4t_hasher *h, ext2_ino_t ino,
 		return E4T_ERR_NOT_REGULAR;
 	if (inode->i_flags & EXT4_ENCRYPT_FL)
 		return E4T_ERR_CONTENT;
-	hash_init(h);
+	err = e4t_digest_start(h->dg);
+	if (err)
+		return err;
 	h->left = EXT2_I_SIZE(inode);
 	if (!h->left)
 		err = 0;
@@ -244,7 +228,7 @@ static errcode_t hash_inode(struct e4t_hasher *h, ext2_ino_t ino,
 	else
 		err = hash_file_read(h, ino, inode);
 	if (!err)
-		hash_final(h, out);
+		err = e4t_digest_final(h->dg, out);
 	return err;
 }
 
