@@ -90,12 +90,20 @@ unsigned e4t_nokey_name(const struct e4t_nokey *k, const char *name,
 		memcpy(raw + 8, name, len);
 		n = 8 + (size_t)len;
 	} else {
-		struct e4t_sha256 s;
+		struct e4t_digest *d;
+		errcode_t err;
 
 		memcpy(raw + 8, name, NOKEY_BYTES);
-		e4t_sha256_init(&s);
-		e4t_sha256_update(&s, name + NOKEY_BYTES, len - NOKEY_BYTES);
-		e4t_sha256_final(&s, raw + 8 + NOKEY_BYTES);
+		/* (libcrypto refusing SHA-256: no no-key name, the
+		 * ciphertext is shown as before) */
+		err = e4t_digest_new(E4T_HASH_SHA256, &d);
+		if (err)
+			return 0;
+		e4t_digest_update(d, name + NOKEY_BYTES, len - NOKEY_BYTES);
+		err = e4t_digest_final(d, raw + 8 + NOKEY_BYTES);
+		e4t_digest_free(d);
+		if (err)
+			return 0;
 		n = sizeof(raw);
 	}
 	base64url(raw, n, out);
