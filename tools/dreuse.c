@@ -170,10 +170,12 @@ static int was_seen(struct seen **v, size_t *n, size_t *cap, ext2_ino_t ino,
 	return 0;
 }
 
-/* The entries of deleted directory name k, of generation gen: raw is its
- * inode before the deletion, first its first journaled transaction. */
+/* The entries of deleted directory dir, of generation gen, under the
+ * path of name k: raw is its inode before the deletion, first its first
+ * journaled transaction. */
 static errcode_t read_dir(struct dnames *d, struct e4t_journal *j, size_t k,
-			  uint32_t gen, const uint8_t *raw, size_t first)
+			  ext2_ino_t dir, uint32_t gen, const uint8_t *raw,
+			  size_t first)
 {
 	struct sub s = { .d = d, .parent = k };
 	blk64_t *blocks = NULL;
@@ -182,8 +184,8 @@ static errcode_t read_dir(struct dnames *d, struct e4t_journal *j, size_t k,
 
 	err = e4t_raw_dir_blocks(d->img, raw, d->img->inode_size, &blocks, &nb);
 	if (!err && nb)
-		err = e4t_journal_dir_names(d->img, j, d->jv[k].ino, gen,
-					    blocks, nb, first, on_sub, &s);
+		err = e4t_journal_dir_names(d->img, j, dir, gen, blocks, nb,
+					    first, on_sub, &s);
 	free(blocks);
 	return err ? err : d->err;
 }
@@ -215,6 +217,11 @@ static errcode_t one_round(struct dnames *d, struct e4t_journal *j, size_t from,
 		struct dname *x = &d->jv[from + i];
 		struct now w;
 
+		if (!x->ino) { /* "<DIR>" of a directory without a name */
+			x->state = DN_SKIP;
+			b[i].ino = 0;
+			continue;
+		}
 		inode_now(d, x->ino, &w);
 		x->old_gen = a[i].have ? raw_le32(a[i].raw + 0x64) : w.gen;
 		if (!w.used)
@@ -247,8 +254,8 @@ static errcode_t one_round(struct dnames *d, struct e4t_journal *j, size_t from,
 		}
 		if (LINUX_S_ISDIR(raw_le16(b[i].raw)) &&
 		    !was_seen(seen, nseen, seen_cap, x->ino, x->old_gen, &err))
-			err = read_dir(d, j, from + i, x->old_gen, b[i].raw,
-				       b[i].first);
+			err = read_dir(d, j, from + i, x->ino, x->old_gen,
+				       b[i].raw, b[i].first);
 	}
 out:
 	free(a);
@@ -257,20 +264,149 @@ out:
 	return err;
 }
 
-errcode_t dreuse_classify(struct dnames *d, struct e4t_journal *j)
+/* The names [*done, d->jv end) sorted out, and those they give. */
+static errcode_t rounds(struct dnames *d, struct e4t_journal *j,
+			struct seen **seen, size_t *nseen, size_t *seen_cap,
+			size_t *done)
 {
-	struct seen *seen = NULL;
-	size_t nseen = 0, seen_cap = 0, done = 0, rounds = 0;
+	size_t nr = 0;
 	errcode_t err = 0;
 
 	/* the latest name of a directory first: its path is read once */
-	while (!err && done < d->jn && rounds++ < MAX_ROUNDS) {
+	while (!err && *done < d->jn && nr++ < MAX_ROUNDS) {
 		size_t to = d->jn;
 
-		qsort(d->jv + done, to - done, sizeof(*d->jv), cmp_seq);
-		err = one_round(d, j, done, to, &seen, &nseen, &seen_cap);
-		done = to;
+		qsort(d->jv + *done, to - *done, sizeof(*d->jv), cmp_seq);
+		err = one_round(d, j, *done, to, seen, nseen, seen_cap);
+		*done = to;
 	}
+	return err;
+}
+
+/* Directories whose first block the journal holds, without a name. */
+struct dots {
+	struct e4t_jcopy_req *v;
+	ext2_ino_t *parent;
+	size_t n, cap, pcap;
+};
+
+static int on_dot(ext2_ino_t dir, ext2_ino_t parent, size_t trans, void *priv)
+{
+	struct dots *s = priv;
+
+	if (grow_array(&s->v, &s->cap, s->n, sizeof(*s->v)) ||
+	    grow_array(&s->parent, &s->pcap, s->n, sizeof(*s->parent)))
+		return 1;
+	memset(&s->v[s->n], 0, sizeof(*s->v));
+	s->v[s->n].ino = dir;
+	s->v[s->n].max_trans = trans;
+	s->parent[s->n++] = parent;
+	return 0;
+}
+
+/* Is dir one of the deleted directories found (s->v by inode)? */
+static int is_dot(const struct dots *s, ext2_ino_t dir)
+{
+	size_t i = E4T_LOWER_BOUND(s->v, s->n, struct e4t_jcopy_req, ino, dir);
+
+	return i < s->n && s->v[i].ino == dir && s->v[i].have;
+}
+
+/* The deleted directories whose first block the journal holds: their
+ * inode before the deletion (s->v[i].have, raw); not those that are
+ * directories now, of the same generation. */
+static errcode_t find_dots(struct dnames *d, struct e4t_journal *j,
+			   struct dots *s, uint8_t **store)
+{
+	unsigned isize = d->img->inode_size;
+	errcode_t err;
+	size_t i;
+
+	err = e4t_journal_dot_dirs(d->img, j, on_dot, s);
+	if (err || !s->n)
+		return err;
+	*store = malloc(s->n * isize);
+	if (!*store)
+		return ENOMEM;
+	for (i = 0; i < s->n; i++)
+		s->v[i].raw = *store + i * isize;
+	/* which directory the block was of: its inode then */
+	err = e4t_journal_inode_copies(d->img, j, s->v, s->n);
+	for (i = 0; !err && i < s->n; i++) {
+		struct e4t_jcopy_req *r = &s->v[i];
+		struct now w;
+
+		r->gen = raw_le32(r->raw + 0x64);
+		r->match_gen = 1;
+		r->max_trans = SIZE_MAX;
+		inode_now(d, r->ino, &w);
+		if (!r->have || (w.used && w.gen == r->gen))
+			r->ino = 0; /* a directory now */
+	}
+	/* the directory before its deletion: its last copy */
+	if (!err)
+		err = e4t_journal_inode_copies(d->img, j, s->v, s->n);
+	for (i = 0; !err && i < s->n; i++)
+		if (s->v[i].have && !LINUX_S_ISDIR(raw_le16(s->v[i].raw)))
+			s->v[i].have = 0;
+	return err;
+}
+
+/* The deleted directories no name read: "<DIR>/NAME"; on the first
+ * pass only those whose parent is not one of them (the parent's entries
+ * name the others, nested). */
+static errcode_t read_dots(struct dnames *d, struct e4t_journal *j,
+			   const struct dots *s, int pass, struct seen **seen,
+			   size_t *nseen, size_t *seen_cap)
+{
+	errcode_t err = 0;
+	size_t i;
+
+	for (i = 0; !err && i < s->n; i++) {
+		const struct e4t_jcopy_req *r = &s->v[i];
+		char tag[16];
+		struct dname *x;
+		int len;
+
+		if (!r->have || (pass == 0 && is_dot(s, s->parent[i])) ||
+		    was_seen(seen, nseen, seen_cap, r->ino, r->gen, &err))
+			continue;
+		len = snprintf(tag, sizeof(tag), "<%u>", r->ino);
+		x = dnames_new_name(&d->jv, &d->jn, &d->jcap, tag, (size_t)len,
+				    "", 0);
+		if (!x)
+			return ENOMEM;
+		x->path_len = (size_t)len; /* "<DIR>", without the '/' */
+		x->path[len] = '\0';
+		x->ino = 0;
+		x->state = DN_SKIP;
+		x->seq = SIZE_MAX;
+		err = read_dir(d, j, d->jn - 1, r->ino, r->gen, r->raw,
+			       r->first);
+	}
+	return err;
+}
+
+errcode_t dreuse_classify(struct dnames *d, struct e4t_journal *j)
+{
+	struct seen *seen = NULL;
+	struct dots s = { 0 };
+	uint8_t *store = NULL;
+	size_t nseen = 0, seen_cap = 0, done = 0;
+	errcode_t err;
+	int pass;
+
+	err = rounds(d, j, &seen, &nseen, &seen_cap, &done);
+	if (!err)
+		err = find_dots(d, j, &s, &store);
+	for (pass = 0; pass < 2 && !err; pass++) {
+		err = read_dots(d, j, &s, pass, &seen, &nseen, &seen_cap);
+		if (!err)
+			err = rounds(d, j, &seen, &nseen, &seen_cap, &done);
+	}
+	free(store);
+	free(s.v);
+	free(s.parent);
 	free(seen);
 	return err;
 }

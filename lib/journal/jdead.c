@@ -231,3 +231,117 @@ errcode_t e4t_raw_dir_blocks(struct e4t_image *img, const uint8_t *raw,
 	*n = l.n;
 	return 0;
 }
+
+struct dot {
+	ext2_ino_t dir, parent;
+	size_t trans;
+};
+
+static int cmp_dot(const void *x, const void *y)
+{
+	const struct dot *a = x, *b = y;
+
+	if (a->dir != b->dir)
+		return a->dir < b->dir ? -1 : 1;
+	return a->trans < b->trans ? -1 : a->trans > b->trans;
+}
+
+/* Does the block begin as a directory's first block: "." of dir, then
+ * ".." (each with file type 2 under the filetype feature)? */
+static ext2_ino_t dot_of(ext2_filsys fs, const uint8_t *b,
+			 ext2_ino_t *parent_ret)
+{
+	ext2_ino_t dir = get_le32(b), parent = get_le32(b + 12);
+	int ft = ext2fs_has_feature_filetype(fs->super);
+
+	if (!dir || dir > fs->super->s_inodes_count || !parent ||
+	    parent > fs->super->s_inodes_count || get_le16(b + 4) != 12 ||
+	    b[6] != 1 || b[8] != '.' || get_le16(b + 16) < 12 ||
+	    get_le16(b + 16) > fs->blocksize - 12 || b[18] != 2 ||
+	    b[20] != '.' || b[21] != '.')
+		return 0;
+	if (ft && (b[7] != EXT2_FT_DIR || b[19] != EXT2_FT_DIR))
+		return 0;
+	*parent_ret = parent;
+	return dir;
+}
+
+/* Is blk in an inode table (those copies are most of a journal)? */
+static int in_itable(ext2_filsys fs, const blk64_t *starts, size_t n,
+		     blk64_t blk)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the last start <= blk */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (starts[mid] <= blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && blk < starts[lo - 1] + fs->inode_blocks_per_group;
+}
+
+static int cmp_blk(const void *x, const void *y)
+{
+	blk64_t a = *(const blk64_t *)x, b = *(const blk64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+errcode_t e4t_journal_dot_dirs(struct e4t_image *img, struct e4t_journal *j,
+			       e4t_jdot_fn fn, void *priv)
+{
+	ext2_filsys fs = img->fs;
+	size_t nt = e4t_journal_count(j), ti, bi, i, n = 0, cap = 0;
+	dgrp_t g, ng = fs->group_desc_count;
+	blk64_t *it = calloc(ng ? ng : 1, sizeof(*it));
+	uint8_t *buf = malloc(fs->blocksize);
+	struct dot *v = NULL;
+	errcode_t err = 0;
+
+	if (!it || !buf) {
+		err = ENOMEM;
+		goto out;
+	}
+	for (g = 0; g < ng; g++)
+		it[g] = ext2fs_inode_table_loc(fs, g);
+	qsort(it, ng, sizeof(*it), cmp_blk);
+	for (ti = 0; ti < nt && !err; ti++) {
+		const struct e4t_jtrans *t = e4t_journal_trans(j, ti);
+
+		if (!usable(t))
+			continue;
+		for (bi = 0; bi < t->nblocks && !err; bi++) {
+			const struct e4t_jblock *b = &t->blocks[bi];
+			ext2_ino_t dir, parent = 0;
+
+			if ((b->flags & E4T_JB_UNUSABLE) ||
+			    in_itable(fs, it, ng, b->fsblock))
+				continue;
+			err = e4t_journal_read_copy(j, b, buf);
+			dir = err ? 0 : dot_of(fs, buf, &parent);
+			if (!dir)
+				continue;
+			if (e4t_grow(&v, &cap, n + 1, sizeof(*v), 64)) {
+				err = ENOMEM;
+				break;
+			}
+			v[n].dir = dir;
+			v[n].parent = parent;
+			v[n++].trans = ti;
+		}
+	}
+	if (!err && n)
+		qsort(v, n, sizeof(*v), cmp_dot);
+	for (i = 0; !err && i < n; i++)
+		if ((i + 1 == n || v[i + 1].dir != v[i].dir) &&
+		    fn(v[i].dir, v[i].parent, v[i].trans, priv))
+			break;
+out:
+	free(it);
+	free(buf);
+	free(v);
+	return err;
+}

@@ -405,5 +405,15 @@ errcode_t e4t_journal_dir_names(struct e4t_image *img, struct e4t_journal *j,
 				ext2_ino_t dir, uint32_t gen,
 				const blk64_t *blocks, size_t nblocks,
 				size_t min_trans, e4t_jname_fn fn, void *priv);
+/*
+ * Every directory whose first block a verified journaled copy holds (it
+ * begins with "." naming the directory, then ".."; inode-table blocks
+ * are not read): fn once for each, by inode number, with its parent
+ * and the last transaction of such a copy.  fn returning non-zero stops.
+ */
+typedef int (*e4t_jdot_fn)(ext2_ino_t dir, ext2_ino_t parent, size_t trans,
+			   void *priv);
+errcode_t e4t_journal_dot_dirs(struct e4t_image *img, struct e4t_journal *j,
+			       e4t_jdot_fn fn, void *priv);
 
 #endif /* E4T_JOURNAL_H */
