@@ -468,6 +468,10 @@ kernel_deletions() {
 	for d in tree/a tree/a/b tree/a/b/c tree/x tree/x/y; do
 		for i in 1 2 3 4; do echo "$d $i" >"$mnt/$d/f_$i.dat"; done
 	done
+	# an htree: 150 long names in 1 KiB blocks
+	for i in $(seq 1 150); do
+		echo "$i" >"$mnt/tree/x/y/a_rather_long_file_name_number_$i.txt"
+	done
 	echo out >"$mnt/tree/a/moved_out.txt"
 	echo r >"$mnt/ren/old_name.txt"
 	echo r >"$mnt/ren/olddir/inner.txt"
@@ -478,6 +482,7 @@ kernel_deletions() {
 		if [ -d "$p" ]; then printf 'd '; else printf 'f '; fi
 		stat -c '%i /%n %.9X %.9Y %.9Z %.9W' "$p"
 	done) >"$truth" || return 1
+	lsattr -d "$mnt/tree/x/y" | cut -d' ' -f1 >"$truth.attr"
 	sleep 1
 	mv "$mnt/tree/a/moved_out.txt" "$mnt/keep/moved_out.txt"
 	mv "$mnt/ren/old_name.txt" "$mnt/ren/new_name.txt"
@@ -570,18 +575,19 @@ test_kernel_reused_and_deleted_dirs() {
 		fail "making the image"
 		return
 	}
-	# 12 files, 5 directories, 20 files in them
-	assertEquals "truth lines" 37 "$(grep -c . "$TMP/kd.truth")"
+	# 12 files, 5 directories, 170 files in them
+	assertEquals "truth lines" 187 "$(grep -c . "$TMP/kd.truth")"
+	assertContains "/tree/x/y is an htree" "$(cat "$TMP/kd.truth.attr")" I
 	res=$(check_kernel_deletions "$TMP/kd.img" "$TMP/kd.truth" 2>"$TMP/kd.why")
 	echo "kernel deletions: $res" >&2
 	assertEquals "$(head -5 "$TMP/kd.why")" \
-		"expected 37 found 37 false 0 wrong 0" "${res% fls *}"
+		"expected 187 found 187 false 0 wrong 0" "${res% fls *}"
 	# fls names none of them (the kernel wiped the names): e4time >= fls
 	e=$(sed 's/.* found \([0-9]*\) .*/\1/' <<<"$res")
 	f=${res##* fls }
 	assertTrue "e4time $e >= fls $f" "[ $e -ge $f ]"
 	# the reused inodes: as many deleted-realloc rows (20 new files
-	# took 20 of the 37 inodes freed)
+	# took 20 of the 187 inodes freed)
 	assertEquals "deleted-realloc rows" \
 		"$(awk '{print $2}' "$TMP/kd.truth" | grep -cxFf "$TMP/kd.truth.live")" \
 		"$(jq -r 'select(.status == "deleted-realloc") | .path' "$TMP/kd.rows" | grep -c .)"

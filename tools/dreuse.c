@@ -147,26 +147,21 @@ static int on_sub(const struct e4t_jname *e, void *priv)
 	return 0;
 }
 
-/* A directory of (ino, gen) already read? */
-struct seen {
-	ext2_ino_t ino;
-	uint32_t gen;
-};
-
-static int was_seen(struct seen **v, size_t *n, size_t *cap, ext2_ino_t ino,
+/* A directory of (ino, gen) already read? (ino << 32 | gen) */
+static int was_seen(uint64_t **v, size_t *n, size_t *cap, ext2_ino_t ino,
 		    uint32_t gen, errcode_t *err)
 {
+	uint64_t key = (uint64_t)ino << 32 | gen;
 	size_t i;
 
 	for (i = 0; i < *n; i++)
-		if ((*v)[i].ino == ino && (*v)[i].gen == gen)
+		if ((*v)[i] == key)
 			return 1;
 	if (grow_array(v, cap, *n, sizeof(**v))) {
 		*err = ENOMEM;
 		return 1;
 	}
-	(*v)[*n].ino = ino;
-	(*v)[(*n)++].gen = gen;
+	(*v)[(*n)++] = key;
 	return 0;
 }
 
@@ -192,7 +187,7 @@ static errcode_t read_dir(struct dnames *d, struct e4t_journal *j, size_t k,
 
 /* Names [from, to) of d->jv: what each named; the directories read. */
 static errcode_t one_round(struct dnames *d, struct e4t_journal *j, size_t from,
-			   size_t to, struct seen **seen, size_t *nseen,
+			   size_t to, uint64_t **seen, size_t *nseen,
 			   size_t *seen_cap)
 {
 	unsigned isize = d->img->inode_size;
@@ -266,7 +261,7 @@ out:
 
 /* The names [*done, d->jv end) sorted out, and those they give. */
 static errcode_t rounds(struct dnames *d, struct e4t_journal *j,
-			struct seen **seen, size_t *nseen, size_t *seen_cap,
+			uint64_t **seen, size_t *nseen, size_t *seen_cap,
 			size_t *done)
 {
 	size_t nr = 0;
@@ -356,7 +351,7 @@ static errcode_t find_dots(struct dnames *d, struct e4t_journal *j,
  * pass only those whose parent is not one of them (the parent's entries
  * name the others, nested). */
 static errcode_t read_dots(struct dnames *d, struct e4t_journal *j,
-			   const struct dots *s, int pass, struct seen **seen,
+			   const struct dots *s, int pass, uint64_t **seen,
 			   size_t *nseen, size_t *seen_cap)
 {
 	errcode_t err = 0;
@@ -389,7 +384,7 @@ static errcode_t read_dots(struct dnames *d, struct e4t_journal *j,
 
 errcode_t dreuse_classify(struct dnames *d, struct e4t_journal *j)
 {
-	struct seen *seen = NULL;
+	uint64_t *seen = NULL;
 	struct dots s = { 0 };
 	uint8_t *store = NULL;
 	size_t nseen = 0, seen_cap = 0, done = 0;

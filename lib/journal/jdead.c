@@ -75,7 +75,7 @@ errcode_t e4t_journal_inode_copies(struct e4t_image *img, struct e4t_journal *j,
 	unsigned isize = EXT2_INODE_SIZE(fs->super), bs = fs->blocksize;
 	unsigned ipb = bs / isize, ipg = fs->super->s_inodes_per_group;
 	size_t nt = e4t_journal_count(j), ti, bi, i, nh = 0;
-	struct home *h;
+	struct home *h, *byino;
 	uint8_t *buf, *fc;
 	errcode_t err = 0;
 
@@ -84,9 +84,10 @@ errcode_t e4t_journal_inode_copies(struct e4t_image *img, struct e4t_journal *j,
 	if (!n || !ipb || !ipg)
 		return 0;
 	h = calloc(n, sizeof(*h));
+	byino = calloc(n, sizeof(*byino));
 	buf = malloc(bs);
 	fc = malloc(isize);
-	if (!h || !buf || !fc) {
+	if (!h || !byino || !buf || !fc || n > UINT32_MAX) {
 		err = ENOMEM;
 		goto out;
 	}
@@ -105,6 +106,15 @@ errcode_t e4t_journal_inode_copies(struct e4t_image *img, struct e4t_journal *j,
 	}
 	if (nh)
 		qsort(h, nh, sizeof(*h), cmp_home);
+	/* by inode, for fast-commit records: req holds the inode number,
+	 * off the request */
+	for (i = 0; i < nh; i++) {
+		byino[i].blk = 0;
+		byino[i].req = reqs[h[i].req].ino;
+		byino[i].off = (unsigned)h[i].req;
+	}
+	if (nh)
+		qsort(byino, nh, sizeof(*byino), cmp_home);
 	for (ti = 0; ti < nt && !err; ti++) {
 		const struct e4t_jtrans *t = e4t_journal_trans(j, ti);
 
@@ -127,28 +137,25 @@ errcode_t e4t_journal_inode_copies(struct e4t_image *img, struct e4t_journal *j,
 		for (bi = 0; bi < t->nfc_inodes && !err; bi++) {
 			const struct e4t_fc_inode *fi = &t->fc_inodes[bi];
 			unsigned len = fi->len < isize ? fi->len : isize;
-			int read = 0;
+			size_t k = E4T_LOWER_BOUND(byino, nh, struct home, req,
+						   fi->ino);
 
 			if (len < OFF_GENERATION + 4 ||
-			    (unsigned)fi->offset + len > bs)
+			    (unsigned)fi->offset + len > bs || k >= nh ||
+			    byino[k].req != fi->ino)
 				continue;
-			for (i = 0; i < n && !err; i++) {
-				if (reqs[i].ino != fi->ino)
-					continue;
-				if (!read) {
-					err = e4t_journal_read(j, fi->jblock, 1,
-							       buf);
-					memset(fc, 0, isize);
-					memcpy(fc, buf + fi->offset, len);
-					read = 1;
-				}
-				if (!err)
-					offer(&reqs[i], isize, fc, ti);
-			}
+			err = e4t_journal_read(j, fi->jblock, 1, buf);
+			if (err)
+				break;
+			memset(fc, 0, isize);
+			memcpy(fc, buf + fi->offset, len);
+			for (; k < nh && byino[k].req == fi->ino; k++)
+				offer(&reqs[byino[k].off], isize, fc, ti);
 		}
 	}
 out:
 	free(h);
+	free(byino);
 	free(buf);
 	free(fc);
 	return err;

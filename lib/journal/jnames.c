@@ -738,10 +738,10 @@ errcode_t e4t_journal_dir_names(struct e4t_image *img, struct e4t_journal *j,
 		c.blocks[c.nblocks].blk = blocks[i];
 		c.blocks[c.nblocks++].dir = dir;
 	}
-	if (!err && c.nblocks)
+	if (!err && c.nblocks) {
 		qsort(c.blocks, c.nblocks, sizeof(*c.blocks), cmp_dblock);
-	if (!err && c.nblocks)
 		err = read_copies(img, j, &c);
+	}
 	for (i = 0; !err && i < c.n; i++)
 		c.v[i].name = c.names + c.v[i].name_off;
 	if (!err && c.n)
