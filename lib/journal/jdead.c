@@ -167,6 +167,7 @@ struct blist {
 };
 
 /* The leaves under an extent node of len bytes at p (depth levels). */
+/* NOLINTNEXTLINE(misc-no-recursion): at most MAX_DEPTH deep */
 static errcode_t walk_node(ext2_filsys fs, const uint8_t *p, unsigned len,
 			   int depth, struct blist *l)
 {
@@ -181,7 +182,7 @@ static errcode_t walk_node(ext2_filsys fs, const uint8_t *p, unsigned len,
 	if (entries > (len - 12) / 12)
 		return 0;
 	for (i = 0; i < entries && !err; i++) {
-		const uint8_t *e = p + 12 + 12 * i;
+		const uint8_t *e = p + 12 + (size_t)12 * i;
 
 		if (depth == 0) {
 			unsigned elen = get_le16(e + 4), k;
