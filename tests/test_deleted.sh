@@ -533,18 +533,240 @@ test_reused_inode_journal_names() {
 		"$TMP/reuse.txt" 2>&1)
 	assertEquals "$out" 0 "$?"
 	# every journal row of the image was checked
-	assertEquals "rows checked" "checked 45 journal rows, 18 disk rows" \
+	# 45 states, and 8 names whose inode a new file took (timeline -d:
+	# the old file's last journaled inode, journal-predelete)
+	assertEquals "rows checked" "checked 53 journal rows, 18 disk rows" \
 		"$(tail -1 <<<"$out")"
 	assertContains "the issue's case" "$(cat "$TMP/reuse.txt")" \
 		"/keep/a/file_a_0.txt (journal tid 5) (deleted-realloc)"
 	assertContains "no name known" "$(cat "$TMP/reuse.txt")" \
 		"<28> (journal tid 10) (earlier file) (deleted-realloc)"
+	# the deleted directory's file, from its journaled block
+	assertContains "a deleted directory's file" "$(cat "$TMP/reuse.txt")" \
+		"/keep/gone/x.txt (journal tid 10) (deleted-realloc)"
 	assertNotContains "no state of an earlier file under the new name" \
 		"$(cat "$TMP/reuse.txt")" "/keep/c/new_0.txt (journal tid 5)"
 	# history tells the same files apart: a deletion, then a creation
 	run_ro "$img" history "$img" '<22>'
 	assertEquals "history <22>" "first copy created deleted created" \
 		"$(grep -o ': first copy\|: deleted\|: created' "$OUT" | cut -c3- | tr '\n' ' ' | sed 's/ $//')"
+}
+
+# kernel_deletions IMG TRUTH [mkfs.ext4 options...]: files and nested
+# directories written by the kernel on a loop mount, stat(1) of each
+# taken before the deletion ("f|d INO PATH ATIME MTIME CTIME CRTIME"),
+# then rm of 12 files, rm -r of nested directories (one file moved out
+# first), a rename, a hard link removed, and new files that take the
+# freed inode numbers; TRUTH.live: the inodes in use at the end.
+kernel_deletions() {
+	local img=$1 truth=$2 mnt i d
+	shift 2
+	rm -f "$img"
+	truncate -s 64M "$img"
+	mkfs.ext4 -q -F "$@" "$img" >/dev/null 2>&1 || return 1
+	mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+	mount -o loop "$img" "$mnt" || return 1
+	mkdir -p "$mnt/keep" "$mnt/tree/a/b/c" "$mnt/tree/x/y" "$mnt/ren/olddir"
+	for i in $(seq -w 1 12); do echo "tmp $i" >"$mnt/keep/file_tmp_$i.txt"; done
+	echo stay >"$mnt/keep/stay.txt"
+	echo link >"$mnt/keep/link_a"
+	ln "$mnt/keep/link_a" "$mnt/keep/link_b"
+	sync # the directories' files: a transaction of their own
+	for d in tree/a tree/a/b tree/a/b/c tree/x tree/x/y; do
+		for i in 1 2 3 4; do echo "$d $i" >"$mnt/$d/f_$i.dat"; done
+	done
+	# an htree: 150 long names in 1 KiB blocks
+	for i in $(seq 1 150); do
+		echo "$i" >"$mnt/tree/x/y/a_rather_long_file_name_number_$i.txt"
+	done
+	echo out >"$mnt/tree/a/moved_out.txt"
+	echo r >"$mnt/ren/old_name.txt"
+	echo r >"$mnt/ren/olddir/inner.txt"
+	touch -d '2005-06-07 08:09:10.5' "$mnt/tree/a/b/c/f_2.dat"
+	sync
+	(cd "$mnt" && for p in keep/file_tmp_*.txt $(find tree/a tree/x | sort); do
+		[ "$p" = tree/a/moved_out.txt ] && continue
+		if [ -d "$p" ]; then printf 'd '; else printf 'f '; fi
+		stat -c '%i /%n %.9X %.9Y %.9Z %.9W' "$p"
+	done) >"$truth" || return 1
+	lsattr -d "$mnt/tree/x/y" | cut -d' ' -f1 >"$truth.attr"
+	sleep 1
+	mv "$mnt/tree/a/moved_out.txt" "$mnt/keep/moved_out.txt"
+	mv "$mnt/ren/old_name.txt" "$mnt/ren/new_name.txt"
+	mv "$mnt/ren/olddir" "$mnt/ren/newdir"
+	rm "$mnt/keep/link_b" "$mnt"/keep/file_tmp_*.txt
+	rm -r "$mnt/tree/a" "$mnt/tree/x"
+	sync
+	for i in $(seq 1 20); do echo "new $i" >"$mnt/keep/new_$i.txt"; done
+	sync
+	find "$mnt" -xdev -printf '%i\n' | sort -u >"$truth.live"
+	umount "$mnt"
+	rmdir "$mnt"
+}
+
+# check_kernel_deletions IMG TRUTH: "expected E found F false X wrong W
+# fls N" of e4time's deleted names on IMG against TRUTH: found, a truth
+# name with its inode, status (deleted-realloc when the inode is in use
+# now) and times (a file's four; a directory's crtime: rm -r changed its
+# mtime and ctime before its last journaled copy); false, a name that is
+# no file of the truth; wrong, a truth name with another inode, status
+# or time; fls N, the names fls -r -d gives that were files of the truth.
+# A name "<DIR>/NAME" (a deleted directory whose own name is gone) is the
+# truth's directory of inode DIR, and NAME under it.
+check_kernel_deletions() {
+	run_ro "$1" timeline -d -f jsonl "$1"
+	assertEquals "timeline -d: $(head -3 "$ERR")" 0 "$RC"
+	cp "$OUT" "$TMP/kd.rows"
+	fls_rows "$1" >"$TMP/kd.fls"
+	python3 - "$2" "$2.live" "$OUT" "$TMP/kd.fls" <<'PYEOF'
+import json, sys
+truth, live, rows, fls = sys.argv[1:5]
+want = {}
+dirs = {}
+for ln in open(truth):
+    k, ino, path, at, mt, ct, cr = ln.split()
+    want[path] = (k, int(ino), at, mt, ct, cr)
+    if k == "d":
+        dirs[int(ino)] = path
+inuse = {int(x) for x in open(live) if x.strip()}
+def t(r, f):
+    v = r.get(f)
+    return None if v is None else "%d.%09d" % (v["sec"], v["nsec"])
+found = false = wrong = 0
+nodir = [0]
+for ln in open(rows):
+    r = json.loads(ln)
+    path = r["path"]
+    if r["status"] == "live" or "/" not in path:
+        continue
+    if path.startswith("<"):  # "<DIR>/NAME": a directory without a name
+        d, rest = path[1:].split(">/", 1)
+        path = dirs.get(int(d), "<%s>" % d) + "/" + rest
+        nodir[0] += 1
+    w = want.get(path)
+    if w is None:
+        false += 1
+        print("FALSE", r["ino"], r["path"], r["status"], file=sys.stderr)
+        continue
+    k, ino, at, mt, ct, cr = w
+    st = "deleted-realloc" if ino in inuse else "deleted"
+    got = [r["ino"], r["status"], t(r, "crtime")]
+    exp = [ino, st, cr]
+    if k == "f":
+        got += [t(r, "atime"), t(r, "mtime"), t(r, "ctime")]
+        exp += [at, mt, ct]
+    if got != exp:
+        wrong += 1
+        print("WRONG", r["path"], got, "expected", exp, file=sys.stderr)
+        continue
+    found += 1
+nfls = sum(1 for ln in open(fls) if ln.split()[1] in want)
+print("expected %d found %d false %d wrong %d fls %d" %
+      (len(want), found, false, wrong, nfls))
+print("under <DIR>/: %d" % nodir[0], file=sys.stderr)
+PYEOF
+}
+
+# Issue 28, items 1 and 2: names whose inode a new file took are
+# deleted-realloc rows with the old file's times; the files of deleted
+# directories (rm -r, nested) are named under the directory's path; a
+# rename, a removed hard link and a file moved out of a deleted directory
+# give no deleted name.
+test_kernel_reused_and_deleted_dirs() {
+	if [ "$CAN_MOUNT" != 1 ]; then
+		skip_test "loop mounts not available (root and loop devices)"
+		return
+	fi
+	local res e f
+	kernel_deletions "$TMP/kd.img" "$TMP/kd.truth" || {
+		fail "making the image"
+		return
+	}
+	# 12 files, 5 directories, 170 files in them
+	assertEquals "truth lines" 187 "$(grep -c . "$TMP/kd.truth")"
+	assertContains "/tree/x/y is an htree" "$(cat "$TMP/kd.truth.attr")" I
+	res=$(check_kernel_deletions "$TMP/kd.img" "$TMP/kd.truth" 2>"$TMP/kd.why")
+	echo "kernel deletions: $res" >&2
+	assertEquals "$(head -5 "$TMP/kd.why")" \
+		"expected 187 found 187 false 0 wrong 0" "${res% fls *}"
+	# fls names none of them (the kernel wiped the names): e4time >= fls
+	e=$(sed 's/.* found \([0-9]*\) .*/\1/' <<<"$res")
+	f=${res##* fls }
+	assertTrue "e4time $e >= fls $f" "[ $e -ge $f ]"
+	# the reused inodes: as many deleted-realloc rows (20 new files
+	# took 20 of the 187 inodes freed)
+	assertEquals "deleted-realloc rows" \
+		"$(awk '{print $2}' "$TMP/kd.truth" | grep -cxFf "$TMP/kd.truth.live")" \
+		"$(jq -r 'select(.status == "deleted-realloc") | .path' "$TMP/kd.rows" | grep -c .)"
+	assertEquals "the issue's case" \
+		"deleted-realloc journal journal-predelete" \
+		"$(jq -r 'select(.path == "/keep/file_tmp_01.txt") | "\(.status) \(.name_source) \(.source)"' "$TMP/kd.rows")"
+	assertEquals "no name of a live file" 0 \
+		"$(jq -r 'select(.status != "live") | .path' "$TMP/kd.rows" |
+			grep -c 'old_name\|olddir\|link_b\|moved_out')"
+	assertEquals "text" 1 "$("$E4TIME" timeline -d -f text "$TMP/kd.img" |
+		grep -c '/tree/a/b/c/f_2.dat (journal tid [0-9]*) (deleted')"
+}
+
+# jtids IMG: the tids of the transactions e4time journal --stale finds
+jtids() {
+	"$E4TIME" journal --stale "$1" 2>/dev/null | awk '$1 == "tid" {print $2}'
+}
+
+# churn IMG MIN: one transaction after another on IMG mounted, until no
+# transaction of tid MIN or below is left in its journal (at most 600)
+churn() {
+	local mnt i=0
+	mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+	mount -o loop "$1" "$mnt" || return 1
+	while [ $i -lt 600 ]; do
+		i=$((i + 1))
+		echo "$i" >"$mnt/keep/churn_$((i % 7))"
+		sync -f "$mnt/keep"
+		[ "$(jtids "$1" | head -1)" -gt "$2" ] && break
+	done
+	find "$mnt" -xdev -printf '%i\n' | sort -u >"$3"
+	umount "$mnt"
+	rmdir "$mnt"
+	[ $i -lt 600 ]
+}
+
+# A small journal that wrapped: first past the transaction that created
+# the files (their inode copies of then are gone), then past every
+# transaction of the deletions: what is still in it gives names, with
+# the right inode and times, and nothing false.
+test_kernel_wrapped_journal_no_false_names() {
+	if [ "$CAN_MOUNT" != 1 ]; then
+		skip_test "loop mounts not available (root and loop devices)"
+		return
+	fi
+	local res found first last n=0
+	kernel_deletions "$TMP/kw.img" "$TMP/kw.truth" -J size=1 || {
+		fail "making the image"
+		return
+	}
+	first=$(jtids "$TMP/kw.img" | head -1)
+	last=$(jtids "$TMP/kw.img" | tail -1)
+	assertTrue "transactions $first..$last" "[ $((last - first)) -ge 3 ]"
+	for stage in "$first" "$last"; do
+		churn "$TMP/kw.img" "$stage" "$TMP/kw.truth.live" || {
+			fail "churn"
+			return
+		}
+		res=$(check_kernel_deletions "$TMP/kw.img" "$TMP/kw.truth" 2>"$TMP/kw.why")
+		echo "wrapped journal past tid $stage (oldest now $(jtids "$TMP/kw.img" | head -1)): $res" >&2
+		assertContains "$(head -5 "$TMP/kw.why")" "$res" " false 0 wrong 0 "
+		found=$(sed 's/.* found \([0-9]*\) .*/\1/' <<<"$res")
+		assertTrue "e4time $found >= fls ${res##* fls }" \
+			"[ $found -ge ${res##* fls } ]"
+		# past the first transaction only, the one that created the
+		# directories' files is there: its names, under "<DIR>/" (the
+		# names of the directories were in the first)
+		[ $n = 0 ] && assertTrue "names found: $res" "[ $found -gt 0 ]"
+		[ $n = 0 ] && assertContains "$(cat "$TMP/kw.why")" "under <DIR>/: $found"
+		n=$((n + 1))
+	done
+	assertEquals "stages" 2 "$n"
 }
 
 . shunit2

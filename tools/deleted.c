@@ -13,7 +13,9 @@
  * links count and dtime stay the disk's), and the row carries the
  * transaction of its name; the slack names left over (inode in
  * use again, or freed but not kept by the tree) become rows of their own
- * at the end, as fls shows them.  The journal is read quietly: a journal
+ * at the end, as fls shows them, and so do the journal's names whose
+ * inode another file has now; the journal's names of deleted directories
+ * give the names of their files (dreuse.c).  The journal is read quietly: a journal
  * that cannot be read gives no names, and its damage is for the journal
  * and audit commands to report.
  */
@@ -25,49 +27,7 @@
 #include <string.h>
 
 #include "deleted.h"
-
-struct dname {
-	ext2_ino_t ino;
-	int realloc;
-	int used;
-	unsigned file_type; /* of a slack entry: inode 0's only mode */
-	size_t seq;
-	char *path;
-	size_t path_len;
-	struct e4t_row_journal jsrc; /* a journal name's transaction */
-};
-
-/* A deleted inode as the journal held it before its deletion. */
-struct dbefore {
-	ext2_ino_t ino;
-	struct e4t_inode in;
-};
-
-/* A directory the walk reached: the journal's names take its path. */
-struct ddir {
-	ext2_ino_t ino;
-	char *path;
-	size_t path_len;
-};
-
-struct dnames {
-	struct e4t_image *img;
-	struct dname *v;
-	size_t n, cap;
-	struct dname *jv; /* names from the journal, by inode */
-	size_t jn, jcap;
-	struct ddir *dirs; /* in walk order */
-	size_t ndirs, dirs_cap;
-	struct dbefore *before; /* by inode */
-	size_t nbefore, before_cap;
-	struct e4t_inode paired; /* the row dnames_row gave last */
-	struct e4t_row_journal jsrc;
-	struct e4t_journal *shared; /* loaded by the caller, or NULL */
-	int sorted;
-	errcode_t err;
-	const char *dir_path; /* of the directory being read */
-	size_t dir_len;
-};
+#include "deleted_int.h"
 
 errcode_t dnames_new(struct e4t_image *img, struct dnames **ret)
 {
@@ -104,8 +64,7 @@ void dnames_free(struct dnames *d)
 	free(d);
 }
 
-/* A new name DIR/NAME in (*v)[*n]; NULL when out of memory. */
-static struct dname *new_name(struct dname **v, size_t *n, size_t *cap,
+struct dname *dnames_new_name(struct dname **v, size_t *n, size_t *cap,
 			      const char *dir, size_t dir_len, const char *name,
 			      size_t name_len)
 {
@@ -132,8 +91,8 @@ static struct dname *new_name(struct dname **v, size_t *n, size_t *cap,
 static int on_slack(const struct e4t_slack_entry *e, void *priv)
 {
 	struct dnames *d = priv;
-	struct dname *n = new_name(&d->v, &d->n, &d->cap, d->dir_path,
-				   d->dir_len, e->name, e->name_len);
+	struct dname *n = dnames_new_name(&d->v, &d->n, &d->cap, d->dir_path,
+					  d->dir_len, e->name, e->name_len);
 
 	if (!n) {
 		d->err = ENOMEM;
@@ -162,8 +121,8 @@ static int on_jname(const struct e4t_jname *e, void *priv)
 	dir = bsearch(&key, d->dirs, d->ndirs, sizeof(*d->dirs), cmp_ddir);
 	if (!dir)
 		return 0;
-	n = new_name(&d->jv, &d->jn, &d->jcap, dir->path, dir->path_len,
-		     e->name, e->name_len);
+	n = dnames_new_name(&d->jv, &d->jn, &d->jcap, dir->path, dir->path_len,
+			    e->name, e->name_len);
 	if (!n) {
 		d->err = ENOMEM;
 		return 1;
@@ -174,6 +133,8 @@ static int on_jname(const struct e4t_jname *e, void *priv)
 	n->jsrc.tid = e->tid;
 	n->jsrc.commit_sec = e->commit_sec;
 	n->jsrc.commit_nsec = e->commit_nsec;
+	n->trans = e->trans;
+	n->file_type = e->file_type;
 	return 0;
 }
 
@@ -249,6 +210,8 @@ static errcode_t journal_names(struct dnames *d)
 	free(inos);
 	if (!err)
 		err = d->err;
+	if (!err)
+		err = dreuse_classify(d, j);
 	if (!err)
 		err = journal_before(d, j);
 	if (!d->shared)
@@ -408,7 +371,9 @@ errcode_t dnames_rest(struct dnames *d, const struct e4t_tree *tree,
 	raw = calloc(1, isize);
 	if (!raw)
 		return ENOMEM;
-	if (finish_live(d, 0)) { /* no orphan or deleted row came */
+	/* no orphan or deleted row came: the journal's names are read now
+	 * (those whose inode another file has) */
+	if (finish_live(d, 1)) {
 		free(raw);
 		return ENOMEM;
 	}
@@ -445,5 +410,5 @@ errcode_t dnames_rest(struct dnames *d, const struct e4t_tree *tree,
 		rc = fn(&row, priv);
 	}
 	free(raw);
-	return rc;
+	return rc ? rc : dreuse_rows(d, fn, priv);
 }

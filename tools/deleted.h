@@ -2,8 +2,8 @@
 /*
  * deleted.h --- names for timeline --deleted (deleted.c): each deleted
  * inode once, under the best name known (a deleted entry in directory
- * slack, else "<INO>"), and the deleted names whose inode is in use
- * again ("deleted-realloc").
+ * slack, else a journaled one, else "<INO>"), and the deleted names whose
+ * inode is in use again ("deleted-realloc").
  */
 #ifndef E4TIME_DELETED_H
 #define E4TIME_DELETED_H

@@ -97,6 +97,10 @@ struct jn_ctx {
 	size_t copyno;	   /* copies parsed (+ 1) */
 	struct jn_closed *closed;
 	size_t nclosed, closed_cap;
+	/* e4t_journal_dir_names: a directory that is gone */
+	int dead;
+	uint32_t dead_gen;
+	size_t min_trans;
 };
 
 static uint32_t get_le32(const unsigned char *p)
@@ -464,6 +468,33 @@ static void parse_inline_copy(ext2_filsys fs, const unsigned char *raw,
 		copy_end(c);
 }
 
+/* A copy of a leaf block of directory dir of generation gen (the
+ * checksum in the block's tail covers both)? */
+static int dead_csum_ok(ext2_filsys fs, ext2_ino_t dir, uint32_t gen,
+			const unsigned char *buf)
+{
+	unsigned bs = fs->blocksize;
+	const unsigned char *tail = buf + bs - 12;
+	unsigned char w[4];
+	uint32_t crc;
+
+	if (bs < 24 || get_le32(tail) || get_le16(tail + 4) != 12 || tail[6] ||
+	    tail[7] != 0xde)
+		return 0;
+	w[0] = (unsigned char)dir;
+	w[1] = (unsigned char)(dir >> 8);
+	w[2] = (unsigned char)(dir >> 16);
+	w[3] = (unsigned char)(dir >> 24);
+	crc = ext2fs_crc32c_le(fs->csum_seed, w, 4);
+	w[0] = (unsigned char)gen;
+	w[1] = (unsigned char)(gen >> 8);
+	w[2] = (unsigned char)(gen >> 16);
+	w[3] = (unsigned char)(gen >> 24);
+	crc = ext2fs_crc32c_le(crc, w, 4);
+	crc = ext2fs_crc32c_le(crc, buf, bs - 12);
+	return crc == get_le32(tail + 8);
+}
+
 static int usable(const struct e4t_jtrans *t)
 {
 	return (t->flags & E4T_JT_COMMITTED) && !(t->flags & E4T_JT_CSUM_BAD) &&
@@ -491,7 +522,7 @@ static errcode_t read_copies(struct e4t_image *img, struct e4t_journal *j,
 	for (ti = 0; ti < nt && !err && !c->err; ti++) {
 		const struct e4t_jtrans *t = e4t_journal_trans(j, ti);
 
-		if (!usable(t))
+		if (!usable(t) || ti < c->min_trans)
 			continue;
 		for (bi = 0; bi < t->nblocks && !err && !c->err; bi++) {
 			const struct e4t_jblock *b = &t->blocks[bi];
@@ -525,7 +556,10 @@ static errcode_t read_copies(struct e4t_image *img, struct e4t_journal *j,
 				/* with metadata_csum, a copy from when the
 				 * block was another directory's (or not a
 				 * directory's) does not verify as this one's */
-				if (csum &&
+				if (csum && c->dead &&
+				    !dead_csum_ok(fs, d->dir, c->dead_gen, buf))
+					continue;
+				if (csum && !c->dead &&
 				    !ext2fs_dir_block_csum_verify(
 					    fs, d->dir,
 					    (struct ext2_dir_entry *)buf))
@@ -678,6 +712,58 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 	}
 	ctx_free(&c);
 	free(dirs_had);
+	return err;
+}
+
+errcode_t e4t_journal_dir_names(struct e4t_image *img, struct e4t_journal *j,
+				ext2_ino_t dir, uint32_t gen,
+				const blk64_t *blocks, size_t nblocks,
+				size_t min_trans, e4t_jname_fn fn, void *priv)
+{
+	struct jn_ctx c = { .inodes_count = img->fs->super->s_inodes_count,
+			    .dead = 1,
+			    .dead_gen = gen,
+			    .min_trans = min_trans };
+	errcode_t err = 0;
+	size_t i;
+
+	c.dir = dir;
+	for (i = 0; i < nblocks && !err; i++) {
+		if (e4t_grow(&c.blocks, &c.blocks_cap, c.nblocks + 1,
+			     sizeof(*c.blocks), 64)) {
+			err = ENOMEM;
+			break;
+		}
+		memset(&c.blocks[c.nblocks], 0, sizeof(*c.blocks));
+		c.blocks[c.nblocks].blk = blocks[i];
+		c.blocks[c.nblocks++].dir = dir;
+	}
+	if (!err && c.nblocks) {
+		qsort(c.blocks, c.nblocks, sizeof(*c.blocks), cmp_dblock);
+		err = read_copies(img, j, &c);
+	}
+	for (i = 0; !err && i < c.n; i++)
+		c.v[i].name = c.names + c.v[i].name_off;
+	if (!err && c.n)
+		qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
+	for (i = 0; !err && i < c.n; i++) {
+		const struct e4t_jtrans *t = e4t_journal_trans(j, c.v[i].trans);
+		struct e4t_jname e = {
+			.dir = dir,
+			.ino = c.v[i].ino,
+			.name = c.v[i].name,
+			.name_len = c.v[i].name_len,
+			.file_type = c.v[i].file_type,
+			.trans = c.v[i].trans,
+			.tid = t->tid,
+			.commit_sec = t->commit_sec,
+			.commit_nsec = t->commit_nsec,
+		};
+
+		if (fn(&e, priv))
+			break;
+	}
+	ctx_free(&c);
 	return err;
 }
 

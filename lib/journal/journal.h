@@ -362,4 +362,58 @@ errcode_t e4t_journal_before_delete(struct e4t_image *img,
 				    const ext2_ino_t *inos, size_t n,
 				    e4t_jbefore_fn fn, void *priv);
 
+/* ------------------------------------------------------------------ */
+/* Files the disk no longer has (jdead.c, jnames.c)                    */
+/* ------------------------------------------------------------------ */
+
+/* A request for the last journaled copy of an inode. */
+struct e4t_jcopy_req {
+	ext2_ino_t ino;
+	size_t max_trans; /* copies of this transaction or before only */
+	uint32_t gen;	  /* with match_gen: of this generation only */
+	int match_gen;
+	uint8_t *raw; /* the caller's: inode_size bytes, the copy */
+	/* out */
+	int have;
+	size_t trans; /* the copy's transaction */
+	size_t first; /* the first transaction with a matching copy */
+};
+/*
+ * For each request, the last copy of its inode in the verified
+ * transactions (committed, no checksum failure, the copy usable;
+ * fast-commit inode records zero-filled) up to max_trans whose mode and
+ * links count are not 0 (and whose i_generation is gen with match_gen):
+ * into raw, little-endian as on disk.
+ */
+errcode_t e4t_journal_inode_copies(struct e4t_image *img, struct e4t_journal *j,
+				   struct e4t_jcopy_req *reqs, size_t n);
+/*
+ * The blocks a raw directory inode (a journaled copy, len bytes) maps by
+ * its extent tree (index blocks read from the disk), in logical order;
+ * none when it is not an extent-mapped directory.  *blocks: free it.
+ */
+errcode_t e4t_raw_dir_blocks(struct e4t_image *img, const uint8_t *raw,
+			     unsigned len, blk64_t **blocks, size_t *n);
+/*
+ * Every entry that a verified journaled copy of blocks (those of a
+ * directory that is gone: dir, of generation gen) held, from transaction
+ * min_trans on; with metadata_csum a copy must verify as a block of dir
+ * and gen.  Once each (directory, inode, name), of the last transaction
+ * that held it, by inode and name.  fn returning non-zero stops.
+ */
+errcode_t e4t_journal_dir_names(struct e4t_image *img, struct e4t_journal *j,
+				ext2_ino_t dir, uint32_t gen,
+				const blk64_t *blocks, size_t nblocks,
+				size_t min_trans, e4t_jname_fn fn, void *priv);
+/*
+ * Every directory whose first block a verified journaled copy holds (it
+ * begins with "." naming the directory, then ".."; inode-table blocks
+ * are not read): fn once for each, by inode number, with its parent
+ * and the last transaction of such a copy.  fn returning non-zero stops.
+ */
+typedef int (*e4t_jdot_fn)(ext2_ino_t dir, ext2_ino_t parent, size_t trans,
+			   void *priv);
+errcode_t e4t_journal_dot_dirs(struct e4t_image *img, struct e4t_journal *j,
+			       e4t_jdot_fn fn, void *priv);
+
 #endif /* E4T_JOURNAL_H */

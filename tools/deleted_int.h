@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * deleted_int.h --- the state of timeline --deleted's names, shared by
+ * deleted.c (slack, the rows) and dreuse.c (the journal's names whose
+ * inode another file has now, and the subtrees of deleted directories).
+ */
+#ifndef E4TIME_DELETED_INT_H
+#define E4TIME_DELETED_INT_H
+
+#include "cmd.h"
+
+/* struct dname.state of a journal name */
+enum {
+	DN_DELETED = 0, /* its inode is free now */
+	DN_REALLOC,	/* another file has its inode now */
+	DN_SKIP,	/* the same file has it now: a rename, not deleted */
+};
+
+struct dname {
+	ext2_ino_t ino;
+	int realloc;
+	int used;
+	size_t seq;
+	char *path;
+	size_t path_len;
+	struct e4t_row_journal jsrc; /* a journal name's transaction */
+	/* a journal name (dreuse.c) */
+	size_t trans;
+	unsigned file_type; /* the entry's (a slack entry of inode 0: its only mode) */
+	int state;	  /* DN_* */
+	uint32_t old_gen; /* the generation of the file it named */
+	int have_copy;	  /* before: the file before its deletion */
+	struct e4t_inode before;
+};
+
+/* A deleted inode as the journal held it before its deletion. */
+struct dbefore {
+	ext2_ino_t ino;
+	struct e4t_inode in;
+};
+
+/* A directory the walk reached: the journal's names take its path. */
+struct ddir {
+	ext2_ino_t ino;
+	char *path;
+	size_t path_len;
+};
+
+struct dnames {
+	struct e4t_image *img;
+	struct dname *v;
+	size_t n, cap;
+	struct dname *jv; /* names from the journal, by inode */
+	size_t jn, jcap;
+	struct ddir *dirs; /* in walk order */
+	size_t ndirs, dirs_cap;
+	struct dbefore *before; /* by inode */
+	size_t nbefore, before_cap;
+	struct e4t_inode paired; /* the row dnames_row gave last */
+	struct e4t_row_journal jsrc;
+	struct e4t_journal *shared; /* loaded by the caller, or NULL */
+	int sorted;
+	errcode_t err;
+	const char *dir_path; /* of the directory being read */
+	size_t dir_len;
+};
+
+/* A new name DIR/NAME in (*v)[*n]; NULL when out of memory. */
+struct dname *dnames_new_name(struct dname **v, size_t *n, size_t *cap,
+			      const char *dir, size_t dir_len, const char *name,
+			      size_t name_len);
+/* The journal's names sorted out: in use by another file, renamed, or
+ * deleted; the subtrees of deleted directories rebuilt (dreuse.c). */
+errcode_t dreuse_classify(struct dnames *d, struct e4t_journal *j);
+/* The rows of the journal's names whose inode another file has now. */
+int dreuse_rows(struct dnames *d, e4t_row_fn fn, void *priv);
+
+#endif
