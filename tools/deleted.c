@@ -15,9 +15,9 @@
  * use again, or freed but not kept by the tree) become rows of their own
  * at the end, as fls shows them, and so do the journal's names whose
  * inode another file has now; the journal's names of deleted directories
- * give the names of their files (dreuse.c).  The journal is read quietly: a journal
- * that cannot be read gives no names, and its damage is for the journal
- * and audit commands to report.
+ * give the names of their files (dreuse.c).  The journal is read
+ * quietly: a journal that cannot be read gives no names, and its damage
+ * is for the journal and audit commands to report.
  */
 #include "config.h"
 

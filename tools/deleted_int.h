@@ -26,7 +26,8 @@ struct dname {
 	struct e4t_row_journal jsrc; /* a journal name's transaction */
 	/* a journal name (dreuse.c) */
 	size_t trans;
-	unsigned file_type; /* the entry's (a slack entry of inode 0: its only mode) */
+	/* the entry's file type (of a slack entry of inode 0: its only mode) */
+	unsigned file_type;
 	int state;	  /* DN_* */
 	uint32_t old_gen; /* the generation of the file it named */
 	int have_copy;	  /* before: the file before its deletion */
