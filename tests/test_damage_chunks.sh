@@ -206,6 +206,44 @@ test_raw_zeroed_directory_block() {
 	assertContains "names the block" "$(cat "$ERR")" "$b"
 }
 
+# One entry's rec_len broken in the middle of a block of /big (bits
+# flipped, the block's checksum left failing): the entries after it are
+# read again from the next sound one (as fls and fsck's salvage do);
+# only the broken entry's name is lost.
+test_raw_bad_rec_len_mid_block() {
+	local img="$TMP/r.raw" b name
+	cp "$TMP/csum.raw" "$img"
+	b=$(big_block "$img")
+	assertNotNull "a block of /big" "$b"
+	[ -n "$b" ] || return
+	# the 5th entry of the block: rec_len 0x0003 (not a multiple of 4)
+	name=$(python3 - "$img" "$b" "$BS" <<'PYEOF'
+import struct, sys
+img, blk, bs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+with open(img, "r+b") as f:
+    f.seek(blk * bs)
+    buf = f.read(bs)
+    off = n = 0
+    while off < bs:
+        ino, rl, nl, ft = struct.unpack_from("<IHBB", buf, off)
+        if n == 4:
+            f.seek(blk * bs + off + 4)
+            f.write(struct.pack("<H", 3))
+            print(buf[off + 8:off + 8 + nl].decode())
+            break
+        off += rl
+        n += 1
+PYEOF
+)
+	assertNotNull "an entry broken" "$name"
+	echo "/big/$name" >"$TMP/r.lost"
+	check_case "rec_len of /big/$name broken in block $b" "$img" \
+		"$TMP/csum.jsonl" "paths:$TMP/r.lost"
+	assertContains "names the block" "$(cat "$ERR")" "$b"
+	assertContains "says the entries after it were read" "$(cat "$ERR")" \
+		"entries after it read"
+}
+
 # --- E01: a chunk that does not read ----------------------------------------
 
 # lost_inodes IMAGE CHUNK: "LO-HI", the inodes in the chunk's blocks of
@@ -344,7 +382,9 @@ test_e01_chunk_in_a_later_group_two_threads() {
 
 test_every_case_ran() {
 	# shunit2 runs the tests in the order they are defined: this one last.
-	local want=3 # raw: unused inode block, used inode block, directory block
+	# raw: unused inode block, used inode block, directory block, an
+	# entry's rec_len broken
+	local want=4
 	# E01: nine chunks of unused inodes, one of used, one of a directory,
 	# one in a later group
 	command -v ewfacquire >/dev/null 2>&1 && want=$((want + 9 + 1 + 1 + 1))

@@ -55,6 +55,59 @@ static int is_dot(const char *name, unsigned len)
 	       (len == 2 && name[0] == '.' && name[1] == '.');
 }
 
+/*
+ * Is there a sound run of entries from off to the block's end (or to
+ * the checksum tail)?  Each: a rec_len that fits, a name that fits and
+ * holds no '/' or NUL (ciphertext may), an inode in range, a file type
+ * ext4 writes.  Random bytes do not chain to the block's end.
+ */
+static int sound_from(const struct scan_ctx *c, unsigned off)
+{
+	ext2_filsys fs = c->img->fs;
+	unsigned bs = fs->blocksize, n = 0;
+
+	while (off < bs) {
+		const struct ext2_dir_entry *de =
+			(const struct ext2_dir_entry *)(c->buf + off);
+		unsigned rec_len, name_len;
+
+		if (off + 8 > bs ||
+		    ext2fs_get_rec_len(fs, (struct ext2_dir_entry *)de,
+				       &rec_len) ||
+		    rec_len < 12 || (rec_len & 3) || off + rec_len > bs)
+			return 0;
+		name_len = (unsigned)ext2fs_dirent_name_len(de);
+		if (c->csum && off + 12 == bs && !de->inode && rec_len == 12 &&
+		    !name_len)
+			return n > 0; /* the checksum tail */
+		if (!name_len || 8 + name_len > rec_len || !de->inode ||
+		    de->inode > fs->super->s_inodes_count ||
+		    ext2fs_dirent_file_type(de) > EXT2_FT_SYMLINK ||
+		    (!c->enc && (memchr(de->name, '/', name_len) ||
+				 memchr(de->name, '\0', name_len))))
+			return 0;
+		off += rec_len;
+		n++;
+	}
+	return n > 0;
+}
+
+/*
+ * After an entry that cannot be read at off: the first offset past it
+ * (4-byte aligned, as entries are) from which the rest of the block is
+ * sound, or 0 when none is.  The entries there are read as fsck's
+ * salvage and fls read them; the warning says the block was damaged.
+ */
+static unsigned resync(const struct scan_ctx *c, unsigned off)
+{
+	unsigned bs = c->img->fs->blocksize;
+
+	for (off = (off + 4) & ~3U; off + 12 <= bs; off += 4)
+		if (sound_from(c, off))
+			return off;
+	return 0;
+}
+
 static void parse_block(struct scan_ctx *c, blk64_t blk)
 {
 	ext2_filsys fs = c->img->fs;
@@ -64,18 +117,26 @@ static void parse_block(struct scan_ctx *c, blk64_t blk)
 		struct ext2_dir_entry *de =
 			(struct ext2_dir_entry *)(c->buf + off);
 		unsigned rec_len, name_len;
+		const char *bad = NULL;
 
-		if (ext2fs_get_rec_len(fs, de, &rec_len) || rec_len < 8 ||
-		    (rec_len & 3) || off + rec_len > bs) {
-			warn_blk(c, E4T_ERR_DIR_CORRUPT, blk,
-				 "bad rec_len in ");
-			return;
-		}
 		name_len = (unsigned)ext2fs_dirent_name_len(de);
-		if (8 + name_len > rec_len) {
+		if (ext2fs_get_rec_len(fs, de, &rec_len) || rec_len < 8 ||
+		    (rec_len & 3) || off + rec_len > bs)
+			bad = "bad rec_len in ";
+		else if (8 + name_len > rec_len)
+			bad = "bad name_len in ";
+		if (bad) {
+			/* the entries after the damage still count */
+			off = resync(c, off);
 			warn_blk(c, E4T_ERR_DIR_CORRUPT, blk,
-				 "bad name_len in ");
-			return;
+				 off ? (bad[4] == 'r' ? "bad rec_len (entries "
+							"after it read) in "
+						      : "bad name_len (entries "
+							"after it read) in ")
+				     : bad);
+			if (!off)
+				return;
+			continue;
 		}
 		if (de->inode && !is_dot(de->name, name_len)) {
 			if (name_len == 0 ||
