@@ -1009,6 +1009,43 @@ test_jsonl_records() {
 		"$(jq -c 'select(.record=="problem") | .fixed' "$OUT")"
 }
 
+# A time written in the last second before the unmount, with nanoseconds
+# of 10^9 or more: T0001's carry makes it one second later than the last
+# write, which is not "in the future" (T0007).
+test_carry_is_not_the_future() {
+	local t=1700000000
+	# (no metadata_csum: the last write time is set by hand below, as
+	# debugfs sets it to its own close)
+	mkfs.ext4 -q -F -I 256 -O ^metadata_csum "$IMG" 4M >/dev/null 2>&1
+	echo a >"$TMP/a"
+	debugfs -w -f - "$IMG" >/dev/null 2>&1 <<-EOF
+		write $TMP/a a
+		sif /a mtime $t
+		sif /a mtime_extra 0xEE6B2800
+	EOF
+	set_wtime "$t"
+	run_ro "$IMG" check -n -f jsonl "$IMG"
+	assertEquals "status: $(head -3 "$ERR")" 4 "$RC"
+	assertEquals "/a's mtime: T0001 only" "T0001" \
+		"$(jq -r 'select(.record=="problem" and .path=="/a" and .field=="mtime") | .code' "$OUT" | xargs)"
+	# a time later than the last write before the carry is
+	debugfs -w -R "sif /a mtime $((t + 1))" "$IMG" >/dev/null 2>&1
+	set_wtime "$t"
+	run_ro "$IMG" check -n -f jsonl "$IMG"
+	assertEquals "/a's mtime: T0001 and T0007" "T0001 T0007" \
+		"$(jq -r 'select(.record=="problem" and .path=="/a" and .field=="mtime") | .code' "$OUT" | sort | xargs)"
+}
+
+# set_wtime T: the superblock's last write time (s_wtime) of $IMG.
+set_wtime() {
+	python3 - "$IMG" "$1" <<-'PYEOF'
+	import struct, sys
+	with open(sys.argv[1], "r+b") as f:
+	    f.seek(1024 + 0x30)
+	    f.write(struct.pack("<I", int(sys.argv[2])))
+	PYEOF
+}
+
 test_statuses_and_refusals() {
 	mkfs.ext4 -q -F -I 256 "$IMG" 4M >/dev/null 2>&1
 	run check -n -y "$IMG"

@@ -235,7 +235,12 @@ static int on_row(const struct e4t_row *row, void *priv)
 		    (f == E4T_CRTIME &&
 		     !(in->present & E4T_PRESENT_EXTRA(E4T_CRTIME))))
 			continue;
-		if (eff[f].sec <= s->res->limit)
+		/* (T0001's carry adds one second to a time that was not
+		 * later than the limit: a file written in the last second
+		 * before the unmount is not in the future) */
+		if (eff[f].sec <= s->res->limit ||
+		    ((in->ts[f].flags & E4T_TS_BAD_NSEC) &&
+		     eff[f].sec - 1 <= s->res->limit))
 			continue;
 		/* the value shown is eff[f], decoded again (result.c) */
 		if (!add(s, row, E4T_P_FUTURE, f))
