@@ -32,7 +32,7 @@ timeline --sort crtime -f jsonl
 timeline --sort mtime -d
 timeline -d
 timeline -d --journal
-timeline --flags
+timeline --flags -f jsonl
 timeline --threads 1
 export
 anomalies
