@@ -81,17 +81,24 @@ static int add_flag(const struct e4t_finding *f, void *priv)
 struct jflag {
 	ext2_ino_t ino;
 	uint32_t rule;
+	/* read before the tree: the rule waits for the copies (rules.h) */
+	int copy_check;
+	struct e4t_ts crtime, ctime;
 };
 
 static int keep_jflag(const struct e4t_finding *f, void *priv)
 {
 	struct tl_ctx *c = priv;
+	struct jflag *j;
 
 	if (grow_array(&c->jf, &c->jfcap, c->njf, sizeof(*c->jf)))
 		return ENOMEM;
-	c->jf[c->njf].ino = f->ino;
-	c->jf[c->njf].rule = (uint32_t)f->rule;
-	c->njf++;
+	j = &c->jf[c->njf++];
+	j->ino = f->ino;
+	j->rule = (uint32_t)f->rule;
+	j->copy_check = f->copy_check;
+	j->crtime = f->ts[E4T_CRTIME];
+	j->ctime = f->ts[E4T_CTIME];
 	return 0;
 }
 
@@ -102,6 +109,37 @@ static int cmp_jflag(const void *a, const void *b)
 	if (x->ino != y->ino)
 		return x->ino < y->ino ? -1 : 1;
 	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+/* The journal rules' findings that waited for the copies: dropped, or
+ * given their rule (as e4t_findings_copies does for anomalies); then
+ * sorted by inode. */
+static void jflags_copies(struct tl_ctx *c)
+{
+	int r_back = e4t_rule_find("journal-backdated", 17);
+	int r_create = e4t_rule_find("journal-set-at-create", 21);
+	size_t i, k = 0;
+
+	for (i = 0; i < c->njf; i++) {
+		struct jflag *j = &c->jf[i];
+		int copy, r = (int)j->rule;
+
+		if (j->copy_check != E4T_COPY_DECIDED) {
+			copy = e4t_copy_like(c->copies, &j->crtime, &j->ctime);
+			if (j->copy_check == E4T_COPY_UNLESS)
+				r = copy ? -1 : r;
+			else
+				r = copy ? r_create : r_back;
+			if (r < 0 || !((c->rc.mask >> r) & 1))
+				continue;
+			j->rule = (uint32_t)r;
+			j->copy_check = E4T_COPY_DECIDED;
+		}
+		c->jf[k++] = *j;
+	}
+	c->njf = k;
+	if (c->njf)
+		qsort(c->jf, c->njf, sizeof(*c->jf), cmp_jflag);
 }
 
 /*
@@ -132,8 +170,6 @@ static errcode_t journal_flags(struct tl_ctx *c, struct e4t_image *img,
 		c->njf = 0;
 		return 0;
 	}
-	if (c->njf)
-		qsort(c->jf, c->njf, sizeof(*c->jf), cmp_jflag);
 	return 0;
 }
 
@@ -391,6 +427,21 @@ int timeline_run(const struct timeline_args *a)
 		report(img->name, spec, err);
 		return EXIT_PARTIAL;
 	}
+	if (a->rule_flags) {
+		/* --flags: the journal rules first, then the tree, not both
+		 * held at once (as anomalies); what depends on the copies
+		 * waits for the tree (jflags_copies) */
+		e4t_rules_init(&c.rc, img->fs->super);
+		if (img->sb_block)
+			e4t_rules_backup_sb(&c.rc);
+		c.rc.copies_later = 1;
+		err = journal_flags(&c, img, &wc);
+		if (err) {
+			report(img->name, "--flags", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+	}
 	err = e4t_tree_load(img, &topts, &tree);
 	progress_done();
 	if (err) {
@@ -399,17 +450,15 @@ int timeline_run(const struct timeline_args *a)
 		goto out;
 	}
 	if (a->rule_flags) {
-		e4t_rules_init(&c.rc, img->fs->super);
-		if (img->sb_block)
-			e4t_rules_backup_sb(&c.rc);
 		/* as anomalies: times set by the run that made the inode */
 		err = e4t_copyidx_build(tree, img->fs->super->s_inodes_count,
 					&c.copies);
 		c.rc.copies = c.copies;
-		if (!err)
-			err = journal_flags(&c, img, &wc);
-		if (!err)
+		c.rc.copies_later = 0;
+		if (!err) {
+			jflags_copies(&c);
 			err = e4t_tree_dir_nsec(tree, &c.dirs, &c.ndirs);
+		}
 		if (err) {
 			report(img->name, "--flags", err);
 			status = EXIT_INTERNAL;
