@@ -60,8 +60,8 @@ trap 'rm -f "$tf"' EXIT
 n=0
 while IFS= read -r c; do
     [ -n "$c" ] || continue
-    # shellcheck disable=SC2086 # the arguments are split on purpose
     set +e
+    # shellcheck disable=SC2086 # the arguments are split on purpose
     /usr/bin/time -v -o "$tf" "$E4TIME" $c "$img" > /dev/null 2>&1
     rc=$?
     set -e
