@@ -242,56 +242,98 @@ static void heap_sort(struct skey *a, size_t n)
 	}
 }
 
-/* In place: quicksort (median of three, the smaller part first),
- * heapsort once too deep, insertion sort for short runs.  The keys are
- * all different (the offsets are), so any sort gives one order. */
-static void sort_keys(struct skey *a, size_t n, unsigned depth)
+/* Insertion sort, for short runs. */
+static void insertion_sort(struct skey *a, size_t n)
 {
-	while (n > 16) {
-		size_t m = n / 2, i, j;
-		struct skey p;
+	size_t i, j;
 
-		if (!depth--) {
-			heap_sort(a, n);
-			return;
-		}
-		if (key_lt(&a[m], &a[0]))
-			swap_key(&a[m], &a[0]);
-		if (key_lt(&a[n - 1], &a[0]))
-			swap_key(&a[n - 1], &a[0]);
-		if (key_lt(&a[n - 1], &a[m]))
-			swap_key(&a[n - 1], &a[m]);
-		p = a[m];
-		i = 0;
-		j = n - 1;
-		for (;;) {
-			while (key_lt(&a[i], &p))
-				i++;
-			while (key_lt(&p, &a[j]))
-				j--;
-			if (i >= j)
-				break;
-			swap_key(&a[i], &a[j]);
-			i++;
-			j--;
-		}
-		/* [0, j] <= p <= [j + 1, n) */
-		if (j + 1 < n - j - 1) {
-			sort_keys(a, j + 1, depth);
-			a += j + 1;
-			n -= j + 1;
-		} else {
-			sort_keys(a + j + 1, n - j - 1, depth);
-			n = j + 1;
-		}
-	}
-	for (size_t i = 1; i < n; i++) {
+	for (i = 1; i < n; i++) {
 		struct skey k = a[i];
-		size_t j = i;
 
-		for (; j > 0 && key_lt(&k, &a[j - 1]); j--)
+		for (j = i; j > 0 && key_lt(&k, &a[j - 1]); j--)
 			a[j] = a[j - 1];
 		a[j] = k;
+	}
+}
+
+/* Partition a[0, n) (n > 2) around the median of three; returns j:
+ * [0, j] <= pivot <= [j + 1, n), both parts non-empty. */
+static size_t partition(struct skey *a, size_t n)
+{
+	size_t m = n / 2, i = 0, j = n - 1;
+	struct skey p;
+
+	if (key_lt(&a[m], &a[0]))
+		swap_key(&a[m], &a[0]);
+	if (key_lt(&a[n - 1], &a[0]))
+		swap_key(&a[n - 1], &a[0]);
+	if (key_lt(&a[n - 1], &a[m]))
+		swap_key(&a[n - 1], &a[m]);
+	p = a[m];
+	for (;;) {
+		while (key_lt(&a[i], &p))
+			i++;
+		while (key_lt(&p, &a[j]))
+			j--;
+		if (i >= j)
+			return j;
+		swap_key(&a[i], &a[j]);
+		i++;
+		j--;
+	}
+}
+
+/*
+ * In place: quicksort without recursion (the larger part waits on a
+ * stack, the smaller is sorted first: at most 64 wait), heapsort for a
+ * part that took too many partitions, insertion sort for short runs.
+ * The keys are all different (the row numbers are), so any sort gives
+ * the one order.
+ */
+static void sort_keys(struct skey *a, size_t n)
+{
+	struct {
+		struct skey *a;
+		size_t n;
+		unsigned depth;
+	} stack[64];
+	size_t top = 0;
+	unsigned depth = 128;
+
+	for (;;) {
+		while (n > 16) {
+			size_t j;
+
+			if (!depth--) {
+				heap_sort(a, n);
+				n = 0;
+				break;
+			}
+			j = partition(a, n);
+			if (top == 64) { /* cannot happen: halves at least */
+				heap_sort(a, n);
+				n = 0;
+				break;
+			}
+			if (j + 1 < n - j - 1) {
+				stack[top].a = a + j + 1;
+				stack[top].n = n - j - 1;
+				n = j + 1;
+			} else {
+				stack[top].a = a;
+				stack[top].n = j + 1;
+				a += j + 1;
+				n -= j + 1;
+			}
+			stack[top++].depth = depth;
+		}
+		insertion_sort(a, n);
+		if (!top)
+			return;
+		top--;
+		a = stack[top].a;
+		n = stack[top].n;
+		depth = stack[top].depth;
 	}
 }
 
@@ -320,7 +362,7 @@ errcode_t sortrows_emit(struct sortrows *s, struct e4t_tree *tree,
 	size_t path_cap = 0, i;
 	errcode_t err = 0;
 
-	sort_keys(s->keys, s->nkeys, 128);
+	sort_keys(s->keys, s->nkeys);
 	for (i = 0; i < s->nkeys && !err; i++) {
 		uint32_t seq = s->keys[i].seq & ~LAST_BIT, j;
 		uint64_t off = s->idx[seq / IDX_EVERY];

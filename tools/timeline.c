@@ -122,10 +122,11 @@ static void jflags_copies(struct tl_ctx *c)
 
 	for (i = 0; i < c->njf; i++) {
 		struct jflag *j = &c->jf[i];
-		int copy, r = (int)j->rule;
+		int r = (int)j->rule;
 
 		if (j->copy_check != E4T_COPY_DECIDED) {
-			copy = e4t_copy_like(c->copies, &j->crtime, &j->ctime);
+			int copy =
+				e4t_copy_like(c->copies, &j->crtime, &j->ctime);
 			if (j->copy_check == E4T_COPY_UNLESS)
 				r = copy ? -1 : r;
 			else

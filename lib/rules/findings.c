@@ -161,11 +161,10 @@ void e4t_findings_copies(struct e4t_findings *fs,
 	for (i = 0; i < fs->n; i++) {
 		struct e4t_kept *x = &fs->k[i];
 		struct e4t_finding *f = &x->f;
-		int copy;
 
 		if (i < nj && f->copy_check != E4T_COPY_DECIDED) {
-			copy = e4t_copy_like(copies, &f->ts[E4T_CRTIME],
-					     &f->ts[E4T_CTIME]);
+			int copy = e4t_copy_like(copies, &f->ts[E4T_CRTIME],
+						 &f->ts[E4T_CTIME]);
 			if (f->copy_check == E4T_COPY_UNLESS && copy) {
 				free(x->path);
 				fs->njournal--;
