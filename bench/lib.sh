@@ -10,15 +10,26 @@ unmount_mnt() {
     fi
 }
 
+# Timed runs of each command: 20 by default, alternating (e4time, peer,
+# e4time, peer, ...) so that a slow stretch of the machine falls on both;
+# every run is reported, none dropped. BENCH_RUNS=N (or a script's RUNS)
+# runs fewer for a quick look.
+BENCH_RUNS=${BENCH_RUNS:-20}
+
+# load1: the 1-minute load average now (/proc/loadavg).
+load1() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?'; }
+
 # time_cmd ERRFILE CMD...: run CMD (stdout dropped, stderr appended to
-# ERRFILE) and print "WALL_SECONDS PEAK_RSS_KIB RC CPU_SECONDS". Wall time
+# ERRFILE) and print "WALL_SECONDS PEAK_RSS_KIB RC CPU_SECONDS LOAD1" (LOAD1:
+# the 1-minute load average when the run started). Wall time
 # is bash's EPOCHREALTIME around /usr/bin/time (microseconds; time(1)'s %e
 # has 10 ms steps); peak RSS is time(1)'s %M; CPU is user + system, every
 # thread (on a shared machine wall time also counts the waits for a CPU).
 time_cmd() {
     local err=$1; shift
-    local tf rc t0 t1 last
+    local tf rc t0 t1 last ld
     tf=$(mktemp)
+    ld=$(load1)
     t0=$EPOCHREALTIME
     set +e
     /usr/bin/time -f '%e %M %U %S' -o "$tf" "$@" > /dev/null 2>> "$err"
@@ -27,8 +38,8 @@ time_cmd() {
     t1=$EPOCHREALTIME
     last=$(tail -n 1 "$tf")
     rm -f "$tf"
-    awk -v a="$t0" -v b="$t1" -v l="$last" -v rc="$rc" \
-        'BEGIN { split(l, f, " "); printf "%.3f %d %d %.2f\n", b - a, f[2], rc, f[3] + f[4] }'
+    awk -v a="$t0" -v b="$t1" -v l="$last" -v rc="$rc" -v ld="$ld" \
+        'BEGIN { split(l, f, " "); printf "%.3f %d %d %.2f %s\n", b - a, f[2], rc, f[3] + f[4], ld }'
 }
 
 # median FILE COLUMN; maxcol / mincol FILE COLUMN
@@ -37,6 +48,19 @@ median() {
         awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
              if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+# pctl FILE COLUMN P: the P-th percentile of a column (nearest rank: the
+# smallest value at or above P% of the runs; with 20 runs, p90 is the 18th)
+pctl() {
+    awk -v c="$2" '{ print $c }' "$1" | sort -g |
+        awk -v p="$3" '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
+             r = int((p * NR + 99) / 100); if (r < 1) r = 1; print v[r] }'
+}
+# ratio A B: A / B to 4 places ("-" when B is 0 or not a number)
+ratio4() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "-"; else printf "%.4f", a / b }'; }
+# loadrange FILE: the 1-minute load average over the runs of FILE
+# (column 5), as "MIN-MAX"
+loadrange() { awk '$5 != "" { if (n++ == 0 || $5 < lo) lo = $5; if ($5 > hi) hi = $5 }
+    END { if (n) printf "%s-%s", lo, hi; else printf "?" }' "$1"; }
 maxcol() { awk -v c="$2" 'BEGIN { m = 0 } $c > m { m = $c } END { print m }' "$1"; }
 mincol() { awk -v c="$2" 'NR == 1 || $c < m { m = $c } END { print m }' "$1"; }
 

@@ -10,7 +10,7 @@
 #
 # Environment knobs (defaults in brackets):
 #   BENCH_DIR      where the images and outputs are cached [/var/tmp/e4time-bench]
-#   RUNS           timed runs of each tool [5]
+#   RUNS           timed runs of each tool, alternating [BENCH_RUNS, 20]
 #   FLS_RUNS       timed runs of fls on million.img [$RUNS]
 #   FLS_BIG_RUNS   timed runs of fls on bigdir.img [1]
 #   FLS_WARMUP     1: untimed fls warm-up run on each image; 0: skip it on
@@ -29,7 +29,7 @@ top=$(cd "$here/.." && pwd)
 . "$here/lib.sh"
 
 BENCH_DIR=${BENCH_DIR:-/var/tmp/e4time-bench}
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-$BENCH_RUNS}
 FLS_RUNS=${FLS_RUNS:-$RUNS}
 FLS_BIG_RUNS=${FLS_BIG_RUNS:-1}
 FLS_WARMUP=${FLS_WARMUP:-1}
@@ -118,11 +118,11 @@ done
 [ "$BUILD_ONLY" = 1 ] && exit 0
 
 # ---------------------------------------------------------------- timing
-# timed_run OUTFILE CMD...: appends "WALL_SECONDS PEAK_RSS_KIB RC" to
-# OUTFILE (bench/lib.sh), the command's stderr to OUTFILE.stderr.
+# timed_run OUTFILE CMD...: appends "WALL_SECONDS PEAK_RSS_KIB RC CPU_S
+# LOAD1" to OUTFILE (bench/lib.sh), the command's stderr to OUTFILE.stderr.
 timed_run() {
     local out=$1; shift
-    time_cmd "$out.stderr" "$@" | cut -d' ' -f1-3 >> "$out"
+    time_cmd "$out.stderr" "$@" >> "$out"
 }
 
 inodes_used() {
@@ -130,7 +130,7 @@ inodes_used() {
         END { print n - f }'
 }
 
-declare -A MED RSS RMIN RMAX NRUN TO ROWS RC
+declare -A MED P90 CPUM RSS RMIN RMAX NRUN TO ROWS RC LOAD0 LOAD1
 e4_cmd() { "$E4TIME" timeline --format mactime "$1"; }
 
 for name in $IMAGES; do
@@ -150,21 +150,37 @@ for name in $IMAGES; do
         rm -f "$BENCH_DIR/out/$name.fls.body"
     fi
 
+    # Alternating: e4time, fls, e4time, fls, ... (fls's runs stop after
+    # $fruns); every run is kept, a slow one too.
+    LOAD0[$name]=$(load1)
     for tool in e4time fls; do
-        res=$BENCH_DIR/out/$name.$tool.runs
-        : > "$res"; : > "$res.stderr"
-        n=$RUNS
-        [ "$tool" = fls ] && n=$fruns
-        for ((i = 1; i <= n; i++)); do
-            log "$name: $tool run $i/$n"
+        : > "$BENCH_DIR/out/$name.$tool.runs"; : > "$BENCH_DIR/out/$name.$tool.runs.stderr"
+    done
+    rounds=$RUNS
+    [ "$fruns" -gt "$rounds" ] && rounds=$fruns
+    for ((i = 1; i <= rounds; i++)); do
+        for tool in e4time fls; do
+            res=$BENCH_DIR/out/$name.$tool.runs
+            n=$RUNS
+            [ "$tool" = fls ] && n=$fruns
+            [ "$i" -le "$n" ] || continue
+            log "$name: $tool run $i/$n (load $(load1))"
             if [ "$tool" = e4time ]; then
                 timed_run "$res" "$E4TIME" timeline --format mactime "$img"
             else
                 timed_run "$res" timeout "$FLS_TIMEOUT" fls -r -m / "$img"
             fi
-            tail -n 1 "$res" | sed 's/^/    wall s, peak KiB, rc: /' >&2
+            tail -n 1 "$res" | sed 's/^/    wall s, peak KiB, rc, cpu s, load: /' >&2
         done
+    done
+    LOAD1[$name]=$(load1)
+    for tool in e4time fls; do
+        res=$BENCH_DIR/out/$name.$tool.runs
+        n=$RUNS
+        [ "$tool" = fls ] && n=$fruns
         MED[$name,$tool]=$(median "$res" 1)
+        P90[$name,$tool]=$(pctl "$res" 1 90)
+        CPUM[$name,$tool]=$(median "$res" 4)
         RMIN[$name,$tool]=$(mincol "$res" 1)
         RMAX[$name,$tool]=$(maxcol "$res" 1)
         RSS[$name,$tool]=$(maxcol "$res" 2)
@@ -225,22 +241,23 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
     echo "- e2fsprogs: $(mke2fs -V 2>&1 | head -n 1)"
     echo "- TSK: $(fls -V 2>&1 | head -n 1)"
     echo "- e4time: $("$E4TIME" --version 2>&1 | head -n 1); binary sha256 $E4_SUM built $E4_BUILT, copied at start from $E4TIME_SRC; tree at commit $E4_COMMIT$E4_DIRTY at start"
-    echo "- runs: e4time $RUNS, fls $FLS_RUNS on million / $FLS_BIG_RUNS on bigdir, after one untimed warm-up each (page cache warm); fls timeout $FLS_TIMEOUT s"
+    echo "- runs: e4time $RUNS, fls $FLS_RUNS on million / $FLS_BIG_RUNS on bigdir, alternating (e4time, fls, e4time, ...), after one untimed warm-up each (page cache warm); every run kept (none dropped for a slow stretch); fls timeout $FLS_TIMEOUT s"
+    echo "- load average (1 min): $(for name in $IMAGES; do printf '%s %s at start, %s at end (runs %s); ' "$name" "${LOAD0[$name]}" "${LOAD1[$name]}" "$(loadrange "$BENCH_DIR/out/$name.e4time.runs")"; done)"
     echo "- commands: \`e4time timeline --format mactime IMG > /dev/null\`, \`fls -r -m / IMG > /dev/null\`"
     echo
-    echo "| image | tool | runs | median s | min s | max s | peak RSS MiB | e4time/fls (median) |"
-    echo "|---|---|---|---|---|---|---|---|"
+    echo "| image | tool | runs | median s | p90 s | min s | max s | CPU s (median) | peak RSS MiB | e4time/fls wall (median) | wall (p90) | CPU (median) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     for name in $IMAGES; do
         for tool in e4time fls; do
-            ratio=""
+            ratio=" | |"
             if [ "$tool" = e4time ]; then
                 if [ "${TO[$name,fls]}" != 0 ]; then
-                    ratio=$(awk -v a="${MED[$name,e4time]}" -v b="$FLS_TIMEOUT" 'BEGIN { printf "<%.4f", a / b }')
+                    ratio=$(awk -v a="${MED[$name,e4time]}" -v b="$FLS_TIMEOUT" 'BEGIN { printf "<%.4f", a / b }')" | - | -"
                 else
-                    ratio=$(awk -v a="${MED[$name,e4time]}" -v b="${MED[$name,fls]}" 'BEGIN { printf "%.4f", a / b }')
+                    ratio="$(ratio4 "${MED[$name,e4time]}" "${MED[$name,fls]}") | $(ratio4 "${P90[$name,e4time]}" "${P90[$name,fls]}") | $(ratio4 "${CPUM[$name,e4time]}" "${CPUM[$name,fls]}")"
                 fi
             fi
-            echo "| $name | $tool | ${NRUN[$name,$tool]} | $(fmt_med "$name" "$tool") | ${RMIN[$name,$tool]} | ${RMAX[$name,$tool]} | $(mib "${RSS[$name,$tool]}") | $ratio |"
+            echo "| $name | $tool | ${NRUN[$name,$tool]} | $(fmt_med "$name" "$tool") | ${P90[$name,$tool]} | ${RMIN[$name,$tool]} | ${RMAX[$name,$tool]} | ${CPUM[$name,$tool]} | $(mib "${RSS[$name,$tool]}") | $ratio |"
         done
     done
     echo
@@ -265,8 +282,10 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
         million)
             if [ "${TO[$name,fls]}" != 0 ]; then r=0; else
                 r=$(awk -v a="${MED[$name,e4time]}" -v b="${MED[$name,fls]}" 'BEGIN { print a / b }'); fi
-            ok=$(awk -v r="$r" 'BEGIN { print (r <= 0.2) ? "MET" : "MISSED" }')
-            echo "- million: e4time at most 0.2x fls's time: $ok (ratio $(printf %.4f "$r"))"
+            if [ "${TO[$name,fls]}" != 0 ]; then r9=0; else
+                r9=$(awk -v a="${P90[$name,e4time]}" -v b="${P90[$name,fls]}" 'BEGIN { print a / b }'); fi
+            ok=$(awk -v r="$r9" 'BEGIN { print (r <= 0.2) ? "MET" : "MISSED" }')
+            echo "- million: e4time at most 0.2x fls's time at the 90th percentile: $ok (p90 ratio $(printf %.4f "$r9"); median ratio $(printf %.4f "$r"))"
             ;;
         bigdir)
             ok=$(awk -v a="${MED[$name,e4time]}" 'BEGIN { print (a < 2) ? "MET" : "MISSED" }')

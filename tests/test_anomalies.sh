@@ -232,6 +232,22 @@ test_set_at_create() {
 			"$(jq -r 'select(.rule=="journal-set-at-create" and .path=="/j/copy") | .evidence |
 				"\(.old_mtime.sec > .mtime.sec) \(.ctime.sec - .crtime.sec <= 1)"' "$TMP/a.jsonl")"
 	done
+	# anomalies reads the journal before the tree and decides "a copy's"
+	# afterwards: with one of the two rules on, the other's findings
+	# neither show nor turn into its own (4 runs)
+	local n=0
+	for img in "$TMP/real-live.img" "$TMP/real.img"; do
+		anom "$img" -r journal-set-at-create
+		assertEquals "$img -r journal-set-at-create" \
+			"/j/copy journal-set-at-create" \
+			"$(jq -r 'select(.record=="finding") | "\(.path) \(.rule)"' \
+				"$TMP/a.jsonl" | sort)"
+		anom "$img" -r journal-backdated
+		assertEquals "$img -r journal-backdated: not /j/copy" "" \
+			"$(rules_of /j/copy)"
+		n=$((n + 2))
+	done
+	assertEquals "runs" 4 "$n"
 	run anomalies --list-rules
 	assertContains "--list-rules: what produces journal-backdated" \
 		"$(cat "$OUT")" "are journal-set-at-create"

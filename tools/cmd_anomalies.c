@@ -189,7 +189,7 @@ static int anom_run(struct cmd_ctx *ctx, int argc, char **argv)
 	struct e4t_copyidx *copies = NULL;
 	ext2_ino_t start;
 	size_t i, nr = e4t_rule_count();
-	int status = EXIT_OK, st;
+	int status = EXIT_OK, st, jdamaged = 0;
 	errcode_t err;
 
 	memset(&a, 0, sizeof(a));
@@ -208,6 +208,20 @@ static int anom_run(struct cmd_ctx *ctx, int argc, char **argv)
 		report(img->name, spec, err);
 		return filespec_status(err);
 	}
+	/*
+	 * The journal first, then the tree: not both held at once (peak
+	 * memory).  What the journal rules decide by the copies waits for
+	 * the tree's creation times (e4t_findings_copies).
+	 */
+	a.rc.copies_later = 1;
+	status = journal_rules(ctx, &a);
+	if (ctx->j) {
+		jdamaged = e4t_journal_damaged(ctx->j);
+		e4t_journal_close(ctx->j);
+		ctx->j = NULL;
+	}
+	if (status == EXIT_INTERNAL)
+		goto out;
 	tree = ctx_tree(ctx, &st);
 	if (!tree) {
 		status = st;
@@ -221,9 +235,8 @@ static int anom_run(struct cmd_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	a.rc.copies = copies;
-	status = journal_rules(ctx, &a);
-	if (status == EXIT_INTERNAL)
-		goto out;
+	a.rc.copies_later = 0;
+	e4t_findings_copies(&a.fs, copies);
 	err = e4t_findings_walk(&a.fs, img, tree, start, spec);
 	if (err) {
 		report(img->name, err == ENOMEM ? "anomalies" : spec, err);
@@ -236,6 +249,9 @@ static int anom_run(struct cmd_ctx *ctx, int argc, char **argv)
 	print_findings(&a.fs, a.rc.mask, a.local,
 		       (enum report_format)ctx->format);
 out:
+	/* as finish() would have: the journal is closed already */
+	if (jdamaged && status != EXIT_INTERNAL)
+		status = worse_status(status, EXIT_PARTIAL);
 	e4t_findings_free(&a.fs);
 	e4t_copyidx_free(copies);
 	return status;

@@ -14,25 +14,9 @@
 
 #include "deleted.h"
 #include "jrows.h"
+#include "sortrows.h"
 #include "container/digest.h"
 #include "timeline.h"
-
-struct saved_row {
-	char *path;
-	size_t path_len;
-	ext2_ino_t ino;
-	enum e4t_status status;
-	ext2_ino_t parent;
-	struct e4t_ts key;
-	int key_shown;
-	size_t seq;
-	const char *name_source;
-	struct e4t_inode *info; /* --deleted: a row of an inode the tree
-				   does not hold has a copy; --journal: a
-				   journaled state */
-	struct e4t_row_journal jsrc;
-	int has_jsrc;
-};
 
 /* --hash: rows wait here until their files are hashed, a batch at a
  * time on two threads, and are then written in order.  A batch ends at
@@ -68,10 +52,7 @@ struct tl_ctx {
 	struct out out;
 	int filter;
 	unsigned filter_fields;
-	int sort;
-	enum e4t_field sort_field;
-	struct saved_row *rows;
-	size_t nrows, cap;
+	struct sortrows *sorted; /* --sort: the rows kept until the end */
 	/* --flags: the rules and the directories' baselines */
 	struct e4t_rules_ctx rc;
 	struct e4t_copyidx *copies;
@@ -100,17 +81,24 @@ static int add_flag(const struct e4t_finding *f, void *priv)
 struct jflag {
 	ext2_ino_t ino;
 	uint32_t rule;
+	/* read before the tree: the rule waits for the copies (rules.h) */
+	int copy_check;
+	struct e4t_ts crtime, ctime;
 };
 
 static int keep_jflag(const struct e4t_finding *f, void *priv)
 {
 	struct tl_ctx *c = priv;
+	struct jflag *j;
 
 	if (grow_array(&c->jf, &c->jfcap, c->njf, sizeof(*c->jf)))
 		return ENOMEM;
-	c->jf[c->njf].ino = f->ino;
-	c->jf[c->njf].rule = (uint32_t)f->rule;
-	c->njf++;
+	j = &c->jf[c->njf++];
+	j->ino = f->ino;
+	j->rule = (uint32_t)f->rule;
+	j->copy_check = f->copy_check;
+	j->crtime = f->ts[E4T_CRTIME];
+	j->ctime = f->ts[E4T_CTIME];
 	return 0;
 }
 
@@ -121,6 +109,38 @@ static int cmp_jflag(const void *a, const void *b)
 	if (x->ino != y->ino)
 		return x->ino < y->ino ? -1 : 1;
 	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+/* The journal rules' findings that waited for the copies: dropped, or
+ * given their rule (as e4t_findings_copies does for anomalies); then
+ * sorted by inode. */
+static void jflags_copies(struct tl_ctx *c)
+{
+	int r_back = e4t_rule_find("journal-backdated", 17);
+	int r_create = e4t_rule_find("journal-set-at-create", 21);
+	size_t i, k = 0;
+
+	for (i = 0; i < c->njf; i++) {
+		struct jflag *j = &c->jf[i];
+		int r = (int)j->rule;
+
+		if (j->copy_check != E4T_COPY_DECIDED) {
+			int copy =
+				e4t_copy_like(c->copies, &j->crtime, &j->ctime);
+			if (j->copy_check == E4T_COPY_UNLESS)
+				r = copy ? -1 : r;
+			else
+				r = copy ? r_create : r_back;
+			if (r < 0 || !((c->rc.mask >> r) & 1))
+				continue;
+			j->rule = (uint32_t)r;
+			j->copy_check = E4T_COPY_DECIDED;
+		}
+		c->jf[k++] = *j;
+	}
+	c->njf = k;
+	if (c->njf)
+		qsort(c->jf, c->njf, sizeof(*c->jf), cmp_jflag);
 }
 
 /*
@@ -151,8 +171,6 @@ static errcode_t journal_flags(struct tl_ctx *c, struct e4t_image *img,
 		c->njf = 0;
 		return 0;
 	}
-	if (c->njf)
-		qsort(c->jf, c->njf, sizeof(*c->jf), cmp_jflag);
 	return 0;
 }
 
@@ -322,50 +340,14 @@ static int keep_row(struct tl_ctx *c, const struct e4t_row *row)
 	return 0;
 }
 
-static int save_row(struct tl_ctx *c, const struct e4t_row *row)
-{
-	struct saved_row *s;
-
-	if (grow_array(&c->rows, &c->cap, c->nrows, sizeof(*c->rows)))
-		return ENOMEM;
-	s = &c->rows[c->nrows];
-	s->path = dup_bytes(row->path, row->path_len);
-	if (!s->path)
-		return ENOMEM;
-	s->path_len = row->path_len;
-	s->ino = row->inode->ino;
-	s->status = row->status;
-	s->parent = row->parent;
-	s->key = row->inode->ts[c->sort_field];
-	s->key_shown = ts_shown(&s->key, c->sort_field);
-	s->name_source = row->name_source;
-	s->info = NULL;
-	s->has_jsrc = row->journal != NULL;
-	if (row->journal)
-		s->jsrc = *row->journal;
-	if (row->name_source || row->journal ||
-	    row->status == E4T_NAME_ONLY || /* the tree holds no inode */
-	    row->status == E4T_DELETED_NOINODE ||
-	    (row->inode->flags & E4T_INO_GEN)) {
-		s->info = malloc(sizeof(*s->info));
-		if (!s->info) {
-			free(s->path);
-			return ENOMEM;
-		}
-		*s->info = *row->inode;
-	}
-	s->seq = c->nrows++;
-	return 0;
-}
-
 static int put_row(const struct e4t_row *row, void *priv)
 {
 	struct tl_ctx *c = priv;
 
 	if (!keep_row(c, row))
 		return 0;
-	if (c->sort)
-		return save_row(c, row);
+	if (c->sorted)
+		return (int)sortrows_add(c->sorted, row);
 	return emit_row(c, row);
 }
 
@@ -399,53 +381,9 @@ static int on_row(const struct e4t_row *row, void *priv)
 	return rc;
 }
 
-static int cmp_rows(const void *a, const void *b)
+static int emit_sorted(void *priv, const struct e4t_row *row)
 {
-	const struct saved_row *x = a, *y = b;
-
-	if (x->key_shown != y->key_shown)
-		return x->key_shown ? -1 : 1;
-	if (x->key_shown) {
-		int r = e4t_ts_cmp(&x->key, &y->key);
-
-		if (r)
-			return r;
-	}
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static errcode_t flush_sorted(struct tl_ctx *c, struct e4t_tree *tree)
-{
-	errcode_t err = 0;
-	size_t i;
-
-	if (c->nrows) /* rows is NULL then: qsort must not see it */
-		qsort(c->rows, c->nrows, sizeof(*c->rows), cmp_rows);
-	for (i = 0; i < c->nrows; i++) {
-		struct saved_row *s = &c->rows[i];
-		struct e4t_inode info;
-		struct e4t_row row;
-
-		if (!err && s->info)
-			info = *s->info;
-		else if (!err)
-			err = e4t_tree_inode(tree, s->ino, &info);
-		if (!err) {
-			row.path = s->path;
-			row.path_len = s->path_len;
-			row.inode = &info;
-			row.status = s->status;
-			row.parent = s->parent;
-			row.name_source = s->name_source;
-			row.journal = s->has_jsrc ? &s->jsrc : NULL;
-			err = emit_row(c, &row);
-		}
-		free(s->path);
-		free(s->info);
-	}
-	free(c->rows);
-	c->rows = NULL;
-	return err;
+	return emit_row(priv, row);
 }
 
 int timeline_run(const struct timeline_args *a)
@@ -455,8 +393,6 @@ int timeline_run(const struct timeline_args *a)
 		.fmt = a->fmt,
 		.filter = a->filter,
 		.filter_fields = a->filter_fields,
-		.sort = a->sort,
-		.sort_field = a->sort_field,
 	};
 	struct warn_ctx wc = { 0 };
 	struct e4t_tree_opts topts = {
@@ -495,6 +431,21 @@ int timeline_run(const struct timeline_args *a)
 		report(img->name, spec, err);
 		return EXIT_PARTIAL;
 	}
+	if (a->rule_flags) {
+		/* --flags: the journal rules first, then the tree, not both
+		 * held at once (as anomalies); what depends on the copies
+		 * waits for the tree (jflags_copies) */
+		e4t_rules_init(&c.rc, img->fs->super);
+		if (img->sb_block)
+			e4t_rules_backup_sb(&c.rc);
+		c.rc.copies_later = 1;
+		err = journal_flags(&c, img, &wc);
+		if (err) {
+			report(img->name, "--flags", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+	}
 	err = e4t_tree_load(img, &topts, &tree);
 	progress_done();
 	if (err) {
@@ -503,17 +454,15 @@ int timeline_run(const struct timeline_args *a)
 		goto out;
 	}
 	if (a->rule_flags) {
-		e4t_rules_init(&c.rc, img->fs->super);
-		if (img->sb_block)
-			e4t_rules_backup_sb(&c.rc);
 		/* as anomalies: times set by the run that made the inode */
 		err = e4t_copyidx_build(tree, img->fs->super->s_inodes_count,
 					&c.copies);
 		c.rc.copies = c.copies;
-		if (!err)
-			err = journal_flags(&c, img, &wc);
-		if (!err)
+		c.rc.copies_later = 0;
+		if (!err) {
+			jflags_copies(&c);
 			err = e4t_tree_dir_nsec(tree, &c.dirs, &c.ndirs);
+		}
 		if (err) {
 			report(img->name, "--flags", err);
 			status = EXIT_INTERNAL;
@@ -564,14 +513,24 @@ int timeline_run(const struct timeline_args *a)
 			goto out;
 		}
 	}
+	if (a->sort) {
+		err = sortrows_new(a->sort_field, &c.sorted);
+		if (err) {
+			report(img->name, "--sort", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+	}
 	c.fmt->begin(&c.out);
 	/* the walk on a second thread, the rows formatted on this one */
 	err = e4t_tree_walk_threaded(tree, start, spec, a->threads, on_row, &c,
 				     lib_warn, &wc);
 	if (!err && c.dn)
 		err = dnames_rest(c.dn, tree, put_row, &c);
-	if (!err && c.sort)
-		err = flush_sorted(&c, tree);
+	if (!err && c.sorted)
+		err = sortrows_emit(c.sorted, tree, emit_sorted, &c);
+	sortrows_free(c.sorted);
+	c.sorted = NULL;
 	if (c.pend && c.pend->n) {
 		errcode_t err2 = flush_pending(&c);
 
@@ -597,6 +556,7 @@ int timeline_run(const struct timeline_args *a)
 	    (wc.count || c.out.read_errors || image_damage_status(img)))
 		status = EXIT_PARTIAL;
 out:
+	sortrows_free(c.sorted);
 	free(c.dirs);
 	e4t_copyidx_free(c.copies);
 	free(c.jf);

@@ -35,15 +35,16 @@
 #define PER_FILE_NS   (10 * 1000000LL)
 #define BYTES_PER_SEC (4ULL << 20)
 
-struct e4t_copyidx {
-	int64_t *cr;	 /* crtimes in nanoseconds, sorted */
-	uint64_t *bytes; /* bytes[i]: the sizes of cr[0..i), summed */
-	size_t n;
+/* The crtimes sorted, each with the sizes of the inodes created up to
+ * it, itself included: 16 bytes per live inode, built in place. */
+struct crsz {
+	int64_t cr;	/* crtime in nanoseconds */
+	uint64_t bytes; /* sizes of [0, i] summed (the size, until sorted) */
 };
 
-struct crsz {
-	int64_t cr;
-	uint64_t size;
+struct e4t_copyidx {
+	struct crsz *a;
+	size_t n;
 };
 
 static int cmp_crsz(const void *a, const void *b)
@@ -58,50 +59,46 @@ static int64_t ts_ns(const struct e4t_ts *ts)
 	return ts->sec * NS + (int64_t)ts->nsec;
 }
 
+/* The crtime of a live inode that has one stored. */
+static int live_crtime(const struct e4t_tree *tree, ext2_ino_t ino,
+		       struct e4t_inode *in)
+{
+	if (e4t_tree_inode(tree, ino, in) || !in->links)
+		return 0;
+	return (in->ts[E4T_CRTIME].flags & E4T_TS_STORED) &&
+	       !(in->ts[E4T_CRTIME].flags & E4T_TS_ZERO);
+}
+
 errcode_t e4t_copyidx_build(const struct e4t_tree *tree, ext2_ino_t ninodes,
 			    struct e4t_copyidx **ret)
 {
 	struct e4t_copyidx *x;
-	struct crsz *a = NULL;
-	size_t cap = 0, n = 0, i;
+	size_t n = 0, i;
 	ext2_ino_t ino;
+	struct e4t_inode in;
 
 	*ret = NULL;
-	for (ino = 1; ino && ino <= ninodes; ino++) {
-		struct e4t_inode in;
-
-		if (e4t_tree_inode(tree, ino, &in) || !in.links)
-			continue;
-		if (!(in.ts[E4T_CRTIME].flags & E4T_TS_STORED) ||
-		    (in.ts[E4T_CRTIME].flags & E4T_TS_ZERO))
-			continue;
-		if (e4t_grow(&a, &cap, n + 1, sizeof(*a), 4096)) {
-			free(a);
-			return ENOMEM;
-		}
-		a[n].cr = ts_ns(&in.ts[E4T_CRTIME]);
-		a[n].size = in.size;
-		n++;
-	}
+	/* counted first: the array is allocated once, at its size */
+	for (ino = 1; ino && ino <= ninodes; ino++)
+		n += live_crtime(tree, ino, &in);
 	x = calloc(1, sizeof(*x));
-	if (x) {
-		x->cr = malloc((n ? n : 1) * sizeof(*x->cr));
-		x->bytes = malloc((n + 1) * sizeof(*x->bytes));
-	}
-	if (!x || !x->cr || !x->bytes) {
+	if (x)
+		x->a = malloc((n ? n : 1) * sizeof(*x->a));
+	if (!x || !x->a) {
 		e4t_copyidx_free(x);
-		free(a);
 		return ENOMEM;
 	}
-	if (n)
-		qsort(a, n, sizeof(*a), cmp_crsz);
-	x->bytes[0] = 0;
-	for (i = 0; i < n; i++) {
-		x->cr[i] = a[i].cr;
-		x->bytes[i + 1] = x->bytes[i] + a[i].size;
+	for (ino = 1; ino && ino <= ninodes && x->n < n; ino++) {
+		if (!live_crtime(tree, ino, &in))
+			continue;
+		x->a[x->n].cr = ts_ns(&in.ts[E4T_CRTIME]);
+		x->a[x->n].bytes = in.size;
+		x->n++;
 	}
-	x->n = n;
-	free(a);
+	if (x->n)
+		qsort(x->a, x->n, sizeof(*x->a), cmp_crsz);
+	for (i = 1; i < x->n; i++)
+		x->a[i].bytes += x->a[i - 1].bytes;
 	*ret = x;
 	return 0;
 }
@@ -110,9 +107,14 @@ void e4t_copyidx_free(struct e4t_copyidx *x)
 {
 	if (!x)
 		return;
-	free(x->cr);
-	free(x->bytes);
+	free(x->a);
 	free(x);
+}
+
+/* The sizes of the inodes [0, i) summed. */
+static uint64_t bytes_before(const struct e4t_copyidx *x, size_t i)
+{
+	return i ? x->a[i - 1].bytes : 0;
 }
 
 /* The first index whose crtime is >= t (or > t with after). */
@@ -123,7 +125,7 @@ static size_t bound(const struct e4t_copyidx *x, int64_t t, int after)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (x->cr[mid] < t || (after && x->cr[mid] == t))
+		if (x->a[mid].cr < t || (after && x->a[mid].cr == t))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -153,7 +155,7 @@ int e4t_copy_like(const struct e4t_copyidx *x, const struct e4t_ts *crtime,
 	if (allow >= d)
 		return 1;
 	/* (bytes / rate, in ns, without overflow for any real size) */
-	allow += (int64_t)((x->bytes[hi] - x->bytes[lo]) /
+	allow += (int64_t)((bytes_before(x, hi) - bytes_before(x, lo)) /
 			   (BYTES_PER_SEC / 1000)) *
 		 1000000LL;
 	return allow >= d;

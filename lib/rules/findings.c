@@ -36,7 +36,8 @@ static int keep(const struct e4t_finding *f, void *priv)
 	k = &fs->k[fs->n];
 	memset(k, 0, sizeof(*k));
 	k->f = *f;
-	k->seq = fs->n++;
+	k->seq = fs->next_seq++;
+	fs->n++;
 	if (fs->row) {
 		k->path = copy_path(fs->row->path, fs->row->path_len);
 		if (!k->path) {
@@ -147,6 +148,50 @@ errcode_t e4t_findings_walk(struct e4t_findings *fs, struct e4t_image *img,
 	if (!err && fs->err)
 		err = fs->err;
 	return err;
+}
+
+void e4t_findings_copies(struct e4t_findings *fs,
+			 const struct e4t_copyidx *copies)
+{
+	int r_back = e4t_rule_find("journal-backdated", 17);
+	int r_create = e4t_rule_find("journal-set-at-create", 21);
+	uint64_t mask = fs->rc->mask;
+	size_t i, k = 0, nj = fs->njournal;
+
+	for (i = 0; i < fs->n; i++) {
+		struct e4t_kept *x = &fs->k[i];
+		struct e4t_finding *f = &x->f;
+
+		if (i < nj && f->copy_check != E4T_COPY_DECIDED) {
+			int copy = e4t_copy_like(copies, &f->ts[E4T_CRTIME],
+						 &f->ts[E4T_CTIME]);
+			if (f->copy_check == E4T_COPY_UNLESS && copy) {
+				free(x->path);
+				fs->njournal--;
+				continue;
+			}
+			if (f->copy_check == E4T_COPY_BACK && copy) {
+				if (r_create < 0 || !((mask >> r_create) & 1)) {
+					free(x->path);
+					fs->njournal--;
+					continue;
+				}
+				f->rule = (size_t)r_create;
+				f->fields |= 1U << E4T_CRTIME;
+				f->old_fields = f->fields;
+			} else if (f->copy_check == E4T_COPY_BACK &&
+				   (r_back < 0 || !((mask >> r_back) & 1))) {
+				free(x->path);
+				fs->njournal--;
+				continue;
+			} else if (f->copy_check == E4T_COPY_BACK) {
+				f->rule = (size_t)r_back;
+			}
+			f->copy_check = E4T_COPY_DECIDED;
+		}
+		fs->k[k++] = *x;
+	}
+	fs->n = k;
 }
 
 void e4t_findings_reached_only(struct e4t_findings *fs)

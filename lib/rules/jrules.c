@@ -62,6 +62,7 @@ struct jctx {
 	int r_disk; /* the disk after the last copy: r_noctime's strong
 		       form, when the journal is undamaged (else -1) */
 	const struct e4t_copyidx *copies;
+	int copies_later;
 	e4t_finding_fn fn;
 	void *priv;
 	/* in-use inodes with a copy in the journal: bit per inode */
@@ -88,13 +89,14 @@ static void copy_of(struct e4t_finding *f, int k, const struct e4t_jtrans *t,
 	}
 }
 
-static int emit(struct jctx *jc, int rule, const struct e4t_icopy *c,
-		const struct e4t_inode *old, const struct e4t_inode *new,
-		unsigned fields)
+static int emit_check(struct jctx *jc, int rule, const struct e4t_icopy *c,
+		      const struct e4t_inode *old, const struct e4t_inode *new,
+		      unsigned fields, int check)
 {
 	struct e4t_finding f;
 
 	memset(&f, 0, sizeof(f));
+	f.copy_check = check;
 	f.rule = (size_t)rule;
 	f.ino = c->ino;
 	f.fields = fields;
@@ -105,6 +107,13 @@ static int emit(struct jctx *jc, int rule, const struct e4t_icopy *c,
 	copy_of(&f, 0, c->prev_t, E4T_SRC_JOURNAL);
 	copy_of(&f, 1, c->t, c->src);
 	return jc->fn(&f, jc->priv);
+}
+
+static int emit(struct jctx *jc, int rule, const struct e4t_icopy *c,
+		const struct e4t_inode *old, const struct e4t_inode *new,
+		unsigned fields)
+{
+	return emit_check(jc, rule, c, old, new, fields, E4T_COPY_DECIDED);
 }
 
 #define BIT(f) (1U << (f))
@@ -157,8 +166,13 @@ static int forward(struct jctx *jc, const struct e4t_icopy *c,
 {
 	if (jc->r_fwd < 0 ||
 	    e4t_ts_cmp(&new->ts[E4T_MTIME], &old->ts[E4T_MTIME]) <= 0 ||
-	    e4t_ts_cmp(&new->ts[E4T_MTIME], &new->ts[E4T_CTIME]) <= 0 ||
-	    e4t_copy_like(jc->copies, &new->ts[E4T_CRTIME],
+	    e4t_ts_cmp(&new->ts[E4T_MTIME], &new->ts[E4T_CTIME]) <= 0)
+		return 0;
+	if (jc->copies_later)
+		return emit_check(jc, jc->r_fwd, c, old, new,
+				  BIT(E4T_MTIME) | BIT(E4T_CTIME),
+				  E4T_COPY_UNLESS);
+	if (e4t_copy_like(jc->copies, &new->ts[E4T_CRTIME],
 			  &new->ts[E4T_CTIME]))
 		return 0;
 	return emit(jc, jc->r_fwd, c, old, new,
@@ -220,7 +234,17 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 		return 0;
 	if (!back)
 		return forward(jc, c, &old, &new);
-	/* set by the run that created the inode: a copy's */
+	/* set by the run that created the inode: a copy's (decided later:
+	 * journal-backdated's fields, the rule that is on) */
+	if (jc->copies_later)
+		return jc->r_back >= 0 || jc->r_create >= 0
+			       ? emit_check(jc,
+					    jc->r_back >= 0 ? jc->r_back
+							    : jc->r_create,
+					    c, &old, &new,
+					    back | BIT(E4T_CTIME),
+					    E4T_COPY_BACK)
+			       : 0;
 	if (e4t_copy_like(jc->copies, &new.ts[E4T_CRTIME], &new.ts[E4T_CTIME]))
 		return jc->r_create >= 0
 			       ? emit(jc, jc->r_create, c, &old, &new,
@@ -253,6 +277,7 @@ errcode_t e4t_rules_journal_cov(struct e4t_image *img, struct e4t_journal *j,
 		.r_fwd = -1,
 		.r_disk = -1,
 		.copies = rc->copies,
+		.copies_later = rc->copies_later,
 		.fn = fn,
 		.priv = priv,
 	};

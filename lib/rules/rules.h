@@ -71,6 +71,10 @@ struct e4t_rules_ctx {
 	/* the creation times of the live inodes, or NULL: then no time
 	 * is taken for a copy's (set by the caller, owned by it) */
 	const struct e4t_copyidx *copies;
+	/* the journal rules without copies: what depends on them is
+	 * decided later, by e4t_findings_copies() (anomalies reads the
+	 * journal before the tree, not to hold both) */
+	int copies_later;
 };
 
 /* A directory's nanosecond baseline: of its entries whose mtime has
@@ -107,6 +111,13 @@ struct e4t_finding {
 	uint32_t tid[2];
 	int has_commit[2];
 	struct e4t_ts commit[2];
+	/* rc->copies_later: decided by e4t_findings_copies() */
+	enum {
+		E4T_COPY_DECIDED = 0,
+		E4T_COPY_UNLESS, /* dropped if the times are a copy's */
+		E4T_COPY_BACK,	 /* journal-backdated, or if the times are a
+				    copy's journal-set-at-create */
+	} copy_check;
 };
 
 /* Called for each finding; non-zero stops and is returned. */
@@ -215,6 +226,7 @@ struct e4t_findings {
 	const struct e4t_rules_ctx *rc;
 	struct e4t_kept *k;
 	size_t n, cap;
+	size_t next_seq; /* the next finding's seq */
 	size_t njournal; /* journal findings, first in k */
 	errcode_t err;	 /* ENOMEM in a callback */
 	const struct e4t_row *row;
@@ -232,6 +244,12 @@ errcode_t e4t_findings_journal(struct e4t_findings *fs, struct e4t_image *img,
 errcode_t e4t_findings_walk(struct e4t_findings *fs, struct e4t_image *img,
 			    struct e4t_tree *tree, ext2_ino_t start,
 			    const char *spec);
+/*
+ * The journal findings rc->copies_later left undecided, decided by the
+ * copies: dropped, or given their rule (their order kept).
+ */
+void e4t_findings_copies(struct e4t_findings *fs,
+			 const struct e4t_copyidx *copies);
 /* Drop the journal's findings on inodes the walk did not reach. */
 void e4t_findings_reached_only(struct e4t_findings *fs);
 /* Sort by rule (found order within one); counts[e4t_rule_count()]. */
