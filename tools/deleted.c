@@ -116,16 +116,22 @@ static int on_jname(const struct e4t_jname *e, void *priv)
 	struct dnames *d = priv;
 	struct ddir key = { .ino = e->dir };
 	const struct ddir *dir;
-	struct dname *n;
 
 	dir = bsearch(&key, d->dirs, d->ndirs, sizeof(*d->dirs), cmp_ddir);
 	if (!dir)
 		return 0;
-	n = dnames_new_name(&d->jv, &d->jn, &d->jcap, dir->path, dir->path_len,
-			    e->name, e->name_len);
+	return dnames_add_jname(d, dir->path, dir->path_len, e) ? 0 : 1;
+}
+
+struct dname *dnames_add_jname(struct dnames *d, const char *dir,
+			       size_t dir_len, const struct e4t_jname *e)
+{
+	struct dname *n = dnames_new_name(&d->jv, &d->jn, &d->jcap, dir,
+					  dir_len, e->name, e->name_len);
+
 	if (!n) {
 		d->err = ENOMEM;
-		return 1;
+		return NULL;
 	}
 	n->ino = e->ino;
 	/* the latest copy first among an inode's names */
@@ -135,7 +141,7 @@ static int on_jname(const struct e4t_jname *e, void *priv)
 	n->jsrc.commit_nsec = e->commit_nsec;
 	n->trans = e->trans;
 	n->file_type = e->file_type;
-	return 0;
+	return n;
 }
 
 static int on_before(const struct e4t_jbefore *c, void *priv)

@@ -70,6 +70,10 @@ struct dnames {
 struct dname *dnames_new_name(struct dname **v, size_t *n, size_t *cap,
 			      const char *dir, size_t dir_len, const char *name,
 			      size_t name_len);
+/* A journal's name e in d->jv, under DIR (its transaction, inode and
+ * file type with it); NULL with d->err set when out of memory. */
+struct dname *dnames_add_jname(struct dnames *d, const char *dir,
+			       size_t dir_len, const struct e4t_jname *e);
 /* The journal's names sorted out: in use by another file, renamed, or
  * deleted; the subtrees of deleted directories rebuilt (dreuse.c). */
 errcode_t dreuse_classify(struct dnames *d, struct e4t_journal *j);

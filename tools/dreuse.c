@@ -130,21 +130,9 @@ static int on_sub(const struct e4t_jname *e, void *priv)
 		d->err = ENOMEM;
 		return 1;
 	}
-	n = dnames_new_name(&d->jv, &d->jn, &d->jcap, dir, dir_len, e->name,
-			    e->name_len);
+	n = dnames_add_jname(d, dir, dir_len, e);
 	free(dir);
-	if (!n) {
-		d->err = ENOMEM;
-		return 1;
-	}
-	n->ino = e->ino;
-	n->seq = SIZE_MAX - e->trans;
-	n->jsrc.tid = e->tid;
-	n->jsrc.commit_sec = e->commit_sec;
-	n->jsrc.commit_nsec = e->commit_nsec;
-	n->trans = e->trans;
-	n->file_type = e->file_type;
-	return 0;
+	return n ? 0 : 1;
 }
 
 /* A directory of (ino, gen) already read? (ino << 32 | gen) */
