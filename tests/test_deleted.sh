@@ -634,6 +634,7 @@ def t(r, f):
     return None if v is None else "%d.%09d" % (v["sec"], v["nsec"])
 found = false = wrong = 0
 nodir = [0]
+untimed = [0]
 for ln in open(rows):
     r = json.loads(ln)
     path = r["path"]
@@ -655,6 +656,11 @@ for ln in open(rows):
     if k == "f":
         got += [t(r, "atime"), t(r, "mtime"), t(r, "ctime")]
         exp += [at, mt, ct]
+    if all(x is None for x in got[2:]):
+        # no times at all: the journal no longer holds a copy of the
+        # inode from before (a wrapped journal), and says nothing wrong
+        got, exp = got[:2], exp[:2]
+        untimed[0] += 1
     if got != exp:
         wrong += 1
         print("WRONG", r["path"], got, "expected", exp, file=sys.stderr)
@@ -664,6 +670,7 @@ nfls = sum(1 for ln in open(fls) if ln.split()[1] in want)
 print("expected %d found %d false %d wrong %d fls %d" %
       (len(want), found, false, wrong, nfls))
 print("under <DIR>/: %d" % nodir[0], file=sys.stderr)
+print("without times: %d" % untimed[0], file=sys.stderr)
 PYEOF
 }
 
@@ -689,6 +696,8 @@ test_kernel_reused_and_deleted_dirs() {
 	echo "kernel deletions: $res" >&2
 	assertEquals "$(head -5 "$TMP/kd.why")" \
 		"expected 187 found 187 false 0 wrong 0" "${res% fls *}"
+	assertContains "every name with its times" "$(cat "$TMP/kd.why")" \
+		"without times: 0"
 	# fls names none of them (the kernel wiped the names): e4time >= fls
 	e=$(sed 's/.* found \([0-9]*\) .*/\1/' <<<"$res")
 	f=${res##* fls }
@@ -761,9 +770,12 @@ test_kernel_wrapped_journal_no_false_names() {
 			"[ $found -ge ${res##* fls } ]"
 		# past the first transaction only, the one that created the
 		# directories' files is there: its names, under "<DIR>/" (the
-		# names of the directories were in the first)
+		# names of the directories were in the first); how many other
+		# names (and their inodes' copies) are left depends on how the
+		# kernel grouped the commits
 		[ $n = 0 ] && assertTrue "names found: $res" "[ $found -gt 0 ]"
-		[ $n = 0 ] && assertContains "$(cat "$TMP/kw.why")" "under <DIR>/: $found"
+		[ $n = 0 ] && assertFalse "names under <DIR>/: $(cat "$TMP/kw.why")" \
+			"grep -qx 'under <DIR>/: 0' '$TMP/kw.why'"
 		n=$((n + 1))
 	done
 	assertEquals "stages" 2 "$n"
