@@ -918,6 +918,9 @@ struct e4t_tree;
 errcode_t e4t_tree_load(struct e4t_image *img, const struct e4t_tree_opts *opts,
 			struct e4t_tree **ret);
 void e4t_tree_free(struct e4t_tree *tree);
+/* The mode bits (S_IFMT) of a directory entry's file type (its low 3
+ * bits); 0 for an unknown one. */
+uint16_t e4t_ft_mode(unsigned ft);
 /* The inode of a row that has only a name (E4T_NAME_ONLY,
  * E4T_DELETED_NOINODE): its number, the mode of its entry's file type
  * (EXT2_FT_*), no times. */

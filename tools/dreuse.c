@@ -53,21 +53,6 @@ static int cmp_seq(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* The mode bits of a directory entry's file type (0: unknown). */
-static uint16_t type_mode(unsigned ft)
-{
-	static const uint16_t m[] = { 0,
-				      LINUX_S_IFREG,
-				      LINUX_S_IFDIR,
-				      LINUX_S_IFCHR,
-				      LINUX_S_IFBLK,
-				      LINUX_S_IFIFO,
-				      LINUX_S_IFSOCK,
-				      LINUX_S_IFLNK };
-
-	return ft < sizeof(m) / sizeof(m[0]) ? m[ft] : 0;
-}
-
 /* The inode in use now, its generation and crtime (0: none). */
 struct now {
 	int used;
@@ -427,7 +412,7 @@ int dreuse_rows(struct dnames *d, e4t_row_fn fn, void *priv)
 			memset(&in, 0, sizeof(in));
 			in.ino = x->ino;
 			in.inode_size = (uint16_t)d->img->inode_size;
-			in.mode = type_mode(x->file_type);
+			in.mode = e4t_ft_mode(x->file_type);
 		}
 		d->jsrc = x->jsrc;
 		d->jsrc.kind =

@@ -1000,7 +1000,7 @@ static int emit(struct walker *w, struct irec *r, enum e4t_status status,
 }
 
 /* The mode an entry's file type (EXT2_FT_*) stands for, or 0. */
-static uint16_t ft_mode(unsigned ft)
+uint16_t e4t_ft_mode(unsigned ft)
 {
 	static const uint16_t mode[8] = {
 		0,
@@ -1021,7 +1021,7 @@ void e4t_inode_name_only(const struct e4t_image *img, ext2_ino_t ino,
 {
 	memset(info, 0, sizeof(*info));
 	info->ino = ino;
-	info->mode = ft_mode(file_type);
+	info->mode = e4t_ft_mode(file_type);
 	info->inode_size = (uint16_t)img->inode_size;
 }
 
