@@ -682,8 +682,8 @@ test_killed_at_random_times_journaled() {
 	need_mount || return 0
 	mkmoving mkfs.ext4 -I 256 || fail "image"
 	cp "$IMG" "$TMP/orig.img"
-	local i pid delay t0 t1 span seed=${E4T_SEED:-$(date +%s)} undo
-	local mid=0 runs=0 total
+	local i pid delay delay_us t0 t1 span seed=${E4T_SEED:-$(date +%s)} undo
+	local mid=0 runs=0 total lo hi
 	undo=$(default_undo "$IMG")
 	KUNDO=$undo
 	echo "random kills: seed $seed (E4T_SEED=$seed to repeat)"
@@ -696,10 +696,19 @@ test_killed_at_random_times_journaled() {
 	[ "$span" -gt 0 ] || span=1000
 	LEAKS=0 LEAKS_OK='' KERNEL='' REPLAYED=0
 	total=$(reps 100 25)
+	# The delays are drawn from [lo, hi): lo the longest delay seen
+	# that killed the run before it wrote (no undo file), hi the
+	# shortest that let it finish (the undo file renamed into place).
+	# The window narrows onto the writes, so the kills in their middle
+	# do not depend on how long start-up takes on a loaded machine (a
+	# sanitizer build under load once had 4 in 25 with the whole span).
+	lo=0 hi=$span
 	for i in $(seq 1 "$total"); do
 		cp "$TMP/orig.img" "$IMG"
 		rm -f "$undo" "$undo.new"
-		delay=$(((RANDOM * 32768 + RANDOM) % span))
+		[ "$hi" -gt "$lo" ] || { lo=0 hi=$span; }
+		delay=$((lo + (RANDOM * 32768 + RANDOM) % (hi - lo)))
+		delay_us=$delay
 		delay=$(printf '%d.%06d' $((delay / 1000000)) $((delay % 1000000)))
 		# its own process group: with a wrapper script (sanitizer
 		# build), the e4time it runs is killed with it
@@ -716,13 +725,18 @@ test_killed_at_random_times_journaled() {
 			mid=$((mid + 1))
 			after_kill "${delay}s" after_kill_xattrs
 		else
+			if [ -e "$undo" ]; then
+				[ "$delay_us" -lt "$hi" ] && hi=$delay_us
+			elif [ "$delay_us" -gt "$lo" ]; then
+				lo=$delay_us
+			fi
 			after_kill_xattrs "${delay}s (finished or not started)"
 		fi
 	done
 	assertEquals "runs" "$total" "$runs"
 	assertEquals "no leaked block" 0 "$LEAKS"
 	assertTrue "some kills in the middle of the writes ($mid)" "[ $mid -ge 5 ]"
-	echo "random kills: $mid of $total in the middle of the writes, $REPLAYED replayed"
+	echo "random kills: $mid of $total in the middle of the writes, $REPLAYED replayed (delays narrowed to ${lo}..${hi} us of a ${span} us run)"
 }
 
 # Killed inside each write over the superblock, between the image's
