@@ -244,43 +244,11 @@ test_vmdk_extent_outside_refused() {
 	one_line_error "$d/ev/fifo.vmdk" "Not a regular file"
 }
 
-# mkdiff PARENT CHILD same|other: a differencing VHD CHILD (footer,
-# dynamic header, an empty BAT, a W2ru parent locator ".\\dyn.vhd")
-# over the dynamic VHD PARENT, naming PARENT's identifier or another.
+# mkdiff PARENT CHILD same|other: a differencing VHD CHILD over the
+# dynamic VHD PARENT, naming PARENT's identifier or another
+# (tests/mkvhd_child.py).
 mkdiff() {
-	python3 - "$@" <<'PY'
-import struct, sys, uuid
-parent, child, same = sys.argv[1], sys.argv[2], sys.argv[3] == "same"
-pf = open(parent, "rb").read()
-foot = bytearray(pf[-512:])
-assert foot[:8] == b"conectix"
-pid = bytes(foot[68:84]) if same else uuid.uuid4().bytes
-size = struct.unpack(">Q", foot[48:56])[0]
-bs = 0x200000
-n = (size + bs - 1) // bs
-def csum(b): return (~sum(b)) & 0xffffffff
-f = bytearray(foot)
-struct.pack_into(">Q", f, 16, 512)
-struct.pack_into(">I", f, 60, 4)
-f[68:84] = uuid.uuid4().bytes
-struct.pack_into(">I", f, 64, 0)
-struct.pack_into(">I", f, 64, csum(f))
-bat_off = 1536
-bat_len = (n * 4 + 511) // 512 * 512
-loc_off = bat_off + bat_len
-name = "dyn.vhd"
-rel = (".\\" + name).encode("utf-16-le")
-d = bytearray(1024)
-d[0:8] = b"cxsparse"
-struct.pack_into(">QQIII", d, 8, 0xffffffffffffffff, bat_off, 0x00010000, n, bs)
-d[40:56] = pid
-nm = name.encode("utf-16-be")
-d[64:64 + len(nm)] = nm
-struct.pack_into(">4sIIIQ", d, 576, b"W2ru", 512, len(rel), 0, loc_off)
-struct.pack_into(">I", d, 36, csum(d))
-out = bytes(f) + bytes(d) + b"\xff" * bat_len + rel.ljust(512, b"\0") + bytes(f)
-open(child, "wb").write(out)
-PY
+	python3 "$TOP_SRCDIR/tests/mkvhd_child.py" "$@"
 }
 
 test_vhd_parent_identifier() {

@@ -15,6 +15,8 @@ command -v qemu-img >/dev/null || {
 	exit 1
 }
 mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 cd "$w"
@@ -63,41 +65,10 @@ pack "$dir/qcow2-link-out-allowed" 1 file:l.qcow2:l.qcow2 \
 q -F raw -b ../out/base.raw up.qcow2
 pack "$dir/qcow2-up-allowed" 1 file:up.qcow2:up.qcow2 out:base.raw:base.raw
 
-# a differencing VHD (tests/test_hostile.sh's mkdiff, at 1 MiB)
+# a differencing VHD (tests/mkvhd_child.py, at 1 MiB)
 qemu-img create -q -f vpc dyn.vhd 1M
 for same in same other; do
-	python3 - dyn.vhd "diff-$same.vhd" "$same" <<'EOF'
-import struct, sys, uuid
-parent, child, same = sys.argv[1], sys.argv[2], sys.argv[3] == "same"
-pf = open(parent, "rb").read()
-foot = bytearray(pf[-512:])
-pid = bytes(foot[68:84]) if same else uuid.UUID(int=7).bytes
-size = struct.unpack(">Q", foot[48:56])[0]
-bs = 0x200000
-n = (size + bs - 1) // bs
-def csum(b): return (~sum(b)) & 0xffffffff
-f = bytearray(foot)
-struct.pack_into(">Q", f, 16, 512)
-struct.pack_into(">I", f, 60, 4)
-f[68:84] = uuid.UUID(int=9).bytes
-struct.pack_into(">I", f, 64, 0)
-struct.pack_into(">I", f, 64, csum(f))
-bat_off = 1536
-bat_len = (n * 4 + 511) // 512 * 512
-loc_off = bat_off + bat_len
-name = "dyn.vhd"
-rel = (".\\" + name).encode("utf-16-le")
-d = bytearray(1024)
-d[0:8] = b"cxsparse"
-struct.pack_into(">QQIII", d, 8, 0xffffffffffffffff, bat_off, 0x00010000, n, bs)
-d[40:56] = pid
-nm = name.encode("utf-16-be")
-d[64:64 + len(nm)] = nm
-struct.pack_into(">4sIIIQ", d, 576, b"W2ru", 512, len(rel), 0, loc_off)
-struct.pack_into(">I", d, 36, csum(d))
-out = bytes(f) + bytes(d) + b"\xff" * bat_len + rel.ljust(512, b"\0") + bytes(f)
-open(child, "wb").write(out)
-EOF
+	python3 "$src/tests/mkvhd_child.py" dyn.vhd "diff-$same.vhd" "$same"
 	pack "$dir/vhd-diff-$same" 0 "file:c.vhd:diff-$same.vhd" \
 		file:dyn.vhd:dyn.vhd
 done
