@@ -122,7 +122,7 @@ migrate() {
 	assertEquals "the hard link: both names" 2 \
 		"$(jq -s '[.[] | select(.links == 2 and .type == "reg")] | length' "$m")"
 
-	# the share alone, as the README's recipe: its / is /data/share
+	# the share alone, as e4time-export(8)'s recipe: its / is /data/share
 	run export --from-dir "$src/share"
 	assertEquals "export status: $(cat "$ERR")" 0 "$RC"
 	ms="$TMP/$fstype-share.manifest"
@@ -209,7 +209,7 @@ for p in sys.stdin.buffer.read().split(b"\0")[:-1]:
                                    follow_symlinks=False), "little")
     v -= 116444736000000000
     print("%d.%09d" % (v // 10**7, v % 10**7 * 100))')
-	# the share alone, as the README's recipe
+	# the share alone, as e4time-export(8)'s recipe
 	"$E4TIME" export --from-dir "$src/share" >"$TMP/ntfs-share.manifest" ||
 		fail "export the share"
 	run import --map /=/data/share "$tgt" "$TMP/ntfs-share.manifest"
@@ -289,7 +289,7 @@ print("%d.%09d" % (v // 10**7, v % 10**7 * 100))' "$p") ;;
 	run export --from-dir "$src"
 	assertEquals "export status: $(cat "$ERR")" 0 "$RC"
 	assertContains "summary on stderr" "$(cat "$ERR")" "0 without a birth time"
-	# the share alone, as the README's recipe
+	# the share alone, as e4time-export(8)'s recipe
 	m="$TMP/ntfs3.manifest"
 	"$E4TIME" export --from-dir "$src/share" >"$m" || fail "export the share"
 	run import --map /=/data/share "$tgt" "$m"

@@ -368,7 +368,8 @@ test_stat_label_once() {
 
 # --- 9h: the man page's examples are real output -----------------------------
 
-# man_text: the example blocks of e4time(8), folded lines joined, escapes
+# man_text: the example blocks of e4time(8) and its command pages
+# (e4time-set(8), e4time-backfill(8), ...), folded lines joined, escapes
 # undone.
 man_text() {
 	awk '
@@ -384,7 +385,7 @@ man_text() {
 				if (line != "") print line
 				line = $0
 			}
-		}' "$TOP_SRCDIR/man/e4time.8"
+		}' "$TOP_SRCDIR"/man/e4time*.8
 }
 
 # in_man WHAT FILE: every line of FILE is a line of an example.
@@ -392,7 +393,7 @@ in_man() {
 	local l
 	while IFS= read -r l; do
 		grep -qxF -- "$l" "$TMP/man.txt" ||
-			fail "$1: not in e4time(8): '$l'"
+			fail "$1: not in e4time(8) nor its command pages: '$l'"
 	done <"$2"
 }
 

@@ -24,7 +24,7 @@ source_files() {
 	(cd "$TOP_SRCDIR" && ls lib/*.et tests/*.sh tests/*.py tests/*.supp \
 		tests/journal/mke2fs.conf tests/fuzz/*.sh tests/fuzz/*.py \
 		tests/fuzz/*.dict tests/golden/*.sh bench/*.sh images/*.sh \
-		images/*.py .ci/run configure.ac Makefile.am man/e4time.8 \
+		images/*.py .ci/run configure.ac Makefile.am man/*.8 \
 		$(ls m4/*.m4 2>/dev/null))
 }
 
@@ -42,9 +42,13 @@ test_clang_format() {
 
 test_man_page_renders_cleanly() {
 	command -v groff >/dev/null || { skip_test "groff not installed"; return; }
-	local warnings
-	warnings=$(groff -ww -man -z "$TOP_SRCDIR/man/e4time.8" 2>&1)
-	assertEquals "groff warnings" "" "$warnings"
+	local f n=0
+	# e4time(8) and a page per command
+	for f in "$TOP_SRCDIR"/man/*.8; do
+		n=$((n + 1))
+		assertEquals "groff warnings: $f" "" "$(groff -ww -man -z "$f" 2>&1)"
+	done
+	assertTrue "man pages checked: $n" "[ $n -ge 14 ]"
 }
 
 test_every_source_file_has_spdx_line() {

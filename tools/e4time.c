@@ -7,8 +7,11 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -57,6 +60,57 @@ static void main_usage(FILE *fp)
 		"gives e2fsck's (0, 1, 4, 8, 16, 32).  See e4time(8).\n");
 }
 
+/* on_path: whether PROG is an executable file of a directory of $PATH. */
+static int on_path(const char *prog)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[4096];
+
+	for (p = path; p && *p; p = *end ? end + 1 : end) {
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), p,
+			     prog) >= (int)sizeof(buf))
+			continue;
+		if (end > p && access(buf, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * help_man: `e4time help CMD` on a terminal opens e4time-CMD(8) with
+ * man(1), as `git help CMD` does.  Returns 1 when man showed the page,
+ * 0 when the usage is to be printed instead: stdout not a terminal, no
+ * man on PATH, E4TIME_HELP=usage, or man failing (no such page
+ * installed, say: it has said so on stderr).
+ */
+static int help_man(const char *name)
+{
+	const char *how = getenv("E4TIME_HELP");
+	char page[64];
+	pid_t pid;
+	int st;
+
+	if (!isatty(STDOUT_FILENO) || (how && !strcmp(how, "usage")) ||
+	    !on_path("man"))
+		return 0;
+	snprintf(page, sizeof(page), "%s-%s", progname, name);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		execlp("man", "man", page, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 static void init_tables(void)
 {
 	add_error_table(&et_e4t_error_table);
@@ -99,6 +153,8 @@ int main(int argc, char **argv)
 				argv[2]);
 			return EXIT_USAGE;
 		}
+		if (help_man(cmd->name))
+			return EXIT_OK;
 		cmd->help(stdout);
 		return finish_stdout(EXIT_OK);
 	}
