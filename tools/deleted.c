@@ -61,6 +61,7 @@ void dnames_free(struct dnames *d)
 	free(d->jv);
 	free(d->dirs);
 	free(d->before);
+	free(d->shown);
 	free(d);
 }
 

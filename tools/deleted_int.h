@@ -47,6 +47,16 @@ struct ddir {
 	size_t path_len;
 };
 
+/* A state of an earlier file a journal row showed (dshown.c). */
+struct dshown {
+	uint64_t path; /* a hash of its path */
+	uint64_t size;
+	uint32_t ino, gen, uid, gid;
+	uint32_t raw_base[E4T_DTIME];
+	uint32_t raw_extra[E4T_DTIME];
+	uint16_t mode, pad;
+};
+
 struct dnames {
 	struct e4t_image *img;
 	struct dname *v;
@@ -62,6 +72,9 @@ struct dnames {
 	struct e4t_journal *shared; /* loaded by the caller, or NULL */
 	int sorted;
 	errcode_t err;
+	struct dshown *shown; /* by inode once the walk is over */
+	size_t nshown, shown_cap;
+	int shown_sorted;
 	const char *dir_path; /* of the directory being read */
 	size_t dir_len;
 };
@@ -77,6 +90,8 @@ struct dname *dnames_add_jname(struct dnames *d, const char *dir,
 /* The journal's names sorted out: in use by another file, renamed, or
  * deleted; the subtrees of deleted directories rebuilt (dreuse.c). */
 errcode_t dreuse_classify(struct dnames *d, struct e4t_journal *j);
+/* Did a journal row (dnames_note_jrow) show row's state already? */
+int dshown_has(struct dnames *d, const struct e4t_row *row);
 /* The rows of the journal's names whose inode another file has now. */
 int dreuse_rows(struct dnames *d, e4t_row_fn fn, void *priv);
 

@@ -424,6 +424,8 @@ int dreuse_rows(struct dnames *d, e4t_row_fn fn, void *priv)
 		row.parent = 0;
 		row.name_source = "journal";
 		row.journal = &d->jsrc;
+		if (x->have_copy && dshown_has(d, &row))
+			continue; /* a journal row showed it (--journal) */
 		rc = fn(&row, priv);
 	}
 	return rc;
