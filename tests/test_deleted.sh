@@ -719,6 +719,47 @@ test_kernel_reused_and_deleted_dirs() {
 		grep -c '/tree/a/b/c/f_2.dat (journal tid [0-9]*) (deleted')"
 }
 
+# Issue 28: the subtrees of deleted directories that were inline-data
+# (small directories in their inode: the journaled copies of the inode
+# hold their entries) or block-mapped (ext3, ext4 without extents: the
+# journaled inode's i_block lists the blocks) are rebuilt as those of
+# extent-mapped ones: every file and directory of the truth, with its
+# inode, status and times, no false name, and at least as many as fls.
+test_kernel_inline_and_blockmap_deleted_dirs() {
+	if [ "$CAN_MOUNT" != 1 ]; then
+		skip_test "loop mounts not available (root and loop devices)"
+		return
+	fi
+	local n=0 opts res e f
+	for opts in "-O inline_data" "-O ^extent,^64bit" "-t ext3"; do
+		# shellcheck disable=SC2086 # the options are words
+		kernel_deletions "$TMP/kb.img" "$TMP/kb.truth" $opts || {
+			fail "$opts: making the image"
+			continue
+		}
+		case $opts in
+		*inline*) assertEquals "$opts: an inline directory" 1 \
+			"$(debugfs -R 'stat /ren/newdir' "$TMP/kb.img" 2>/dev/null |
+				grep -c 'Flags: 0x10000000')" ;;
+		*) assertEquals "$opts: block-mapped" 0 \
+			"$(debugfs -R 'stat /keep' "$TMP/kb.img" 2>/dev/null |
+				grep -c 'Flags: 0x80000')" ;;
+		esac
+		assertEquals "$opts: truth lines" 187 "$(grep -c . "$TMP/kb.truth")"
+		res=$(check_kernel_deletions "$TMP/kb.img" "$TMP/kb.truth" 2>"$TMP/kb.why")
+		echo "kernel deletions $opts: $res" >&2
+		assertEquals "$opts: $(head -5 "$TMP/kb.why")" \
+			"expected 187 found 187 false 0 wrong 0" "${res% fls *}"
+		assertContains "$opts: every name with its times" \
+			"$(cat "$TMP/kb.why")" "without times: 0"
+		e=$(sed 's/.* found \([0-9]*\) .*/\1/' <<<"$res")
+		f=${res##* fls }
+		assertTrue "$opts: e4time $e >= fls $f" "[ $e -ge $f ]"
+		n=$((n + 1))
+	done
+	assertEquals "cases" 3 "$n"
+}
+
 # dup_states JSONL: the deleted rows that repeat another's name, inode,
 # status, mode, owner, size and four times (one line each extra copy)
 dup_states() {

@@ -151,7 +151,8 @@ static errcode_t read_dir(struct dnames *d, struct e4t_journal *j, size_t k,
 	errcode_t err;
 
 	err = e4t_raw_dir_blocks(d->img, raw, d->img->inode_size, &blocks, &nb);
-	if (!err && nb)
+	/* no blocks: inline (its inode's copies), else nothing to read */
+	if (!err && (nb || (raw_le32(raw + 0x20) & EXT4_INLINE_DATA_FL)))
 		err = e4t_journal_dir_names(d->img, j, dir, gen, blocks, nb,
 					    first, on_sub, &s);
 	free(blocks);

@@ -728,6 +728,12 @@ errcode_t e4t_journal_dir_names(struct e4t_image *img, struct e4t_journal *j,
 	size_t i;
 
 	c.dir = dir;
+	/* no blocks: an inline directory, its entries in its inode's copies */
+	if (!nblocks && ext2fs_has_feature_inline_data(img->fs->super)) {
+		err = add_dinode(img->fs, &c, dir, gen);
+		if (!err)
+			err = read_copies(img, j, &c);
+	}
 	for (i = 0; i < nblocks && !err; i++) {
 		if (e4t_grow(&c.blocks, &c.blocks_cap, c.nblocks + 1,
 			     sizeof(*c.blocks), 64)) {
