@@ -62,6 +62,7 @@ void dnames_free(struct dnames *d)
 	free(d->dirs);
 	free(d->before);
 	free(d->shown);
+	free(d->seen);
 	free(d);
 }
 
