@@ -760,6 +760,99 @@ test_kernel_inline_and_blockmap_deleted_dirs() {
 	assertEquals "cases" 3 "$n"
 }
 
+# fscrypt's ioctls from Python (v2 policy, AES-256 names; as
+# tests/test_names.sh): add a key, set a directory's policy, remove it.
+FSC_PY='
+import fcntl, os, struct, sys
+cmd, path = sys.argv[1], sys.argv[2]
+fd = os.open(path, os.O_RDONLY)
+if cmd == "add":
+    arg = bytearray(struct.pack("<II32sII32s", 2, 0, b"", 64, 0, b"") +
+                    bytes(range(64)))
+    fcntl.ioctl(fd, 0xc0506617, arg)
+    print(bytes(arg[8:24]).hex())
+elif cmd == "set":
+    fcntl.ioctl(fd, 0x800c6613, struct.pack("<BBBB4s16s", 2, 1, 4, 2, b"",
+                                            bytes.fromhex(sys.argv[3])))
+else:
+    fcntl.ioctl(fd, 0xc0406618, bytearray(struct.pack(
+        "<II16s16sI20s", 2, 0, bytes.fromhex(sys.argv[3]), b"", 0, b"")))
+'
+
+# Issue 28: the journal's names of files deleted from an encrypted
+# directory, and from an encrypted directory removed with rm -r, are the
+# no-key names the kernel lists without the key (as live names are), and
+# their rows say encrypted.  The kernel writes the files, the key is
+# removed, `find` lists the no-key names (the truth), the files are
+# removed by those names: short names, one whose ciphertext is over 149
+# bytes (abbreviated with its SHA-256), on a filesystem with dir_index
+# (the dirhash in the name) and one without.
+test_kernel_encrypted_journal_names() {
+	if [ "$CAN_MOUNT" != 1 ] || [ ! -e /sys/fs/ext4/features/encryption ]; then
+		skip_test "loop mounts or ext4 encryption not available"
+		return
+	fi
+	local feat img mnt id i sub n=0
+	for feat in encrypt,^metadata_csum encrypt,^dir_index; do
+		img="$TMP/enc.img"
+		rm -f "$img"
+		truncate -s 16M "$img"
+		mkfs.ext4 -q -F -b 1024 -O "$feat" "$img" >/dev/null 2>&1
+		mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+		mount -o loop "$img" "$mnt" || { fail "$feat: mount"; return; }
+		id=$(python3 -c "$FSC_PY" add "$mnt") && mkdir "$mnt/secret" &&
+			python3 -c "$FSC_PY" set "$mnt/secret" "$id" || {
+			umount "$mnt"
+			skip_test "$feat: fscrypt refused here"
+			return
+		}
+		mkdir "$mnt/secret/sub"
+		for i in 1 2 3 4; do
+			echo "$i" >"$mnt/secret/file_$i"
+			echo "$i" >"$mnt/secret/sub/inner_$i"
+		done
+		echo l >"$mnt/secret/$(printf 'L%.0s' $(seq 1 200))"
+		sync
+		python3 -c "$FSC_PY" remove "$mnt" "$id"
+		echo 2 >/proc/sys/vm/drop_caches
+		(cd "$mnt" && find secret -mindepth 1 -printf '%i /%p\n') |
+			sort >"$TMP/enc.all"
+		sleep 1
+		# by their no-key names: two file_*, the long one, and sub
+		(cd "$mnt/secret" && for i in *; do
+			[ -f "$i" ] && echo "$(stat -c %i "$i") /secret/$i"
+		done) >"$TMP/enc.files"
+		{
+			awk 'length($2) < 100' "$TMP/enc.files" | head -2
+			awk 'length($2) > 100' "$TMP/enc.files"
+		} >"$TMP/enc.truth"
+		sub=$(cd "$mnt/secret" && for i in *; do [ -d "$i" ] && echo "$i"; done)
+		grep -F " /secret/$sub" "$TMP/enc.all" >>"$TMP/enc.truth"
+		while read -r i path; do
+			[ -d "$mnt$path" ] && rm -r "$mnt$path"
+			[ -f "$mnt$path" ] && rm "$mnt$path"
+		done <"$TMP/enc.truth"
+		sync
+		umount "$mnt"
+		rmdir "$mnt"
+		# 2 short names, the long one, sub and its 4 files
+		assertEquals "$feat: deleted" 8 "$(grep -c . "$TMP/enc.truth")"
+		assertEquals "$feat: a long name" 1 \
+			"$(awk 'length($2) > 200' "$TMP/enc.truth" | grep -c .)"
+		run_ro "$img" timeline -d -f jsonl "$img"
+		assertEquals "$feat: $(head -3 "$ERR")" 0 "$RC"
+		assertEquals "$feat: the no-key names find listed" \
+			"$(sort "$TMP/enc.truth")" \
+			"$(jq -r 'select(.status != "live") | "\(.ino) \(.path)"' "$OUT" | sort)"
+		assertEquals "$feat: every deleted row encrypted, from the journal" \
+			"8 journal true" \
+			"$(jq -r 'select(.status == "deleted") | "\(.name_source) \(.encrypted)"' "$OUT" |
+				sort | uniq -c | awk '{print $1, $2, $3}')"
+		n=$((n + 1))
+	done
+	assertEquals "cases" 2 "$n"
+}
+
 # dup_states JSONL: the deleted rows that repeat another's name, inode,
 # status, mode, owner, size and four times (one line each extra copy)
 dup_states() {

@@ -44,6 +44,8 @@ struct dbefore {
 /* A directory the walk reached: the journal's names take its path. */
 struct ddir {
 	ext2_ino_t ino;
+	int enc; /* encrypted: its no-key names (nokey) */
+	struct e4t_nokey nokey;
 	char *path;
 	size_t path_len;
 };
@@ -139,6 +141,11 @@ struct dname *dnames_new_name(struct dname **v, size_t *n, size_t *cap,
  * file type with it); NULL with d->err set when out of memory. */
 struct dname *dnames_add_jname(struct dnames *d, const char *dir,
 			       size_t dir_len, const struct e4t_jname *e);
+/* The same, in an encrypted directory (k: e4t_nokey_setup): under the
+ * no-key name the kernel lists without the key. */
+struct dname *dnames_add_jname_nokey(struct dnames *d, const char *dir,
+				     size_t dir_len, const struct e4t_jname *e,
+				     const struct e4t_nokey *k);
 /* The journal's names sorted out: in use by another file, renamed, or
  * deleted; the subtrees of deleted directories rebuilt (dreuse.c). */
 errcode_t dreuse_classify(struct dnames *d, struct e4t_journal *j);

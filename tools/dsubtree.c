@@ -32,6 +32,8 @@
 struct sub {
 	struct dnames *d;
 	size_t parent; /* its name in d->jv */
+	int enc;       /* encrypted then: no-key names */
+	struct e4t_nokey nokey;
 };
 
 static int on_sub(const struct e4t_jname *e, void *priv)
@@ -46,7 +48,8 @@ static int on_sub(const struct e4t_jname *e, void *priv)
 		d->err = ENOMEM;
 		return 1;
 	}
-	n = dnames_add_jname(d, dir, dir_len, e);
+	n = s->enc ? dnames_add_jname_nokey(d, dir, dir_len, e, &s->nokey)
+		   : dnames_add_jname(d, dir, dir_len, e);
 	free(dir);
 	return n ? 0 : 1;
 }
@@ -76,6 +79,12 @@ errcode_t dsub_read_dir(struct dnames *d, struct e4t_journal *j, size_t k,
 	size_t nb = 0;
 	errcode_t err;
 
+	/* encrypted: its names as the kernel would list them without the
+	 * key (the directory as it was before the deletion) */
+	s.enc = e4t_nokey_setup(d->img->fs, dle32(raw + 0x20),
+				dle32(raw + 0x04) | (uint64_t)dle32(raw + 0x6c)
+							    << 32,
+				&s.nokey);
 	err = e4t_raw_dir_blocks(d->img, raw, d->img->inode_size, &blocks, &nb);
 	/* no blocks: inline (its inode's copies), else nothing to read */
 	if (!err && (nb || (dle32(raw + 0x20) & EXT4_INLINE_DATA_FL)))
