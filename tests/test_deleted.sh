@@ -792,7 +792,7 @@ test_kernel_encrypted_journal_names() {
 		skip_test "loop mounts or ext4 encryption not available"
 		return
 	fi
-	local feat img mnt id i sub n=0
+	local feat img mnt id i sub ren n=0
 	for feat in encrypt,^metadata_csum encrypt,^dir_index; do
 		img="$TMP/enc.img"
 		rm -f "$img"
@@ -806,11 +806,14 @@ test_kernel_encrypted_journal_names() {
 			skip_test "$feat: fscrypt refused here"
 			return
 		}
-		mkdir "$mnt/secret/sub"
+		mkdir "$mnt/secret/sub" "$mnt/secret/keep"
 		for i in 1 2 3 4; do
 			echo "$i" >"$mnt/secret/file_$i"
 			echo "$i" >"$mnt/secret/sub/inner_$i"
 		done
+		echo r >"$mnt/secret/keep/old_name"
+		sub=$(stat -c %i "$mnt/secret/sub")
+		ren=$(stat -c %i "$mnt/secret/keep/old_name")
 		echo l >"$mnt/secret/$(printf 'L%.0s' $(seq 1 200))"
 		sync
 		python3 -c "$FSC_PY" remove "$mnt" "$id"
@@ -822,19 +825,24 @@ test_kernel_encrypted_journal_names() {
 		(cd "$mnt/secret" && for i in *; do
 			[ -f "$i" ] && echo "$(stat -c %i "$i") /secret/$i"
 		done) >"$TMP/enc.files"
+		# keep/old_name, renamed with the key: its no-key name before
+		ren=$(grep "^$ren " "$TMP/enc.all")
 		{
 			awk 'length($2) < 100' "$TMP/enc.files" | head -2
 			awk 'length($2) > 100' "$TMP/enc.files"
 		} >"$TMP/enc.truth"
-		sub=$(cd "$mnt/secret" && for i in *; do [ -d "$i" ] && echo "$i"; done)
-		grep -F " /secret/$sub" "$TMP/enc.all" >>"$TMP/enc.truth"
+		sub=$(awk -v i="$sub" '$1 == i {print $2}' "$TMP/enc.all")
+		grep -F " $sub" "$TMP/enc.all" >>"$TMP/enc.truth"
 		while read -r i path; do
 			[ -d "$mnt$path" ] && rm -r "$mnt$path"
 			[ -f "$mnt$path" ] && rm "$mnt$path"
 		done <"$TMP/enc.truth"
+		python3 -c "$FSC_PY" add "$mnt" >/dev/null &&
+			mv "$mnt/secret/keep/old_name" "$mnt/secret/keep/new_name"
 		sync
 		umount "$mnt"
 		rmdir "$mnt"
+		assertNotNull "$feat: the file renamed" "$ren"
 		# 2 short names, the long one, sub and its 4 files
 		assertEquals "$feat: deleted" 8 "$(grep -c . "$TMP/enc.truth")"
 		assertEquals "$feat: a long name" 1 \
@@ -848,6 +856,14 @@ test_kernel_encrypted_journal_names() {
 			"8 journal true" \
 			"$(jq -r 'select(.status == "deleted") | "\(.name_source) \(.encrypted)"' "$OUT" |
 				sort | uniq -c | awk '{print $1, $2, $3}')"
+		# --journal: the renamed file's earlier state under its no-key
+		# name of then, through the encrypted directory's no-key name;
+		# no deleted name and state twice
+		run_ro "$img" timeline -d --journal -f jsonl "$img"
+		assertEquals "$feat: $(head -3 "$ERR")" 0 "$RC"
+		assertEquals "$feat: the earlier name" "$ren journal" \
+			"$(jq -r --arg i "${ren%% *}" 'select((.ino | tostring) == $i and .name_source == "journal") | "\(.ino) \(.path) \(.name_source)"' "$OUT" | sort -u)"
+		assertEquals "$feat: rows shown twice" "" "$(dup_states "$OUT")"
 		n=$((n + 1))
 	done
 	assertEquals "cases" 2 "$n"

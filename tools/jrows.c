@@ -399,14 +399,28 @@ static const struct dpath *dir_path(struct jrows *jr, ext2_ino_t dir)
 	d->path = NULL;
 	d->len = 0;
 	jr->ndpaths++;
-	if (!ext2fs_get_pathname(jr->img->fs, dir, 0, &p) && p && p[0] == '/') {
+	/* through an encrypted directory: its no-key names (jpath.c) */
+	if (ext2fs_has_feature_encrypt(jr->img->fs->super)) {
+		if (jpath_nokey(jr->img->fs, dir, &p)) {
+			jr->ndpaths--;
+			d->dir = 0;
+			return NULL;
+		}
+	} else {
+		char *q = NULL;
+
+		if (!ext2fs_get_pathname(jr->img->fs, dir, 0, &q) && q)
+			p = strdup(q);
+		if (q)
+			ext2fs_free_mem(&q);
+	}
+	if (p && p[0] == '/') {
 		d->len = strlen(p);
 		if (d->len == 1)
 			d->len = 0; /* "/": its entries are "/NAME" */
 		d->path = dup_bytes(p, d->len);
 	}
-	if (p)
-		ext2fs_free_mem(&p);
+	free(p);
 	return d;
 }
 
