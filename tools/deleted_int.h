@@ -57,7 +57,7 @@ struct dshown {
 	uint32_t ino, gen, uid, gid;
 	uint32_t raw_base[E4T_DTIME];
 	uint32_t raw_extra[E4T_DTIME];
-	uint16_t mode, pad;
+	uint16_t mode;
 };
 
 struct dnames {

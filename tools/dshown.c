@@ -59,6 +59,15 @@ errcode_t dnames_note_jrow(struct dnames *d, const struct e4t_row *row)
 	return 0;
 }
 
+static int same_shown(const struct dshown *a, const struct dshown *b)
+{
+	return a->path == b->path && a->size == b->size && a->ino == b->ino &&
+	       a->gen == b->gen && a->uid == b->uid && a->gid == b->gid &&
+	       a->mode == b->mode &&
+	       !memcmp(a->raw_base, b->raw_base, sizeof(a->raw_base)) &&
+	       !memcmp(a->raw_extra, b->raw_extra, sizeof(a->raw_extra));
+}
+
 static int cmp_shown(const void *x, const void *y)
 {
 	const struct dshown *a = x, *b = y;
@@ -82,7 +91,7 @@ int dshown_has(struct dnames *d, const struct e4t_row *row)
 	shown_of(row, &s);
 	i = E4T_LOWER_BOUND(d->shown, d->nshown, struct dshown, ino, s.ino);
 	for (; i < d->nshown && d->shown[i].ino == s.ino; i++)
-		if (!memcmp(&d->shown[i], &s, sizeof(s)))
+		if (same_shown(&d->shown[i], &s))
 			return 1;
 	return 0;
 }

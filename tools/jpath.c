@@ -24,8 +24,11 @@ struct find {
 	int found;
 };
 
+/* cppcheck-suppress constParameter */
+/* NOLINTBEGIN(readability-non-const-parameter): ext2fs's callback */
 static int on_entry(struct ext2_dir_entry *de, int offset, int blocksize,
 		    char *buf, void *priv)
+/* NOLINTEND(readability-non-const-parameter) */
 {
 	struct find *f = priv;
 	unsigned len = ext2fs_dirent_name_len(de);

@@ -236,12 +236,12 @@ static errcode_t add_mapped(ext2_filsys fs, uint32_t blk, struct blist *l)
 static errcode_t walk_map(ext2_filsys fs, const uint8_t *ib, struct blist *l)
 {
 	unsigned i, per = fs->blocksize / 4;
-	uint32_t ind = get_le32(ib + 4 * EXT2_IND_BLOCK);
+	uint32_t ind = get_le32(ib + (size_t)4 * EXT2_IND_BLOCK);
 	uint8_t *buf;
 	errcode_t err = 0;
 
 	for (i = 0; i < EXT2_NDIR_BLOCKS && !err; i++)
-		err = add_mapped(fs, get_le32(ib + 4 * i), l);
+		err = add_mapped(fs, get_le32(ib + (size_t)4 * i), l);
 	if (err || !ind || ind >= ext2fs_blocks_count(fs->super))
 		return err;
 	buf = malloc(fs->blocksize);
@@ -249,7 +249,7 @@ static errcode_t walk_map(ext2_filsys fs, const uint8_t *ib, struct blist *l)
 		return ENOMEM;
 	if (!io_channel_read_blk64(fs->io, ind, 1, buf))
 		for (i = 0; i < per && !err; i++)
-			err = add_mapped(fs, get_le32(buf + 4 * i), l);
+			err = add_mapped(fs, get_le32(buf + (size_t)4 * i), l);
 	free(buf);
 	return err;
 }

@@ -400,8 +400,11 @@ errcode_t e4t_raw_dir_blocks(struct e4t_image *img, const uint8_t *raw,
  * directory that is gone: dir, of generation gen) held, from transaction
  * min_trans on; with metadata_csum a copy must verify as a block of dir
  * and gen.  No blocks (an inline-data directory): the entries of the
- * journaled copies of dir's inode, of generation gen, inline then.  Once each (directory, inode, name), of the last transaction
- * that held it, by inode and name.  fn returning non-zero stops.
+ * journaled copies of dir's inode, of generation gen, inline then.
+ * Once each (directory, inode, name), of the last transaction that held
+ * it, by inode and name.  fn returning non-zero stops.  Names in an
+ * encrypted directory (dir's i_flags: a deleted inode keeps them) may
+ * hold any byte.
  */
 errcode_t e4t_journal_dir_names(struct e4t_image *img, struct e4t_journal *j,
 				ext2_ino_t dir, uint32_t gen,
