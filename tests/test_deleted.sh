@@ -533,9 +533,11 @@ test_reused_inode_journal_names() {
 		"$TMP/reuse.txt" 2>&1)
 	assertEquals "$out" 0 "$?"
 	# every journal row of the image was checked
-	# 45 states, and 8 names whose inode a new file took (timeline -d:
-	# the old file's last journaled inode, journal-predelete)
-	assertEquals "rows checked" "checked 53 journal rows, 18 disk rows" \
+	# 45 states, and the name of a deleted directory's file whose inode a
+	# new file took (timeline -d: the old file's last journaled inode,
+	# journal-predelete); the 7 other such names are those of 7 of the
+	# states, not shown twice
+	assertEquals "rows checked" "checked 46 journal rows, 18 disk rows" \
 		"$(tail -1 <<<"$out")"
 	assertContains "the issue's case" "$(cat "$TMP/reuse.txt")" \
 		"/keep/a/file_a_0.txt (journal tid 5) (deleted-realloc)"
@@ -715,6 +717,207 @@ test_kernel_reused_and_deleted_dirs() {
 			grep -c 'old_name\|olddir\|link_b\|moved_out')"
 	assertEquals "text" 1 "$("$E4TIME" timeline -d -f text "$TMP/kd.img" |
 		grep -c '/tree/a/b/c/f_2.dat (journal tid [0-9]*) (deleted')"
+}
+
+# Issue 28: the subtrees of deleted directories that were inline-data
+# (small directories in their inode: the journaled copies of the inode
+# hold their entries) or block-mapped (ext3, ext4 without extents: the
+# journaled inode's i_block lists the blocks) are rebuilt as those of
+# extent-mapped ones: every file and directory of the truth, with its
+# inode, status and times, no false name, and at least as many as fls.
+test_kernel_inline_and_blockmap_deleted_dirs() {
+	if [ "$CAN_MOUNT" != 1 ]; then
+		skip_test "loop mounts not available (root and loop devices)"
+		return
+	fi
+	local n=0 opts res e f
+	for opts in "-O inline_data" "-O ^extent,^64bit" "-t ext3"; do
+		# shellcheck disable=SC2086 # the options are words
+		kernel_deletions "$TMP/kb.img" "$TMP/kb.truth" $opts || {
+			fail "$opts: making the image"
+			continue
+		}
+		case $opts in
+		*inline*) assertEquals "$opts: an inline directory" 1 \
+			"$(debugfs -R 'stat /ren/newdir' "$TMP/kb.img" 2>/dev/null |
+				grep -c 'Flags: 0x10000000')" ;;
+		*) assertEquals "$opts: block-mapped" 0 \
+			"$(debugfs -R 'stat /keep' "$TMP/kb.img" 2>/dev/null |
+				grep -c 'Flags: 0x80000')" ;;
+		esac
+		assertEquals "$opts: truth lines" 187 "$(grep -c . "$TMP/kb.truth")"
+		res=$(check_kernel_deletions "$TMP/kb.img" "$TMP/kb.truth" 2>"$TMP/kb.why")
+		echo "kernel deletions $opts: $res" >&2
+		assertEquals "$opts: $(head -5 "$TMP/kb.why")" \
+			"expected 187 found 187 false 0 wrong 0" "${res% fls *}"
+		assertContains "$opts: every name with its times" \
+			"$(cat "$TMP/kb.why")" "without times: 0"
+		e=$(sed 's/.* found \([0-9]*\) .*/\1/' <<<"$res")
+		f=${res##* fls }
+		assertTrue "$opts: e4time $e >= fls $f" "[ $e -ge $f ]"
+		n=$((n + 1))
+	done
+	assertEquals "cases" 3 "$n"
+}
+
+# fscrypt's ioctls from Python (v2 policy, AES-256 names; as
+# tests/test_names.sh): add a key, set a directory's policy, remove it.
+FSC_PY='
+import fcntl, os, struct, sys
+cmd, path = sys.argv[1], sys.argv[2]
+fd = os.open(path, os.O_RDONLY)
+if cmd == "add":
+    arg = bytearray(struct.pack("<II32sII32s", 2, 0, b"", 64, 0, b"") +
+                    bytes(range(64)))
+    fcntl.ioctl(fd, 0xc0506617, arg)
+    print(bytes(arg[8:24]).hex())
+elif cmd == "set":
+    fcntl.ioctl(fd, 0x800c6613, struct.pack("<BBBB4s16s", 2, 1, 4, 2, b"",
+                                            bytes.fromhex(sys.argv[3])))
+else:
+    fcntl.ioctl(fd, 0xc0406618, bytearray(struct.pack(
+        "<II16s16sI20s", 2, 0, bytes.fromhex(sys.argv[3]), b"", 0, b"")))
+'
+
+# Issue 28: the journal's names of files deleted from an encrypted
+# directory, and from an encrypted directory removed with rm -r, are the
+# no-key names the kernel lists without the key (as live names are), and
+# their rows say encrypted.  The kernel writes the files, the key is
+# removed, `find` lists the no-key names (the truth), the files are
+# removed by those names: short names, one whose ciphertext is over 149
+# bytes (abbreviated with its SHA-256), on a filesystem with dir_index
+# (the dirhash in the name) and one without.
+test_kernel_encrypted_journal_names() {
+	if [ "$CAN_MOUNT" != 1 ] || [ ! -e /sys/fs/ext4/features/encryption ]; then
+		skip_test "loop mounts or ext4 encryption not available"
+		return
+	fi
+	local feat img mnt id i sub ren n=0
+	for feat in encrypt,^metadata_csum encrypt,^dir_index; do
+		img="$TMP/enc.img"
+		rm -f "$img"
+		truncate -s 16M "$img"
+		mkfs.ext4 -q -F -b 1024 -O "$feat" "$img" >/dev/null 2>&1
+		mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+		mount -o loop "$img" "$mnt" || { fail "$feat: mount"; return; }
+		id=$(python3 -c "$FSC_PY" add "$mnt") && mkdir "$mnt/secret" &&
+			python3 -c "$FSC_PY" set "$mnt/secret" "$id" || {
+			umount "$mnt"
+			skip_test "$feat: fscrypt refused here"
+			return
+		}
+		mkdir "$mnt/secret/sub" "$mnt/secret/keep"
+		for i in 1 2 3 4; do
+			echo "$i" >"$mnt/secret/file_$i"
+			echo "$i" >"$mnt/secret/sub/inner_$i"
+		done
+		echo r >"$mnt/secret/keep/old_name"
+		sub=$(stat -c %i "$mnt/secret/sub")
+		ren=$(stat -c %i "$mnt/secret/keep/old_name")
+		echo l >"$mnt/secret/$(printf 'L%.0s' $(seq 1 200))"
+		sync
+		python3 -c "$FSC_PY" remove "$mnt" "$id"
+		echo 2 >/proc/sys/vm/drop_caches
+		(cd "$mnt" && find secret -mindepth 1 -printf '%i /%p\n') |
+			sort >"$TMP/enc.all"
+		sleep 1
+		# by their no-key names: two file_*, the long one, and sub
+		(cd "$mnt/secret" && for i in *; do
+			[ -f "$i" ] && echo "$(stat -c %i "$i") /secret/$i"
+		done) >"$TMP/enc.files"
+		# keep/old_name, renamed with the key: its no-key name before
+		ren=$(grep "^$ren " "$TMP/enc.all")
+		{
+			awk 'length($2) < 100' "$TMP/enc.files" | head -2
+			awk 'length($2) > 100' "$TMP/enc.files"
+		} >"$TMP/enc.truth"
+		sub=$(awk -v i="$sub" '$1 == i {print $2}' "$TMP/enc.all")
+		grep -F " $sub" "$TMP/enc.all" >>"$TMP/enc.truth"
+		while read -r i path; do
+			[ -d "$mnt$path" ] && rm -r "$mnt$path"
+			[ -f "$mnt$path" ] && rm "$mnt$path"
+		done <"$TMP/enc.truth"
+		python3 -c "$FSC_PY" add "$mnt" >/dev/null &&
+			mv "$mnt/secret/keep/old_name" "$mnt/secret/keep/new_name"
+		sync
+		umount "$mnt"
+		rmdir "$mnt"
+		assertNotNull "$feat: the file renamed" "$ren"
+		# 2 short names, the long one, sub and its 4 files
+		assertEquals "$feat: deleted" 8 "$(grep -c . "$TMP/enc.truth")"
+		assertEquals "$feat: a long name" 1 \
+			"$(awk 'length($2) > 200' "$TMP/enc.truth" | grep -c .)"
+		run_ro "$img" timeline -d -f jsonl "$img"
+		assertEquals "$feat: $(head -3 "$ERR")" 0 "$RC"
+		assertEquals "$feat: the no-key names find listed" \
+			"$(sort "$TMP/enc.truth")" \
+			"$(jq -r 'select(.status != "live") | "\(.ino) \(.path)"' "$OUT" | sort)"
+		assertEquals "$feat: every deleted row encrypted, from the journal" \
+			"8 journal true" \
+			"$(jq -r 'select(.status == "deleted") | "\(.name_source) \(.encrypted)"' "$OUT" |
+				sort | uniq -c | awk '{print $1, $2, $3}')"
+		# --journal: the renamed file's earlier state under its no-key
+		# name of then, through the encrypted directory's no-key name;
+		# no deleted name and state twice
+		run_ro "$img" timeline -d --journal -f jsonl "$img"
+		assertEquals "$feat: $(head -3 "$ERR")" 0 "$RC"
+		assertEquals "$feat: the earlier name" "$ren journal" \
+			"$(jq -r --arg i "${ren%% *}" 'select((.ino | tostring) == $i and .name_source == "journal") | "\(.ino) \(.path) \(.name_source)"' "$OUT" | sort -u)"
+		assertEquals "$feat: rows shown twice" "" "$(dup_states "$OUT")"
+		n=$((n + 1))
+	done
+	assertEquals "cases" 2 "$n"
+}
+
+# dup_states JSONL: the deleted rows that repeat another's name, inode,
+# status, mode, owner, size and four times (one line each extra copy)
+dup_states() {
+	jq -r 'select(.status != "live") |
+		"\(.path) \(.ino) \(.status) \(.mode) \(.uid) \(.gid) \(.size) \(.atime) \(.mtime) \(.ctime) \(.crtime)"' "$1" |
+		sort | uniq -d
+}
+
+# Issue 28: with --journal, the old file of a reused inode number is
+# shown by its journaled states (after the new file's row); the
+# deleted-realloc row of its journal name (its state before the deletion)
+# is not shown again when one of those states is that state under that
+# name.  On the committed image and on kernel-written ones (files whose
+# inodes new files took, rm -r, a wrapped journal): no deleted name with
+# its inode, status and times twice, and every reused name still there.
+test_journal_reused_no_duplicate_rows() {
+	local img n=0 d r
+	img=$(unpack ext4-reuse) || {
+		fail "unpack ext4-reuse"
+		return
+	}
+	cp "$img" "$TMP/dup-reuse.img"
+	if [ "$CAN_MOUNT" = 1 ]; then
+		kernel_deletions "$TMP/dup-k.img" "$TMP/dup-k.truth" ||
+			fail "making the image"
+		kernel_deletions "$TMP/dup-w.img" "$TMP/dup-w.truth" -J size=1 ||
+			fail "making the image"
+	fi
+	for img in "$TMP"/dup-*.img; do
+		run_ro "$img" timeline -d --journal -f jsonl "$img"
+		assertEquals "$img: $(head -3 "$ERR")" 0 "$RC"
+		cp "$OUT" "$TMP/dup.rows"
+		d=$(dup_states "$TMP/dup.rows")
+		echo "$img: $(grep -c . <<<"$d") rows shown twice, $(jq -c 'select(.status == "deleted-realloc")' "$TMP/dup.rows" | grep -c .) deleted-realloc rows" >&2
+		assertEquals "$img: rows shown twice" "" "$d"
+		# the names timeline -d gives are all there with --journal
+		run_ro "$img" timeline -d -f jsonl "$img"
+		r=$(jq -r 'select(.status == "deleted-realloc") | "\(.path) \(.ino)"' "$OUT" | sort -u)
+		assertNotNull "$img: reused names" "$r"
+		assertEquals "$img: the same reused names" "$r" \
+			"$(jq -r 'select(.status == "deleted-realloc" and (.path | startswith("<") | not)) | "\(.path) \(.ino)"' "$TMP/dup.rows" |
+				grep -xFf <(echo "$r") | sort -u)"
+		n=$((n + 1))
+	done
+	if [ "$CAN_MOUNT" = 1 ]; then
+		assertEquals "cases" 3 "$n"
+	else
+		assertEquals "cases" 1 "$n"
+	fi
 }
 
 # jtids IMG: the tids of the transactions e4time journal --stale finds

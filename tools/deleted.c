@@ -61,6 +61,8 @@ void dnames_free(struct dnames *d)
 	free(d->jv);
 	free(d->dirs);
 	free(d->before);
+	free(d->shown);
+	free(d->seen);
 	free(d);
 }
 
@@ -120,7 +122,27 @@ static int on_jname(const struct e4t_jname *e, void *priv)
 	dir = bsearch(&key, d->dirs, d->ndirs, sizeof(*d->dirs), cmp_ddir);
 	if (!dir)
 		return 0;
+	if (dir->enc)
+		return dnames_add_jname_nokey(d, dir->path, dir->path_len, e,
+					      &dir->nokey)
+			       ? 0
+			       : 1;
 	return dnames_add_jname(d, dir->path, dir->path_len, e) ? 0 : 1;
+}
+
+struct dname *dnames_add_jname_nokey(struct dnames *d, const char *dir,
+				     size_t dir_len, const struct e4t_jname *e,
+				     const struct e4t_nokey *k)
+{
+	char nokey[E4T_NOKEY_MAX];
+	struct e4t_jname nk = *e;
+	unsigned len = e4t_nokey_name(k, e->name, e->name_len, nokey);
+
+	if (len) {
+		nk.name = nokey;
+		nk.name_len = len;
+	}
+	return dnames_add_jname(d, dir, dir_len, &nk);
 }
 
 struct dname *dnames_add_jname(struct dnames *d, const char *dir,
@@ -329,6 +351,9 @@ errcode_t dnames_row(struct dnames *d, const struct e4t_row *row,
 			       sizeof(*d->dirs)))
 			return ENOMEM;
 		d->dirs[d->ndirs].ino = in->ino;
+		d->dirs[d->ndirs].enc =
+			e4t_nokey_setup(d->img->fs, in->iflags, in->size,
+					&d->dirs[d->ndirs].nokey);
 		d->dirs[d->ndirs].path = dup_bytes(row->path, row->path_len);
 		if (!d->dirs[d->ndirs].path)
 			return ENOMEM;

@@ -28,6 +28,10 @@ errcode_t dnames_row(struct dnames *d, const struct e4t_row *row,
  * ones and those of freed inodes the tree does not hold. */
 errcode_t dnames_rest(struct dnames *d, const struct e4t_tree *tree,
 		      e4t_row_fn fn, void *priv);
+/* A row timeline --journal gave (jrows_emit): a state of an earlier file
+ * of an inode number, deleted-realloc, noted so that dnames_rest does not
+ * show it again (dshown.c). */
+errcode_t dnames_note_jrow(struct dnames *d, const struct e4t_row *row);
 void dnames_free(struct dnames *d);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dreuse.c --- timeline --deleted: the journal's deleted names sorted
- * out, and the subtrees of deleted directories rebuilt.
+ * out by the generation of the file each named.
  *
  * A name a journaled directory block held and the directory does not
  * hold now is of the file its inode was then: the last journaled copy
@@ -10,18 +10,13 @@
  * or unlinked from a file that lives on: not a deleted name.  When
  * another file has it now (a new generation), the name is a row of its
  * own, deleted-realloc, with the old file as the journal last held it
- * (its last copy of that generation with links above 0).  Without a
- * copy, the name is kept only when the file there now was created after
- * the name's transaction committed (its crtime), with no times.
- *
- * A name of a directory that is gone (its inode free, or another file's)
- * gives the directory's entries: its journaled inode from before the
- * deletion still maps its blocks (ext4 zeroes the extent tree on
- * deletion), and the journaled copies of those blocks, from the
- * directory's first journaled copy on (with metadata_csum: those that
- * verify as its blocks, its inode number and old generation), hold its
- * entries, each a name under the directory's path; nested directories
- * the same way.
+ * (its last copy of that generation with links above 0), unless a row
+ * of timeline --journal showed that state under that name already
+ * (dshown.c).  Without a copy, the name is kept only when the file there
+ * now was created after the name's transaction committed (its crtime),
+ * with no times.  A name of a directory that is gone gives the
+ * directory's entries (dsubtree.c), sorted out the same way, round after
+ * round down the subtree.
  */
 #include "config.h"
 
@@ -35,17 +30,6 @@
 
 #define MAX_ROUNDS 64 /* nesting of deleted directories */
 
-static uint32_t raw_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static unsigned raw_le16(const uint8_t *p)
-{
-	return (unsigned)p[0] | (unsigned)p[1] << 8;
-}
-
 static int cmp_seq(const void *x, const void *y)
 {
 	const struct dname *a = x, *b = y;
@@ -53,16 +37,7 @@ static int cmp_seq(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* The inode in use now, its generation and crtime (0: none). */
-struct now {
-	int used;
-	uint32_t gen;
-	int64_t crtime_sec;
-	uint32_t crtime_nsec;
-	int have_crtime;
-};
-
-static void inode_now(struct dnames *d, ext2_ino_t ino, struct now *w)
+void dreuse_inode_now(struct dnames *d, ext2_ino_t ino, struct dnow *w)
 {
 	unsigned isize = d->img->inode_size;
 	struct ext2_inode_large raw;
@@ -88,7 +63,7 @@ static void inode_now(struct dnames *d, ext2_ino_t ino, struct now *w)
 }
 
 /* Created after the name's transaction committed? */
-static int born_after(const struct now *w, const struct dname *n)
+static int born_after(const struct dnow *w, const struct dname *n)
 {
 	if (!w->have_crtime || !n->jsrc.commit_sec)
 		return 0;
@@ -97,71 +72,9 @@ static int born_after(const struct now *w, const struct dname *n)
 	return w->crtime_nsec > n->jsrc.commit_nsec;
 }
 
-/* The names of a deleted directory: under the path of its name. */
-struct sub {
-	struct dnames *d;
-	size_t parent; /* its name in d->jv */
-};
-
-static int on_sub(const struct e4t_jname *e, void *priv)
-{
-	struct sub *s = priv;
-	struct dnames *d = s->d;
-	struct dname *n;
-	char *dir = dup_bytes(d->jv[s->parent].path, d->jv[s->parent].path_len);
-	size_t dir_len = d->jv[s->parent].path_len;
-
-	if (!dir) {
-		d->err = ENOMEM;
-		return 1;
-	}
-	n = dnames_add_jname(d, dir, dir_len, e);
-	free(dir);
-	return n ? 0 : 1;
-}
-
-/* A directory of (ino, gen) already read? (ino << 32 | gen) */
-static int was_seen(uint64_t **v, size_t *n, size_t *cap, ext2_ino_t ino,
-		    uint32_t gen, errcode_t *err)
-{
-	uint64_t key = (uint64_t)ino << 32 | gen;
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if ((*v)[i] == key)
-			return 1;
-	if (grow_array(v, cap, *n, sizeof(**v))) {
-		*err = ENOMEM;
-		return 1;
-	}
-	(*v)[(*n)++] = key;
-	return 0;
-}
-
-/* The entries of deleted directory dir, of generation gen, under the
- * path of name k: raw is its inode before the deletion, first its first
- * journaled transaction. */
-static errcode_t read_dir(struct dnames *d, struct e4t_journal *j, size_t k,
-			  ext2_ino_t dir, uint32_t gen, const uint8_t *raw,
-			  size_t first)
-{
-	struct sub s = { .d = d, .parent = k };
-	blk64_t *blocks = NULL;
-	size_t nb = 0;
-	errcode_t err;
-
-	err = e4t_raw_dir_blocks(d->img, raw, d->img->inode_size, &blocks, &nb);
-	if (!err && nb)
-		err = e4t_journal_dir_names(d->img, j, dir, gen, blocks, nb,
-					    first, on_sub, &s);
-	free(blocks);
-	return err ? err : d->err;
-}
-
 /* Names [from, to) of d->jv: what each named; the directories read. */
 static errcode_t one_round(struct dnames *d, struct e4t_journal *j, size_t from,
-			   size_t to, uint64_t **seen, size_t *nseen,
-			   size_t *seen_cap)
+			   size_t to)
 {
 	unsigned isize = d->img->inode_size;
 	size_t n = to - from, i;
@@ -183,15 +96,15 @@ static errcode_t one_round(struct dnames *d, struct e4t_journal *j, size_t from,
 	err = e4t_journal_inode_copies(d->img, j, a, n);
 	for (i = 0; !err && i < n; i++) {
 		struct dname *x = &d->jv[from + i];
-		struct now w;
+		struct dnow w;
 
 		if (!x->ino) { /* "<DIR>" of a directory without a name */
 			x->state = DN_SKIP;
 			b[i].ino = 0;
 			continue;
 		}
-		inode_now(d, x->ino, &w);
-		x->old_gen = a[i].have ? raw_le32(a[i].raw + 0x64) : w.gen;
+		dreuse_inode_now(d, x->ino, &w);
+		x->old_gen = a[i].have ? dle32(a[i].raw + 0x64) : w.gen;
 		if (!w.used)
 			x->state = DN_DELETED;
 		else if (a[i].have)
@@ -220,10 +133,10 @@ static errcode_t one_round(struct dnames *d, struct e4t_journal *j, size_t from,
 			e4t_inode_decode_disk(b[i].raw, isize, isize, x->ino,
 					      &x->before);
 		}
-		if (LINUX_S_ISDIR(raw_le16(b[i].raw)) &&
-		    !was_seen(seen, nseen, seen_cap, x->ino, x->old_gen, &err))
-			err = read_dir(d, j, from + i, x->ino, x->old_gen,
-				       b[i].raw, b[i].first);
+		if (LINUX_S_ISDIR(dle16(b[i].raw)) &&
+		    !dsub_seen(d, x->ino, x->old_gen, &err))
+			err = dsub_read_dir(d, j, from + i, x->ino, x->old_gen,
+					    b[i].raw, b[i].first);
 	}
 out:
 	free(a);
@@ -233,9 +146,7 @@ out:
 }
 
 /* The names [*done, d->jv end) sorted out, and those they give. */
-static errcode_t rounds(struct dnames *d, struct e4t_journal *j,
-			uint64_t **seen, size_t *nseen, size_t *seen_cap,
-			size_t *done)
+static errcode_t rounds(struct dnames *d, struct e4t_journal *j, size_t *done)
 {
 	size_t nr = 0;
 	errcode_t err = 0;
@@ -245,137 +156,29 @@ static errcode_t rounds(struct dnames *d, struct e4t_journal *j,
 		size_t to = d->jn;
 
 		qsort(d->jv + *done, to - *done, sizeof(*d->jv), cmp_seq);
-		err = one_round(d, j, *done, to, seen, nseen, seen_cap);
+		err = one_round(d, j, *done, to);
 		*done = to;
-	}
-	return err;
-}
-
-/* Directories whose first block the journal holds, without a name. */
-struct dots {
-	struct e4t_jcopy_req *v;
-	ext2_ino_t *parent;
-	size_t n, cap, pcap;
-};
-
-static int on_dot(ext2_ino_t dir, ext2_ino_t parent, size_t trans, void *priv)
-{
-	struct dots *s = priv;
-
-	if (grow_array(&s->v, &s->cap, s->n, sizeof(*s->v)) ||
-	    grow_array(&s->parent, &s->pcap, s->n, sizeof(*s->parent)))
-		return 1;
-	memset(&s->v[s->n], 0, sizeof(*s->v));
-	s->v[s->n].ino = dir;
-	s->v[s->n].max_trans = trans;
-	s->parent[s->n++] = parent;
-	return 0;
-}
-
-/* Is dir one of the deleted directories found (s->v by inode)? */
-static int is_dot(const struct dots *s, ext2_ino_t dir)
-{
-	size_t i = E4T_LOWER_BOUND(s->v, s->n, struct e4t_jcopy_req, ino, dir);
-
-	return i < s->n && s->v[i].ino == dir && s->v[i].have;
-}
-
-/* The deleted directories whose first block the journal holds: their
- * inode before the deletion (s->v[i].have, raw); not those that are
- * directories now, of the same generation. */
-static errcode_t find_dots(struct dnames *d, struct e4t_journal *j,
-			   struct dots *s, uint8_t **store)
-{
-	unsigned isize = d->img->inode_size;
-	errcode_t err;
-	size_t i;
-
-	err = e4t_journal_dot_dirs(d->img, j, on_dot, s);
-	if (err || !s->n)
-		return err;
-	*store = malloc(s->n * isize);
-	if (!*store)
-		return ENOMEM;
-	for (i = 0; i < s->n; i++)
-		s->v[i].raw = *store + i * isize;
-	/* which directory the block was of: its inode then */
-	err = e4t_journal_inode_copies(d->img, j, s->v, s->n);
-	for (i = 0; !err && i < s->n; i++) {
-		struct e4t_jcopy_req *r = &s->v[i];
-		struct now w;
-
-		r->gen = raw_le32(r->raw + 0x64);
-		r->match_gen = 1;
-		r->max_trans = SIZE_MAX;
-		inode_now(d, r->ino, &w);
-		if (!r->have || (w.used && w.gen == r->gen))
-			r->ino = 0; /* a directory now */
-	}
-	/* the directory before its deletion: its last copy */
-	if (!err)
-		err = e4t_journal_inode_copies(d->img, j, s->v, s->n);
-	for (i = 0; !err && i < s->n; i++)
-		if (s->v[i].have && !LINUX_S_ISDIR(raw_le16(s->v[i].raw)))
-			s->v[i].have = 0;
-	return err;
-}
-
-/* The deleted directories no name read: "<DIR>/NAME"; on the first
- * pass only those whose parent is not one of them (the parent's entries
- * name the others, nested). */
-static errcode_t read_dots(struct dnames *d, struct e4t_journal *j,
-			   const struct dots *s, int pass, uint64_t **seen,
-			   size_t *nseen, size_t *seen_cap)
-{
-	errcode_t err = 0;
-	size_t i;
-
-	for (i = 0; !err && i < s->n; i++) {
-		const struct e4t_jcopy_req *r = &s->v[i];
-		char tag[16];
-		struct dname *x;
-		int len;
-
-		if (!r->have || (pass == 0 && is_dot(s, s->parent[i])) ||
-		    was_seen(seen, nseen, seen_cap, r->ino, r->gen, &err))
-			continue;
-		len = snprintf(tag, sizeof(tag), "<%u>", r->ino);
-		x = dnames_new_name(&d->jv, &d->jn, &d->jcap, tag, (size_t)len,
-				    "", 0);
-		if (!x)
-			return ENOMEM;
-		x->path_len = (size_t)len; /* "<DIR>", without the '/' */
-		x->path[len] = '\0';
-		x->ino = 0;
-		x->state = DN_SKIP;
-		x->seq = SIZE_MAX;
-		err = read_dir(d, j, d->jn - 1, r->ino, r->gen, r->raw,
-			       r->first);
 	}
 	return err;
 }
 
 errcode_t dreuse_classify(struct dnames *d, struct e4t_journal *j)
 {
-	uint64_t *seen = NULL;
-	struct dots s = { 0 };
-	uint8_t *store = NULL;
-	size_t nseen = 0, seen_cap = 0, done = 0;
+	struct ddots s = { 0 };
+	size_t done = 0;
 	errcode_t err;
 	int pass;
 
-	err = rounds(d, j, &seen, &nseen, &seen_cap, &done);
+	err = rounds(d, j, &done);
+	/* the deleted directories no name led to (dsubtree.c) */
 	if (!err)
-		err = find_dots(d, j, &s, &store);
+		err = dsub_find_dots(d, j, &s);
 	for (pass = 0; pass < 2 && !err; pass++) {
-		err = read_dots(d, j, &s, pass, &seen, &nseen, &seen_cap);
+		err = dsub_read_dots(d, j, &s, pass);
 		if (!err)
-			err = rounds(d, j, &seen, &nseen, &seen_cap, &done);
+			err = rounds(d, j, &done);
 	}
-	free(store);
-	free(s.v);
-	free(s.parent);
-	free(seen);
+	dsub_dots_free(&s);
 	return err;
 }
 
@@ -424,6 +227,8 @@ int dreuse_rows(struct dnames *d, e4t_row_fn fn, void *priv)
 		row.parent = 0;
 		row.name_source = "journal";
 		row.journal = &d->jsrc;
+		if (x->have_copy && dshown_has(d, &row))
+			continue; /* a journal row showed it (--journal) */
 		rc = fn(&row, priv);
 	}
 	return rc;

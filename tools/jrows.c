@@ -87,6 +87,9 @@ struct jrows {
 	struct dpath *dpaths; /* open hash by directory */
 	size_t ndpaths, dpaths_cap;
 	struct e4t_row_journal rj;
+	ext2_ino_t nk_dir; /* the directory of the last entry read */
+	int nk_enc;	   /* encrypted: its no-key names (nk) */
+	struct e4t_nokey nk;
 };
 
 static void pack(const struct e4t_inode *in, uint32_t trans, struct jstate *s)
@@ -206,8 +209,30 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 static int on_entry(const struct e4t_jentry *e, void *priv)
 {
 	struct jrows *jr = priv;
+	struct e4t_jentry nk = *e;
+	char nokey[E4T_NOKEY_MAX];
 	struct jname *n;
 
+	/* an encrypted directory's entry: the name ls lists without the key
+	 * (the directory as it is now) */
+	if (e->dir != jr->nk_dir) {
+		struct ext2_inode inode;
+
+		jr->nk_dir = e->dir;
+		jr->nk_enc = !ext2fs_read_inode(jr->img->fs, e->dir, &inode) &&
+			     e4t_nokey_setup(jr->img->fs, inode.i_flags,
+					     EXT2_I_SIZE(&inode), &jr->nk);
+	}
+	if (jr->nk_enc) {
+		unsigned len =
+			e4t_nokey_name(&jr->nk, e->name, e->name_len, nokey);
+
+		if (len) {
+			nk.name = nokey;
+			nk.name_len = len;
+		}
+	}
+	e = &nk;
 	if (e4t_grow(&jr->names, &jr->names_cap, jr->nnames + 1,
 		     sizeof(*jr->names), 64) ||
 	    e4t_grow(&jr->nbuf, &jr->nbuf_cap, jr->nbuf_len + e->name_len, 1,
@@ -374,14 +399,28 @@ static const struct dpath *dir_path(struct jrows *jr, ext2_ino_t dir)
 	d->path = NULL;
 	d->len = 0;
 	jr->ndpaths++;
-	if (!ext2fs_get_pathname(jr->img->fs, dir, 0, &p) && p && p[0] == '/') {
+	/* through an encrypted directory: its no-key names (jpath.c) */
+	if (ext2fs_has_feature_encrypt(jr->img->fs->super)) {
+		if (jpath_nokey(jr->img->fs, dir, &p)) {
+			jr->ndpaths--;
+			d->dir = 0;
+			return NULL;
+		}
+	} else {
+		char *q = NULL;
+
+		if (!ext2fs_get_pathname(jr->img->fs, dir, 0, &q) && q)
+			p = strdup(q);
+		if (q)
+			ext2fs_free_mem(&q);
+	}
+	if (p && p[0] == '/') {
 		d->len = strlen(p);
 		if (d->len == 1)
 			d->len = 0; /* "/": its entries are "/NAME" */
 		d->path = dup_bytes(p, d->len);
 	}
-	if (p)
-		ext2fs_free_mem(&p);
+	free(p);
 	return d;
 }
 

@@ -30,5 +30,8 @@ int jrows_row_inode(struct jrows *jr, const struct e4t_row *row,
  * open until jrows_free; NULL when it could not be read. */
 struct e4t_journal *jrows_journal(const struct jrows *jr);
 void jrows_free(struct jrows *jr);
+/* The path of directory dir now, with no-key names in encrypted
+ * directories (jpath.c): into *ret (free it), NULL when it has none. */
+errcode_t jpath_nokey(ext2_filsys fs, ext2_ino_t dir, char **ret);
 
 #endif

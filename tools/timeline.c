@@ -351,6 +351,20 @@ static int put_row(const struct e4t_row *row, void *priv)
 	return emit_row(c, row);
 }
 
+/* A journaled state's row: an earlier file's noted for dnames_rest. */
+static int put_jrow(const struct e4t_row *row, void *priv)
+{
+	struct tl_ctx *c = priv;
+
+	if (c->dn) {
+		errcode_t err = dnames_note_jrow(c->dn, row);
+
+		if (err)
+			return (int)err;
+	}
+	return put_row(row, priv);
+}
+
 static int on_row(const struct e4t_row *row, void *priv)
 {
 	struct tl_ctx *c = priv;
@@ -377,7 +391,7 @@ static int on_row(const struct e4t_row *row, void *priv)
 	}
 	rc = put_row(row, priv);
 	if (!rc && c->jr)
-		rc = jrows_emit(c->jr, row, put_row, priv);
+		rc = jrows_emit(c->jr, row, put_jrow, priv);
 	return rc;
 }
 

@@ -218,19 +218,61 @@ static errcode_t walk_node(ext2_filsys fs, const uint8_t *p, unsigned len,
 	return err;
 }
 
+/* One block of a block map (0: a hole, or one beyond the end). */
+static errcode_t add_mapped(ext2_filsys fs, uint32_t blk, struct blist *l)
+{
+	if (!blk || blk >= ext2fs_blocks_count(fs->super) || l->n >= MAX_BLOCKS)
+		return 0;
+	if (e4t_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v), 64))
+		return ENOMEM;
+	l->v[l->n++] = blk;
+	return 0;
+}
+
+/* An ext2/ext3 block map: i_block's 12 direct blocks, then those of the
+ * indirect block (as the disk holds it: a truncate zeroes the inode's
+ * pointers, not the freed block); a directory deeper than that is cut
+ * there. */
+static errcode_t walk_map(ext2_filsys fs, const uint8_t *ib, struct blist *l)
+{
+	unsigned i, per = fs->blocksize / 4;
+	uint32_t ind = get_le32(ib + (size_t)4 * EXT2_IND_BLOCK);
+	uint8_t *buf;
+	errcode_t err = 0;
+
+	for (i = 0; i < EXT2_NDIR_BLOCKS && !err; i++)
+		err = add_mapped(fs, get_le32(ib + (size_t)4 * i), l);
+	if (err || !ind || ind >= ext2fs_blocks_count(fs->super))
+		return err;
+	buf = malloc(fs->blocksize);
+	if (!buf)
+		return ENOMEM;
+	if (!io_channel_read_blk64(fs->io, ind, 1, buf))
+		for (i = 0; i < per && !err; i++)
+			err = add_mapped(fs, get_le32(buf + (size_t)4 * i), l);
+	free(buf);
+	return err;
+}
+
 errcode_t e4t_raw_dir_blocks(struct e4t_image *img, const uint8_t *raw,
 			     unsigned len, blk64_t **blocks, size_t *n)
 {
 	struct blist l = { 0 };
+	uint32_t flags;
 	errcode_t err = 0;
 
 	*blocks = NULL;
 	*n = 0;
-	if (len < OFF_BLOCK + 60 || !LINUX_S_ISDIR(get_le16(raw)) ||
-	    !(get_le32(raw + OFF_FLAGS) & EXT4_EXTENTS_FL))
+	if (len < OFF_BLOCK + 60 || !LINUX_S_ISDIR(get_le16(raw)))
 		return 0;
-	err = walk_node(img->fs, raw + OFF_BLOCK, 60,
-			(int)get_le16(raw + OFF_BLOCK + 6), &l);
+	flags = get_le32(raw + OFF_FLAGS);
+	if (flags & EXT4_INLINE_DATA_FL)
+		return 0;
+	if (flags & EXT4_EXTENTS_FL)
+		err = walk_node(img->fs, raw + OFF_BLOCK, 60,
+				(int)get_le16(raw + OFF_BLOCK + 6), &l);
+	else
+		err = walk_map(img->fs, raw + OFF_BLOCK, &l);
 	if (err) {
 		free(l.v);
 		return err;

@@ -39,6 +39,7 @@ struct pvec {
 struct dblock {
 	blk64_t blk;
 	ext2_ino_t dir;
+	int enc; /* of an encrypted directory: names are ciphertext */
 	struct pvec held;
 };
 
@@ -48,6 +49,7 @@ struct dinode {
 	unsigned off;
 	ext2_ino_t dir;
 	uint32_t gen;
+	int enc;
 	struct pvec held;
 };
 
@@ -83,6 +85,7 @@ struct jn_ctx {
 	char *names;
 	size_t names_len, names_cap;
 	ext2_ino_t dir;
+	int enc; /* dir is encrypted (fscrypt): any bytes in a name */
 	size_t trans;
 	errcode_t err;
 	struct dblock *blocks;
@@ -288,8 +291,8 @@ static int on_copy_entry(ext2_ino_t ino, const char *name, unsigned nl,
 	(void)off;
 	if ((nl == 1 && name[0] == '.') ||
 	    (nl == 2 && name[0] == '.' && name[1] == '.') ||
-	    ino > c->inodes_count || memchr(name, '\0', nl) ||
-	    memchr(name, '/', nl))
+	    ino > c->inodes_count ||
+	    (!c->enc && (memchr(name, '\0', nl) || memchr(name, '/', nl))))
 		return 0;
 	return add_rec(priv, ino, name, nl, ft);
 }
@@ -341,6 +344,7 @@ static int block_cb(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 	memset(&c->blocks[c->nblocks], 0, sizeof(*c->blocks));
 	c->blocks[c->nblocks].blk = *blocknr;
 	c->blocks[c->nblocks].dir = c->dir;
+	c->blocks[c->nblocks].enc = c->enc;
 	c->nblocks++;
 	return 0;
 }
@@ -413,7 +417,7 @@ static struct dinode *find_inode(const struct jn_ctx *c, blk64_t blk)
 
 /* Remember where directory dir's inode lies (inline_data only). */
 static errcode_t add_dinode(ext2_filsys fs, struct jn_ctx *c, ext2_ino_t dir,
-			    uint32_t gen)
+			    uint32_t gen, int enc)
 {
 	unsigned isize = EXT2_INODE_SIZE(fs->super);
 	unsigned ipb = fs->blocksize / isize,
@@ -431,6 +435,7 @@ static errcode_t add_dinode(ext2_filsys fs, struct jn_ctx *c, ext2_ino_t dir,
 	memset(d, 0, sizeof(*d));
 	d->dir = dir;
 	d->gen = gen;
+	d->enc = enc;
 	d->home = ext2fs_inode_table_loc(fs, (dir - 1) / ipg) + idx / ipb;
 	d->off = (idx % ipb) * isize;
 	return 0;
@@ -452,6 +457,7 @@ static void parse_inline_copy(ext2_filsys fs, const unsigned char *raw,
 	    get_le32(raw + 0x64) != d->gen)
 		return;
 	c->dir = d->dir;
+	c->enc = d->enc;
 	if (c->intervals)
 		copy_begin(c, &d->held);
 	/* i_block (at 0x28): the parent's number, then entries */
@@ -565,6 +571,7 @@ static errcode_t read_copies(struct e4t_image *img, struct e4t_journal *j,
 					    (struct ext2_dir_entry *)buf))
 					continue;
 				c->dir = d->dir;
+				c->enc = d->enc;
 				c->trans = ti;
 				if (c->intervals)
 					copy_begin(c, &d->held);
@@ -601,8 +608,10 @@ static errcode_t collect(struct e4t_image *img, struct e4t_journal *j,
 		if (ext2fs_read_inode(fs, dirs[i], &inode) ||
 		    !LINUX_S_ISDIR(inode.i_mode))
 			continue;
+		c->enc = (inode.i_flags & EXT4_ENCRYPT_FL) != 0;
 		if (ext2fs_has_feature_inline_data(fs->super)) {
-			err = add_dinode(fs, c, dirs[i], inode.i_generation);
+			err = add_dinode(fs, c, dirs[i], inode.i_generation,
+					 c->enc);
 			if (err)
 				break;
 		}
@@ -728,6 +737,19 @@ errcode_t e4t_journal_dir_names(struct e4t_image *img, struct e4t_journal *j,
 	size_t i;
 
 	c.dir = dir;
+	/* encrypted: a deleted inode keeps its i_flags */
+	if (ext2fs_has_feature_encrypt(img->fs->super)) {
+		struct ext2_inode inode;
+
+		c.enc = !ext2fs_read_inode(img->fs, dir, &inode) &&
+			(inode.i_flags & EXT4_ENCRYPT_FL);
+	}
+	/* no blocks: an inline directory, its entries in its inode's copies */
+	if (!nblocks && ext2fs_has_feature_inline_data(img->fs->super)) {
+		err = add_dinode(img->fs, &c, dir, gen, c.enc);
+		if (!err)
+			err = read_copies(img, j, &c);
+	}
 	for (i = 0; i < nblocks && !err; i++) {
 		if (e4t_grow(&c.blocks, &c.blocks_cap, c.nblocks + 1,
 			     sizeof(*c.blocks), 64)) {
@@ -736,6 +758,7 @@ errcode_t e4t_journal_dir_names(struct e4t_image *img, struct e4t_journal *j,
 		}
 		memset(&c.blocks[c.nblocks], 0, sizeof(*c.blocks));
 		c.blocks[c.nblocks].blk = blocks[i];
+		c.blocks[c.nblocks].enc = c.enc;
 		c.blocks[c.nblocks++].dir = dir;
 	}
 	if (!err && c.nblocks) {

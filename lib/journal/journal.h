@@ -389,8 +389,9 @@ errcode_t e4t_journal_inode_copies(struct e4t_image *img, struct e4t_journal *j,
 				   struct e4t_jcopy_req *reqs, size_t n);
 /*
  * The blocks a raw directory inode (a journaled copy, len bytes) maps by
- * its extent tree (index blocks read from the disk), in logical order;
- * none when it is not an extent-mapped directory.  *blocks: free it.
+ * its extent tree (index blocks read from the disk) or its block map
+ * (direct blocks, and those the indirect block on the disk lists), in
+ * logical order; none for an inline-data one.  *blocks: free it.
  */
 errcode_t e4t_raw_dir_blocks(struct e4t_image *img, const uint8_t *raw,
 			     unsigned len, blk64_t **blocks, size_t *n);
@@ -398,8 +399,12 @@ errcode_t e4t_raw_dir_blocks(struct e4t_image *img, const uint8_t *raw,
  * Every entry that a verified journaled copy of blocks (those of a
  * directory that is gone: dir, of generation gen) held, from transaction
  * min_trans on; with metadata_csum a copy must verify as a block of dir
- * and gen.  Once each (directory, inode, name), of the last transaction
- * that held it, by inode and name.  fn returning non-zero stops.
+ * and gen.  No blocks (an inline-data directory): the entries of the
+ * journaled copies of dir's inode, of generation gen, inline then.
+ * Once each (directory, inode, name), of the last transaction that held
+ * it, by inode and name.  fn returning non-zero stops.  Names in an
+ * encrypted directory (dir's i_flags: a deleted inode keeps them) may
+ * hold any byte.
  */
 errcode_t e4t_journal_dir_names(struct e4t_image *img, struct e4t_journal *j,
 				ext2_ino_t dir, uint32_t gen,
