@@ -96,6 +96,9 @@ test_command_pages_complete() {
 		assertTrue "$c: SEE ALSO e4time(8)" \
 			"in_section '$f' 'SEE ALSO' '^\.BR e4time \(8\)'"
 		assertTrue "$c: an example" "in_section '$f' EXAMPLES '^e4time $c '"
+		# (a markdown code span brought over from the README prints
+		# its backquotes)
+		assertEquals "$c: no backquote" "" "$(grep -n '`' "$f")"
 		if command -v groff >/dev/null; then
 			assertEquals "$c: groff warnings" "" \
 				"$(groff -man -ww -z "$f" 2>&1)"
@@ -107,6 +110,7 @@ test_command_pages_complete() {
 		assertEquals "e4time(8): groff warnings" "" \
 			"$(groff -man -ww -z "$MAN" 2>&1)"
 	fi
+	assertEquals "e4time(8): no backquote" "" "$(grep -n '`' "$MAN")"
 }
 
 # `e4time help CMD` on a terminal runs `man e4time-CMD` (a fake man on
