@@ -184,12 +184,12 @@ kill_point() {
 # the last kill point is right after it (before close).  With
 # E4T_QUICK=1 (the sanitizer build of .ci/run: a killed process runs no
 # code a finished one does not, so the sanitizer learns little from
-# more kills), 1..3, then twice as far each time, and no bisection.
+# more kills), 1, then 16 times as far each time, and no bisection.
 # KILLS: how many were killed; WRITES: the writer's number of image
 # writes (with E4T_QUICK=1, at least that many).
 kill_series() {
 	local n=1 lo=0 hi mid rc first
-	first=$(reps 6 3)
+	first=$(reps 6 1)
 	KILLS=0
 	while :; do
 		kill_point $n "$@"
@@ -200,7 +200,11 @@ kill_series() {
 		if [ "${E4T_CRASH_EVERY:-0}" = 1 ] || [ $n -lt "$first" ]; then
 			n=$((n + 1))
 		else
-			n=$((n + n / $(reps 3 1)))
+			if [ "${E4T_QUICK:-0}" = 1 ]; then
+				n=$((n * 16))
+			else
+				n=$((n + n / 3))
+			fi
 		fi
 	done
 	hi=$n
@@ -228,21 +232,21 @@ test_backfill_killed_after_n_writes() {
 	need_image && need_hooks || return 0
 	kill_series "${BACKFILL[@]}" --threads 1
 	assertTrue "backfill killed at 15 points or more ($KILLS)" \
-		"[ $KILLS -ge $(reps 15 8) ]"
+		"[ $KILLS -ge $(reps 15 3) ]"
 }
 
 test_backfill_two_threads_killed_after_n_writes() {
 	need_image && need_hooks || return 0
 	kill_series "${BACKFILL[@]}" --threads 2
 	assertTrue "backfill (2 threads) killed at 15 points or more ($KILLS)" \
-		"[ $KILLS -ge $(reps 15 8) ]"
+		"[ $KILLS -ge $(reps 15 3) ]"
 }
 
 test_import_killed_after_n_writes() {
 	need_image && need_hooks || return 0
 	kill_series "${IMPORT[@]}"
 	assertTrue "import killed at 10 points or more ($KILLS)" \
-		"[ $KILLS -ge $(reps 10 7) ]"
+		"[ $KILLS -ge $(reps 10 3) ]"
 }
 
 # Kills from outside at random times: inside a system call, between the
