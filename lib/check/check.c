@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "e4time.h"
-#include "check/prec.h"
+#include "check/prec_int.h"
 #include "sources/sources.h"
 
 /*

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "e4time.h"
-#include "inorder.h"
+#include "inorder_int.h"
 #include "sources/sources.h"
 
 static const char *const reason_name[E4T_BF_NREASONS] = {

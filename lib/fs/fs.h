@@ -228,7 +228,7 @@ errcode_t e4t_image_open(const char *name, uint64_t offset,
 			 struct e4t_image **ret);
 /*
  * The same with the superblock sb chooses (NULL: as e2fsck does, the
- * primary, or when it is unusable a good backup; see sbopen.h), on the
+ * primary, or when it is unusable a good backup; see sbopen_int.h), on the
  * filesystem at offset of view v, or in the file name, or in the file
  * open as fd >= 0 (as e4t_image_open_fd()).
  */
