@@ -14,6 +14,8 @@
  *              partition tables (mbr.c, gpt.c), LVM2 physical volumes
  *              (lvm.c), and what is not ext2/3/4 (fsprobe.c); volumes.c
  *              puts them together as `e4time volumes` lists them
+ *   digests    MD5, SHA-1 and SHA-256 through libcrypto (digest.c), for
+ *              EWF's stored hashes and files' content (lib/fs/filehash.c)
  *
  * Nothing here prints: parsers return errcode_t (e4time_err.et) and
  * leave warnings (a damaged primary GPT header, say) in the caller's
