@@ -18,8 +18,6 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 
-#include "e4time_err.h"
-
 /*
  * The umbrella: one public header per lib/ folder, bottom layer first
  * (HACKING.md, "The layers").  tools/ includes this header only; a lib/

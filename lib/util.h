@@ -12,6 +12,9 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 
+/* compile_et's header has no include guard: included here only */
+#include "e4time_err.h"
+
 /* ------------------------------------------------------------------ */
 /* Arrays (grow.c)                                                      */
 /* ------------------------------------------------------------------ */

@@ -30,7 +30,7 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "e4time_err.h"
+#include "util.h"
 
 /* ------------------------------------------------------------------ */
 /* Containers (container.c and one file per format)                    */

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 
-#include "e4time_err.h"
 #include "util.h"
 #include "container/container.h"
 
