@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "lib/e4time.h"
-#include "lib/sources/xsource.h"
+#include "lib/sources/sources.h"
 #include "unit.h"
 
 static char path[PATH_MAX];

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/fs/csum.h"
+#include "lib/fs/csum_int.h"
 #include "lib/e4time.h"
 #include "unit.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "lib/e4time.h"
-#include "container/digest.h"
+#include "container/container.h"
 #include "unit.h"
 
 #define M448 "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"

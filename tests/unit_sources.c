@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "lib/e4time.h"
-#include "lib/sources/xsource.h"
+#include "lib/sources/sources.h"
 #include "unit.h"
 
 #define NT_DELTA 116444736000000000ULL

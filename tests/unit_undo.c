@@ -35,8 +35,8 @@
 
 #include "lib/e4time.h"
 #include "lib/container/container.h"
-#include "lib/fs/csum.h"
-#include "lib/write/undo_io.h"
+#include "lib/fs/csum_int.h"
+#include "lib/write/undo_io_int.h"
 #include "unit.h"
 
 #define FILE_SIZE (4U << 20)

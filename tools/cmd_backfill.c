@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "lib/sources/xsource.h"
 #include "output.h"
 #include "report.h"
 

@@ -17,7 +17,6 @@
 
 #include "check_report.h"
 #include "cmd.h"
-#include "lib/sources/xsource.h"
 #include "report.h"
 
 /* e2fsck's exit statuses (e2fsck(8)), as check gives them */

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "container/container.h"
 #include "report.h"
 
 static void volumes_help(FILE *fp)

@@ -16,7 +16,6 @@
 
 #include "cmd.h"
 #include "escape.h"
-#include "container/container.h"
 
 #define SECTOR_SIZE 512ULL
 

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "container/container.h"
 #include "report.h"
 
 #define MAX_LONGOPTS 64

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "container/container.h"
 
 struct evidence {
 	struct e4t_container *c;

@@ -15,7 +15,6 @@
 #include <time.h>
 
 #include "export_dir.h"
-#include "lib/sources/xsource.h"
 #include "output.h"
 
 struct xd {

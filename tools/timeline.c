@@ -15,7 +15,6 @@
 #include "deleted.h"
 #include "jrows.h"
 #include "sortrows.h"
-#include "container/digest.h"
 #include "timeline.h"
 
 /* --hash: rows wait here until their files are hashed, a batch at a

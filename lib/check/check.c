@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "e4time.h"
-#include "check/prec.h"
-#include "sources/xsource.h"
+#include "check/prec_int.h"
+#include "sources/sources.h"
 
 /*
  * e2fsck 1.47, e2fsck/pass1.c, check_inode_extra_space(): an _extra

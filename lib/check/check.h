@@ -11,6 +11,8 @@
 
 #include <signal.h>
 
+#include "fs/fs.h"
+
 /* The problems, in the table's order (codes T0001, T0002, ...). */
 enum e4t_pcode {
 	E4T_P_BAD_NSEC = 0,	  /* T0001 nanoseconds >= 10^9 */

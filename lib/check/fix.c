@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "e4time.h"
-#include "check/prec.h"
+#include "check/prec_int.h"
 
 static int to_fix(const struct e4t_prec *r)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * result.c --- the problems e4time check found: kept small (prec.h),
+ * result.c --- the problems e4time check found: kept small (prec_int.h),
  * put in inode order, given to the caller whole (e4t_check_get()), decided
  * as e2fsck decides (-n, -p, -y, or asked) and counted for the summary.
  * The tool prints them; it asks the questions.
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "e4time.h"
-#include "check/prec.h"
+#include "check/prec_int.h"
 
 struct e4t_prec *e4t_prec_add(struct e4t_check_result *res, ext2_ino_t ino,
 			      enum e4t_pcode code, const char *path, size_t len)

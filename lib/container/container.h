@@ -14,6 +14,8 @@
  *              partition tables (mbr.c, gpt.c), LVM2 physical volumes
  *              (lvm.c), and what is not ext2/3/4 (fsprobe.c); volumes.c
  *              puts them together as `e4time volumes` lists them
+ *   digests    MD5, SHA-1 and SHA-256 through libcrypto (digest.c), for
+ *              EWF's stored hashes and files' content (lib/fs/filehash.c)
  *
  * Nothing here prints: parsers return errcode_t (e4time_err.et) and
  * leave warnings (a damaged primary GPT header, say) in the caller's
@@ -27,6 +29,8 @@
 #include <stdint.h>
 
 #include <ext2fs/ext2fs.h>
+
+#include "util.h"
 
 /* ------------------------------------------------------------------ */
 /* Containers (container.c and one file per format)                    */
@@ -427,5 +431,39 @@ errcode_t e4t_volumes_pick(const struct e4t_volumes *vs, const char *spec,
 /* Does v hold ext2/3/4? */
 int e4t_vol_is_ext(const struct e4t_vol *v);
 void e4t_volumes_free(struct e4t_volumes *vs);
+
+/* ------------------------------------------------------------------ */
+/* Digests (digest.c): MD5, SHA-1 and SHA-256 from OpenSSL's libcrypto */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Through its EVP interface, for checking the hashes an EWF image stores
+ * (ewf.c) and hashing files' content (lib/fs/filehash.c).  MD5 and SHA-1
+ * are broken for anything that needs a secure hash.
+ */
+enum e4t_hash_alg {
+	E4T_HASH_NONE = 0,
+	E4T_HASH_MD5,
+	E4T_HASH_SHA1,
+	E4T_HASH_SHA256,
+};
+#define E4T_HASH_MAX 32 /* bytes of the longest (SHA-256) */
+
+/*
+ * One running digest; reusable: e4t_digest_start() begins a new one on
+ * the same context.  e4t_digest_new(): ENOMEM, or E4T_ERR_DIGEST when
+ * libcrypto has no such algorithm (MD5 under a FIPS-only provider).
+ * e4t_digest_update() remembers the first failure; e4t_digest_final()
+ * returns it (E4T_ERR_DIGEST), else writes e4t_hash_len(alg) bytes.
+ */
+struct e4t_digest;
+errcode_t e4t_digest_new(enum e4t_hash_alg alg, struct e4t_digest **ret);
+errcode_t e4t_digest_start(struct e4t_digest *d);
+void e4t_digest_update(struct e4t_digest *d, const void *data, size_t len);
+errcode_t e4t_digest_final(struct e4t_digest *d, uint8_t *out);
+void e4t_digest_free(struct e4t_digest *d);
+
+/* n bytes as lower-case hex, NUL-terminated: out holds 2n + 1 */
+void e4t_hex(const uint8_t *in, size_t n, char *out);
 
 #endif

@@ -12,7 +12,7 @@
 
 #include <openssl/evp.h>
 
-#include "container/digest.h"
+#include "container/container.h"
 
 struct e4t_digest {
 	EVP_MD_CTX *ctx;

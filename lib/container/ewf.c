@@ -30,8 +30,6 @@
 
 #include <libewf.h> /* NOLINT: libyal's header */
 
-#include "container/digest.h"
-
 /* Handles on the segments: h[0] opened with the container, h[1] when a
  * read finds h[0] busy (the second thread of tree.c's inode scan), so
  * that two threads decompress chunks at once.  A libewf handle is not

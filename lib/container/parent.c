@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "e4time.h"
-#include "container/parent.h"
+#include "container/parent_int.h"
 
 /* The directory --parent-dir allows (resolved), or NULL. */
 static char *allow_dir;

@@ -28,8 +28,8 @@
 
 #include <libqcow.h> /* NOLINT: libyal's header */
 
-#include "container/parent.h"
-#include "container/qcowmap.h"
+#include "container/parent_int.h"
+#include "container/qcowmap_int.h"
 
 static void qcow_free_one(void *h)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * qcowmap.c --- a qcow2 image's L1 and L2 tables, read to tell which
- * clusters it holds (qcowmap.h).  The header (big-endian): version at
+ * clusters it holds (qcowmap_int.h).  The header (big-endian): version at
  * 4, cluster_bits at 20, crypt_method at 32, l1_size at 36,
  * l1_table_offset at 40, and for version 3 incompatible_features at
  * 72 (bit 4: extended L2 entries, not read here).  An L1 entry's bits
@@ -19,7 +19,7 @@
 
 #include "e4time.h"
 #include "container/container.h"
-#include "container/qcowmap.h"
+#include "container/qcowmap_int.h"
 
 #define OFF_MASK   0x00fffffffffffe00ULL
 #define COMPRESSED (1ULL << 62)

@@ -25,7 +25,7 @@
 
 #include <libvhdi.h> /* NOLINT: libyal's header */
 
-#include "container/parent.h"
+#include "container/parent_int.h"
 
 static void vhdi_free_one(void *h)
 {

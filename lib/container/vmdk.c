@@ -27,7 +27,7 @@
 
 #include <libvmdk.h> /* NOLINT: libyal's header */
 
-#include "container/parent.h"
+#include "container/parent_int.h"
 
 static void vmdk_free_one(void *h)
 {

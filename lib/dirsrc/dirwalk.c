@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "e4time.h"
-#include "sources/xsource.h"
+#include "sources/sources.h"
 
 #define NTFS_CRTIME "system.ntfs_crtime"
 #define DENTS_BUFSZ 65536 /* getdents64's buffer */

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "e4time.h"
-#include "inorder.h"
-#include "sources/xsource.h"
+#include "inorder_int.h"
+#include "sources/sources.h"
 
 static const char *const reason_name[E4T_BF_NREASONS] = {
 	"changed",	 "no_xattr",	    "no_create_time",

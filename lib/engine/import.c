@@ -13,9 +13,9 @@
 #include <sys/types.h>
 
 #include "e4time.h"
-#include "inorder.h"
-#include "manifest.h"
-#include "nfhint.h"
+#include "inorder_int.h"
+#include "manifest_int.h"
+#include "nfhint_int.h"
 
 /* One entry landing on one inode. */
 struct assign {

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "e4time.h"
-#include "inorder.h"
+#include "inorder_int.h"
 
 #define CHUNK_MIN    64
 #define CHUNK_MAX    8192

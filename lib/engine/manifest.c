@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "e4time.h"
-#include "manifest.h"
+#include "manifest_int.h"
 
 #define MAX_DEPTH 16
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "e4time.h"
-#include "manifest.h"
+#include "manifest_int.h"
 
 #define READ_SIZE  (4U << 20) /* bytes read at a time */
 #define BLOCK_SIZE (1U << 20) /* path bytes kept per block, at least */

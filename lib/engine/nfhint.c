@@ -26,8 +26,8 @@
 #include <string.h>
 
 #include "e4time.h"
-#include "manifest.h"
-#include "nfhint.h"
+#include "manifest_int.h"
+#include "nfhint_int.h"
 
 /* A name taking part: an unmatched entry's path, or one of the image. */
 struct item {

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "fs/csum.h"
+#include "fs/csum_int.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_CRC32C_INSN 1

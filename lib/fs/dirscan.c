@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "e4time.h"
-#include "fs/csum.h"
+#include "fs/csum_int.h"
 
 struct scan_ctx {
 	struct e4t_image *img;

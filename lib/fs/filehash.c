@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "e4time.h"
-#include "container/digest.h"
+#include "container/container.h"
 
 #define HASH_BUF (1U << 20) /* bytes read at a time */
 

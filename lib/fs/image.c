@@ -15,7 +15,7 @@
 
 #include "e4time.h"
 #include "container/container.h"
-#include "fs/sbopen.h"
+#include "fs/sbopen_int.h"
 
 static void check_state(struct e4t_image *img, uint64_t image_size)
 {

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "e4time.h"
-#include "fs/itable.h"
+#include "fs/itable_int.h"
 
 /* The inodes the scan reads in group g: all, or with group descriptor
  * checksums those below itable_unused (as ext2fs_get_next_inode_full). */

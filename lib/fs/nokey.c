@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "e4time.h"
-#include "container/digest.h"
+#include "container/container.h"
 
 #define NOKEY_BYTES 149 /* struct fscrypt_nokey_name.bytes */
 #define NOKEY_MIN   16	/* FSCRYPT_FNAME_MIN_MSG_LEN */

@@ -18,8 +18,8 @@
 
 #include "e4time.h"
 #include "container/container.h"
-#include "fs/sbopen.h"
-#include "write/undo_io.h"
+#include "fs/sbopen_int.h"
+#include "write/undo_io_int.h"
 
 /* Every handle of e4time is opened here, with the image's offset: on
  * the file (unix_io or the undo manager), or on a view inside an

@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "e4time.h"
-#include "fs/csum.h"
-#include "fs/itable.h"
+#include "fs/csum_int.h"
+#include "fs/itable_int.h"
 
 /* struct irec.flags: E4T_INO_* in the low four bits, then the tree's */
 #define T_INO_MASK 0x0f

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "e4time.h"
-#include "journal/jbd2.h"
+#include "journal/jbd2_int.h"
 
 static const char *const change_names[E4T_NCHANGES] = {
 	"created", "deleted", "crtime", "mtime", "ctime", "atime", "other",

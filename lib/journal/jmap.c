@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include "journal/jmap.h"
+#include "journal/jmap_int.h"
 
 #define MAX_RUNS      4096 /* well under vm.max_map_count */
 #define RESERVE_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)

@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 
 #include "e4time.h"
-#include "fs/csum.h"
-#include "journal/jbd2.h"
-#include "journal/jmap.h"
+#include "fs/csum_int.h"
+#include "journal/jbd2_int.h"
+#include "journal/jmap_int.h"
 
 #define EXT4_FEATURE_COMPAT_FAST_COMMIT	  0x0400
 #define EXT3_FEATURE_INCOMPAT_JOURNAL_DEV 0x0008

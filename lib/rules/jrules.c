@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "e4time.h"
-#include "journal/jbd2.h"
+#include "journal/jbd2_int.h"
 
 void e4t_rules_note_journal(struct e4t_rules_ctx *rc,
 			    const struct e4t_journal *j)

@@ -11,6 +11,9 @@
 #ifndef E4T_RULES_H
 #define E4T_RULES_H
 
+#include "fs/fs.h"
+#include "journal/journal.h"
+
 enum e4t_severity {
 	E4T_SEV_INFO = 0,
 	E4T_SEV_MEDIUM,

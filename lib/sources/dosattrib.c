@@ -26,7 +26,7 @@
 
 #include <string.h>
 
-#include "sources/xsource.h"
+#include "sources/sources.h"
 
 #define NT_UNIX_DELTA	 116444736000000000ULL /* 1601 -> 1970, 100 ns */
 #define NT_PER_SEC	 10000000ULL

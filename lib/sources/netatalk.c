@@ -11,7 +11,7 @@
  */
 #include "config.h"
 
-#include "sources/xsource.h"
+#include "sources/sources.h"
 
 #define AD_MAGIC	  0x00051607U
 #define AD_VERSION2	  0x00020000U

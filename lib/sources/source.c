@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sources/xsource.h"
+#include "sources/sources.h"
 
 #define XATTR_NAME_MAX_LEN 255 /* Linux XATTR_NAME_MAX */
 

@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "sources/xsource.h"
+#include "sources/sources.h"
 
 #define TEXT_MAX 63
 

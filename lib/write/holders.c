@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "e4time.h"
-#include "write/refusal.h"
+#include "write/refusal_int.h"
 
 #define FUSE_MAJOR 10 /* /dev/fuse: a misc device */
 #define FUSE_MINOR 229

@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "e4time.h"
-#include "write/refusal.h"
+#include "write/refusal_int.h"
 
 #define SYS_CLASS_BLOCK "/sys/class/block"
 #define SECTOR		512ULL

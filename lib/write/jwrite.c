@@ -27,8 +27,8 @@
 #include <string.h>
 
 #include "e4time.h"
-#include "fs/csum.h"
-#include "write/jwrite.h"
+#include "fs/csum_int.h"
+#include "write/jwrite_int.h"
 
 #define EXT4_FEATURE_INCOMPAT_RECOVER 0x0004
 #define JW_MAX_LOG_BLOCKS	      4096 /* mapped at open: enough */

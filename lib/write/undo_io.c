@@ -67,9 +67,9 @@
 
 #include "e4time.h"
 #include "container/container.h"
-#include "fs/csum.h"
-#include "write/jwrite.h"
-#include "write/undo_io.h"
+#include "fs/csum_int.h"
+#include "write/jwrite_int.h"
+#include "write/undo_io_int.h"
 
 #define E2UNDO_MAGIC			"E2UNDO02"
 #define KEYBLOCK_MAGIC			0xCADECADE

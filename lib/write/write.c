@@ -28,10 +28,10 @@
 
 #include "e4time.h"
 #include "container/container.h"
-#include "fs/csum.h"
-#include "write/jwrite.h"
-#include "write/refusal.h"
-#include "write/undo_io.h"
+#include "fs/csum_int.h"
+#include "write/jwrite_int.h"
+#include "write/refusal_int.h"
+#include "write/undo_io_int.h"
 
 #define UNDO_REGION (1U << 20)
 

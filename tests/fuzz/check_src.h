@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * check_src.h --- what every xattr decoder promises (lib/sources/xsource.h),
+ * check_src.h --- what every xattr decoder promises (lib/sources/sources.h),
  * for the harnesses of the decoders.
  */
 #ifndef E4TIME_FUZZ_CHECK_SRC_H
@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "lib/sources/xsource.h"
+#include "lib/sources/sources.h"
 #include "fuzz.h"
 
 /* OK: a time ext4 can store, no reason; otherwise a reason. */

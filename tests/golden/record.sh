@@ -82,7 +82,9 @@ for a in --help -h --version -V help "help bogus" "" bogus "timeline" \
 	# shellcheck disable=SC2086 # split on purpose
 	run "${a:-noargs}" $a
 done
-for c in stat timeline set backfill export import journal audit history info volumes; do
+run anomalies_--list-rules anomalies --list-rules
+for c in stat timeline set backfill export import journal audit history info volumes \
+	check anomalies; do
 	run "help_$c" help "$c"
 	run "${c}_--help" "$c" --help
 	run "${c}_-h" "$c" -h
@@ -149,6 +151,17 @@ per_image() {
 	r timeline -f jsonl -d --threads 1 "$img"
 	r timeline -f jsonl -d --threads 2 "$img"
 	r timeline -f jsonl -d -q "$img"
+	# --flags (the anomaly rules per row), timesketch-csv, --hash
+	for f in jsonl csv timesketch timesketch-csv; do
+		r timeline -f "$f" --flags "$img"
+		r timeline -f "$f" --flags -d "$img"
+	done
+	r timeline -f jsonl --flags -d --sort crtime "$img"
+	r timeline -f csv --flags -d --journal "$img"
+	r timeline -f timesketch-csv -d "$img"
+	r timeline -f bodyfile --hash md5 "$img"
+	r timeline -f jsonl -d --hash sha256 "$img"
+	r timeline -f csv --hash sha1 "$img"
 	r timeline -f bogus "$img"
 	r timeline --since notatime "$img"
 	r timeline --threads 3 "$img"
@@ -197,6 +210,26 @@ per_image() {
 		done
 	done
 	r history "${J[@]}" -f bogus "$img" '<2>'
+
+	# anomalies
+	for f in text jsonl csv; do
+		r anomalies "${J[@]}" -f "$f" "$img"
+		r anomalies "${J[@]}" -f "$f" --no-journal "$img"
+	done
+	r anomalies "${J[@]}" -s strong "$img"
+	r anomalies "${J[@]}" -s medium -f jsonl "$img"
+	r anomalies "${J[@]}" -r crtime-after-ctime,journal-backdated "$img"
+	r anomalies "${J[@]}" -f jsonl "$img" /dir
+	r anomalies "${J[@]}" --threads 1 -q "$img"
+	r anomalies "${J[@]}" -r bogus "$img"
+
+	# check, read-only (-n)
+	r check -n "$img"
+	r check -n -f jsonl "$img"
+	r check -n --strict "$img"
+	r check -n --mtime-tolerance 0 -f jsonl "$img"
+	r check -n --crtime-from earliest "$img"
+	r check -n --threads 1 -q "$img"
 
 	# info
 	r info "$img"
@@ -310,6 +343,9 @@ r history -o 2048 offset.img '<12>'
 r stat -f jsonl -o 2048 offset.img '<12>'
 r history -f csv -o 2048 offset.img '<12>'
 r info -f jsonl -o 2048 offset.img
+r anomalies -f jsonl -o 2048 offset.img
+r check -n -o 2048 offset.img
+r timeline -f jsonl --flags -d -o 2048 offset.img
 r volumes -f jsonl offset.img
 r export --offset 1048576 offset.img
 r set -n -o 2048 offset.img '<12>' --crtime "$TIMES"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * itable.h --- reading one block group's inode table block by block,
+ * itable_int.h --- reading one block group's inode table block by block,
  * when the inode scan could not read it (itable.c): library-internal,
  * for tree.c.
  */

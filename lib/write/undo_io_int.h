@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * undo_io.h --- e4time's undo I/O manager (undo_io.c): library-internal,
+ * undo_io_int.h --- e4time's undo I/O manager (undo_io.c): library-internal,
  * for write.c and the tests.
  */
 #ifndef E4TIME_UNDO_IO_H
@@ -38,7 +38,7 @@ errcode_t e4t_undo_io_setup_map(const struct e4t_extent *ext, unsigned n);
 
 /*
  * Commit transactions ("e4t_txn" option, see undo_io.c) through the
- * journal jw (jwrite.h) on ch, a channel of e4t_undo_io_manager, which
+ * journal jw (jwrite_int.h) on ch, a channel of e4t_undo_io_manager, which
  * then owns jw.  Without, "e4t_txn=begin" fails.
  */
 struct e4t_jw;

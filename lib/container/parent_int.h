@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * parent.h --- where the parent (backing) image of a differencing qcow2,
+ * parent_int.h --- where the parent (backing) image of a differencing qcow2,
  * VMDK or VHD/VHDX is, from the name the child stores, and the chain of
  * images that walks it, driven by one format's library calls (parent.c).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * prec.h --- a problem as e4time check keeps it (result.c), inside
+ * prec_int.h --- a problem as e4time check keeps it (result.c), inside
  * lib/check only.  A million problems are kept at once (an ext3
  * filesystem converted to large inodes has one per inode), so the record
  * is small: what can be decoded again from the raw words is (the times

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * xsource.h --- creation times that other software stored in xattrs:
+ * sources.h --- creation times that other software stored in xattrs:
  * Samba's DOSATTRIB (and ksmbd's, which shares its layout), netatalk's
  * AppleDouble metadata, systemd's user.crtime_usec, and a named xattr
  * holding text or a binary counter.
@@ -9,13 +9,13 @@
  * A decoder never reads past len, and answers every malformed input
  * with E4T_SRC_INVALID and a reason in out->why.
  */
-#ifndef E4TIME_XSOURCE_H
-#define E4TIME_XSOURCE_H
+#ifndef E4TIME_SOURCES_H
+#define E4TIME_SOURCES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "e4time.h"
+#include "fs/fs.h"
 
 enum e4t_src_status {
 	E4T_SRC_OK = 0,	 /* a valid creation time in *out */
@@ -101,4 +101,4 @@ enum e4t_src_status e4t_source_decode(const struct e4t_source *src,
 /* A static one-line description of the valid specs. */
 const char *e4t_source_spec_help(void);
 
-#endif /* E4TIME_XSOURCE_H */
+#endif /* E4TIME_SOURCES_H */

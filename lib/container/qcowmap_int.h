@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * qcowmap.h --- which clusters a qcow2 image holds itself (qcowmap.c),
+ * qcowmap_int.h --- which clusters a qcow2 image holds itself (qcowmap.c),
  * for a chain whose last backing file is raw: libqcow takes only a
  * qcow image as a parent, so what no image of the chain holds is read
  * from the raw file here.

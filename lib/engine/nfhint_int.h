@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * nfhint.h --- import's hint for an unmatched entry (nfhint.c): a name of
+ * nfhint_int.h --- import's hint for an unmatched entry (nfhint.c): a name of
  * the image that is the same name under Unicode normalization.  Not
  * installed.
  */
@@ -8,7 +8,7 @@
 #define E4T_ENGINE_NFHINT_H
 
 #include "e4time.h"
-#include "manifest.h"
+#include "manifest_int.h"
 
 /* The hints of a run: for some unmatched entries, a path of the image. */
 struct e4t_nf_hints;

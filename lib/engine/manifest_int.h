@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * manifest.h --- the manifest reader's insides, shared by manifest.c (one
+ * manifest_int.h --- the manifest reader's insides, shared by manifest.c (one
  * line), mfread.c (a whole manifest) and import.c (its entries).  Not
  * installed: the tools see struct e4t_manifest as opaque.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * jbd2.h --- the jbd2 journal's on-disk format, as fs/jbd2 and
+ * jbd2_int.h --- the jbd2 journal's on-disk format, as fs/jbd2 and
  * include/linux/jbd2.h define it.  libext2fs-dev does not install
  * e2fsprogs' kernel-jbd.h, so libe4time defines what it reads here.
  *

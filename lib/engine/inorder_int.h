@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * inorder.h --- work on inodes in inode order, on one or two threads,
+ * inorder_int.h --- work on inodes in inode order, on one or two threads,
  * each writing through a batch of its own, the results handed out in
  * order on the calling thread (inorder.c).  Shared by backfill.c and
  * import.c; not installed.

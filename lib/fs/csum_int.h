@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * csum.h --- checksums computed with the CPU's CRC32C instruction where
+ * csum_int.h --- checksums computed with the CPU's CRC32C instruction where
  * there is one (csum.c): library-internal, for write.c, undo_io.c and the
  * tests, which check them against libext2fs'.
  */

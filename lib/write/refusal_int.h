@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * refusal.h --- private to lib/write: how the checks before a write say
+ * refusal_int.h --- private to lib/write: how the checks before a write say
  * what they refused (inuse.c, holders.c).
  */
 #ifndef E4T_WRITE_REFUSAL_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * jmap.h --- the journal mapped into memory (jmap.c): library-internal,
+ * jmap_int.h --- the journal mapped into memory (jmap.c): library-internal,
  * for journal.c, so that a scan of a whole journal reads the page cache in
  * place instead of copying every block out of it through read(2).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sbopen.h --- library-internal: every libext2fs handle of an image is
+ * sbopen_int.h --- library-internal: every libext2fs handle of an image is
  * opened through e4t_fs_open(), with the superblock e4t_sb_select()
  * chose for it (sbopen.c; image.c and write.c use them).
  */

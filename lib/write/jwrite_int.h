@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * jwrite.h --- jbd2 transactions written by e4time (jwrite.c):
+ * jwrite_int.h --- jbd2 transactions written by e4time (jwrite.c):
  * library-internal, for write.c, undo_io.c and the tests.
  */
 #ifndef E4TIME_JWRITE_H
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <ext2fs/ext2fs.h>
 
-#include "journal/jbd2.h"
+#include "journal/jbd2_int.h"
 
 struct e4t_image;
 
