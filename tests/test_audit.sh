@@ -277,12 +277,18 @@ test_external_journal() {
 test_fast_commit() {
 	need_mount
 	[ "$E4T_SKIP_THIS" = 1 ] && return
-	local img="$TMP/fc.img"
-	truncate -s 16M "$img"
-	mkfs.ext4 -q -F -O fast_commit "$img" >/dev/null 2>&1
-	mount -o loop,commit=300 "$img" "$MNT" || { skip_test "mount"; return; }
-	# 4 files, 3 rounds of append + fsync each: 12 fsyncs
-	python3 - "$MNT" <<'PY'
+	local img="$TMP/fc.img" try full=0
+	# A sync(2) by any other process (the other suites run beside this
+	# one) forces a full commit, which folds the fsyncs the workload
+	# made into it: the journal says so (a full commit after the
+	# mount's), and then the workload runs again, three times at most.
+	for try in 1 2 3; do
+		rm -f "$img"
+		truncate -s 16M "$img"
+		mkfs.ext4 -q -F -O fast_commit "$img" >/dev/null 2>&1
+		mount -o loop,commit=300 "$img" "$MNT" || { skip_test "mount"; return; }
+		# 4 files, 3 rounds of append + fsync each: 12 fsyncs
+		python3 - "$MNT" <<'PY'
 import os, sys
 for k in range(3):
     for i in range(4):
@@ -292,10 +298,18 @@ for k in range(3):
         os.fsync(fd)
         os.close(fd)
 PY
-	cp --sparse=always "$img" "$TMP/fc-live.img"
-	umount "$MNT"
-	run_ro "$TMP/fc-live.img" journal -f jsonl "$TMP/fc-live.img"
-	assertEquals "journal: $(cat "$ERR")" 0 "$RC"
+		cp --sparse=always "$img" "$TMP/fc-live.img"
+		umount "$MNT"
+		run_ro "$TMP/fc-live.img" journal -f jsonl "$TMP/fc-live.img"
+		assertEquals "journal: $(cat "$ERR")" 0 "$RC"
+		full=$(tail -n +2 "$OUT" | jq -s '[.[] | select(.state != "fast_commit") | .tid] | unique | length')
+		[ "$full" -le 1 ] && break
+		echo "fast commit, try $try: $full full commits (another process's sync): again"
+	done
+	if [ "$full" -gt 1 ]; then
+		skip_test "other processes' syncs forced full commits in 3 tries"
+		return
+	fi
 	assertTrue "fast commits with INODE records, checksums verified" \
 		"[ $(tail -n +2 "$OUT" | jq -s '[.[] | select(.state == "fast_commit" and .csum == "ok" and (.fc_inodes|length) > 0)] | length') -ge 8 ]"
 	assertEquals "no time on fast commits" "" \
@@ -303,8 +317,8 @@ PY
 	run_ro "$TMP/fc-live.img" audit -f json "$TMP/fc-live.img"
 	assertEquals "audit: $(cat "$ERR")" 0 "$RC"
 	# 12 fsync'd writes, seen once each when every fsync is a fast
-	# commit; a full commit (the kernel's fallback, or a global sync by
-	# another process) may journal an inode twice or fold two writes
+	# commit; the kernel's own fallback to a full commit may journal an
+	# inode twice or fold two writes
 	local u
 	u=$(jq -r .summary.inode_updates "$OUT")
 	assertTrue "the fsync'd writes seen (12 expected, 8..16 allowed): $u" \
