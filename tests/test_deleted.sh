@@ -762,22 +762,7 @@ test_kernel_inline_and_blockmap_deleted_dirs() {
 
 # fscrypt's ioctls from Python (v2 policy, AES-256 names; as
 # tests/test_names.sh): add a key, set a directory's policy, remove it.
-FSC_PY='
-import fcntl, os, struct, sys
-cmd, path = sys.argv[1], sys.argv[2]
-fd = os.open(path, os.O_RDONLY)
-if cmd == "add":
-    arg = bytearray(struct.pack("<II32sII32s", 2, 0, b"", 64, 0, b"") +
-                    bytes(range(64)))
-    fcntl.ioctl(fd, 0xc0506617, arg)
-    print(bytes(arg[8:24]).hex())
-elif cmd == "set":
-    fcntl.ioctl(fd, 0x800c6613, struct.pack("<BBBB4s16s", 2, 1, 4, 2, b"",
-                                            bytes.fromhex(sys.argv[3])))
-else:
-    fcntl.ioctl(fd, 0xc0406618, bytearray(struct.pack(
-        "<II16s16sI20s", 2, 0, bytes.fromhex(sys.argv[3]), b"", 0, b"")))
-'
+FSC_PY="$TOP_SRCDIR/tests/fscrypt.py"
 
 # Issue 28: the journal's names of files deleted from an encrypted
 # directory, and from an encrypted directory removed with rm -r, are the
@@ -800,8 +785,8 @@ test_kernel_encrypted_journal_names() {
 		mkfs.ext4 -q -F -b 1024 -O "$feat" "$img" >/dev/null 2>&1
 		mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
 		mount -o loop "$img" "$mnt" || { fail "$feat: mount"; return; }
-		id=$(python3 -c "$FSC_PY" add "$mnt") && mkdir "$mnt/secret" &&
-			python3 -c "$FSC_PY" set "$mnt/secret" "$id" || {
+		id=$(python3 "$FSC_PY" add "$mnt") && mkdir "$mnt/secret" &&
+			python3 "$FSC_PY" set "$mnt/secret" "$id" || {
 			umount "$mnt"
 			skip_test "$feat: fscrypt refused here"
 			return
@@ -816,7 +801,7 @@ test_kernel_encrypted_journal_names() {
 		ren=$(stat -c %i "$mnt/secret/keep/old_name")
 		echo l >"$mnt/secret/$(printf 'L%.0s' $(seq 1 200))"
 		sync
-		python3 -c "$FSC_PY" remove "$mnt" "$id"
+		python3 "$FSC_PY" remove "$mnt" "$id"
 		echo 2 >/proc/sys/vm/drop_caches
 		(cd "$mnt" && find secret -mindepth 1 -printf '%i /%p\n') |
 			sort >"$TMP/enc.all"
@@ -838,7 +823,7 @@ test_kernel_encrypted_journal_names() {
 			[ -d "$mnt$path" ] && rm -r "$mnt$path"
 			[ -f "$mnt$path" ] && rm "$mnt$path"
 		done <"$TMP/enc.truth"
-		python3 -c "$FSC_PY" add "$mnt" >/dev/null &&
+		python3 "$FSC_PY" add "$mnt" >/dev/null &&
 			mv "$mnt/secret/keep/old_name" "$mnt/secret/keep/new_name"
 		sync
 		umount "$mnt"

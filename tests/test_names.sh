@@ -690,22 +690,7 @@ PYEOF
 # removed, `find` on the mount lists the no-key names: e4time's paths are
 # the same, the encrypted rows say so (jsonl "encrypted", csv column),
 # and a deleted entry's name in slack is a no-key name too.
-FSC_PY='
-import fcntl, os, struct, sys
-cmd, path = sys.argv[1], sys.argv[2]
-fd = os.open(path, os.O_RDONLY)
-if cmd == "add":
-    key = bytes(range(64))
-    arg = bytearray(struct.pack("<II32sII32s", 2, 0, b"", 64, 0, b"") + key)
-    fcntl.ioctl(fd, 0xc0506617, arg)
-    print(bytes(arg[8:24]).hex())
-elif cmd == "set":
-    fcntl.ioctl(fd, 0x800c6613, struct.pack("<BBBB4s16s", 2, 1, 4, 2, b"",
-                                            bytes.fromhex(sys.argv[3])))
-else:
-    fcntl.ioctl(fd, 0xc0406618, bytearray(struct.pack(
-        "<II16s16sI20s", 2, 0, bytes.fromhex(sys.argv[3]), b"", 0, b"")))
-'
+FSC_PY="$TOP_SRCDIR/tests/fscrypt.py"
 
 # nokey_case NAME MKFS_FEATURES: build, list without the key, compare.
 nokey_case() {
@@ -714,8 +699,8 @@ nokey_case() {
 	mkfs.ext4 -q -F -b 1024 -O "$2" "$img" >/dev/null 2>&1
 	mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
 	mount -o loop "$img" "$mnt" || { fail "$1: mount"; return; }
-	id=$(python3 -c "$FSC_PY" add "$mnt") && mkdir "$mnt/secret" &&
-		python3 -c "$FSC_PY" set "$mnt/secret" "$id" || {
+	id=$(python3 "$FSC_PY" add "$mnt") && mkdir "$mnt/secret" &&
+		python3 "$FSC_PY" set "$mnt/secret" "$id" || {
 		umount "$mnt"
 		skip_test "$1: fscrypt refused here"
 		return
@@ -729,7 +714,7 @@ nokey_case() {
 	for i in $(seq 1 60); do echo "$i" >"$mnt/secret/sub/file_number_$i"; done
 	ino=$(stat -c %i "$mnt/secret/gone_soon")
 	sync
-	python3 -c "$FSC_PY" remove "$mnt" "$id"
+	python3 "$FSC_PY" remove "$mnt" "$id"
 	echo 2 >/proc/sys/vm/drop_caches
 	(cd "$mnt" && find secret -printf '/%p %i\n') | sort >"$TMP/$1.find"
 	umount "$mnt"
