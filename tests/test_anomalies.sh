@@ -62,9 +62,15 @@ make_real() {
 	mkdir "$m/j"
 	echo victim >"$m/j/victim"
 	echo keep >"$m/j/keep"
+	echo inplace >"$m/j/inplace"
 	sync
 	sleep 2.1
 	touch -d '2015-06-07 08:09:10.111' "$m/j/victim"
+	# rsync --inplace: an existing file rewritten, committed, its
+	# times set back a moment later
+	echo rewritten >"$m/j/inplace"
+	sync
+	touch -m -d '2015-06-07 08:09:10.111' "$m/j/inplace"
 	# a copy: created, committed, its times set a moment later
 	echo copied >"$m/j/copy"
 	sync
@@ -138,6 +144,23 @@ test_touch_d() {
 		"2019-03-04T05:06:07.123456789Z 2019-03-04T05:06:07.123456789Z true" \
 		"$(jq -r 'select(.rule=="atime-equals-mtime" and .path=="/d/touch-d") |
 			"\(.evidence.atime.iso) \(.evidence.mtime.iso) \(.evidence.ctime.sec > .evidence.mtime.sec)"' \
+			"$TMP/a.jsonl")"
+}
+
+# An existing file rewritten and its times set back a moment later (as
+# rsync --inplace, cp -p or tar do onto it), with a commit between the
+# two: the copy's journal-set-at-create, not journal-backdated.
+test_rewritten_then_set_back_is_a_copy() {
+	need_mount
+	[ "$E4T_SKIP_THIS" = 1 ] && return
+	anom "$TMP/real.img"
+	# (crtime-after-mtime, info: as every copy's)
+	assertEquals "/j/inplace" "crtime-after-mtime journal-set-at-create " \
+		"$(rules_of /j/inplace)"
+	assertEquals "the earlier copy a write's, the later one set back" \
+		"true true" \
+		"$(jq -r 'select(.path=="/j/inplace" and .rule=="journal-set-at-create") | .evidence |
+			"\(.old_mtime.iso == .old_ctime.iso) \(.old_mtime.sec > .mtime.sec)"' \
 			"$TMP/a.jsonl")"
 }
 
@@ -251,12 +274,15 @@ test_set_at_create() {
 	for img in "$TMP/real-live.img" "$TMP/real.img"; do
 		anom "$img" -r journal-set-at-create
 		assertEquals "$img -r journal-set-at-create" \
-			"/j/copy journal-set-at-create" \
+			"/j/copy journal-set-at-create
+/j/inplace journal-set-at-create" \
 			"$(jq -r 'select(.record=="finding") | "\(.path) \(.rule)"' \
 				"$TMP/a.jsonl" | sort)"
 		anom "$img" -r journal-backdated
 		assertEquals "$img -r journal-backdated: not /j/copy" "" \
 			"$(rules_of /j/copy)"
+		assertEquals "$img -r journal-backdated: not /j/inplace" "" \
+			"$(rules_of /j/inplace)"
 		n=$((n + 2))
 	done
 	assertEquals "runs" 4 "$n"

@@ -82,7 +82,7 @@ struct jflag {
 	uint32_t rule;
 	/* read before the tree: the rule waits for the copies (rules.h) */
 	int copy_check;
-	struct e4t_ts crtime, ctime;
+	struct e4t_ts crtime, ctime, old_mtime, old_ctime;
 };
 
 static int keep_jflag(const struct e4t_finding *f, void *priv)
@@ -98,6 +98,8 @@ static int keep_jflag(const struct e4t_finding *f, void *priv)
 	j->copy_check = f->copy_check;
 	j->crtime = f->ts[E4T_CRTIME];
 	j->ctime = f->ts[E4T_CTIME];
+	j->old_mtime = f->old_ts[E4T_MTIME];
+	j->old_ctime = f->old_ts[E4T_CTIME];
 	return 0;
 }
 
@@ -126,6 +128,12 @@ static void jflags_copies(struct tl_ctx *c)
 		if (j->copy_check != E4T_COPY_DECIDED) {
 			int copy =
 				e4t_copy_like(c->copies, &j->crtime, &j->ctime);
+
+			/* (as e4t_findings_copies) */
+			if (j->copy_check == E4T_COPY_BACK && !copy)
+				copy = e4t_copy_after_write(
+					c->copies, &j->old_mtime, &j->old_ctime,
+					&j->ctime);
 			if (j->copy_check == E4T_COPY_UNLESS)
 				r = copy ? -1 : r;
 			else

@@ -133,6 +133,17 @@ static size_t bound(const struct e4t_copyidx *x, int64_t t, int after)
 	return lo;
 }
 
+int e4t_copy_after_write(const struct e4t_copyidx *x,
+			 const struct e4t_ts *old_mtime,
+			 const struct e4t_ts *old_ctime,
+			 const struct e4t_ts *ctime)
+{
+	if (!(old_mtime->flags & E4T_TS_STORED) ||
+	    e4t_ts_cmp(old_mtime, old_ctime))
+		return 0;
+	return e4t_copy_like(x, old_ctime, ctime);
+}
+
 int e4t_copy_like(const struct e4t_copyidx *x, const struct e4t_ts *crtime,
 		  const struct e4t_ts *ctime)
 {

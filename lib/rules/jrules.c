@@ -245,7 +245,10 @@ static int on_copy(const struct e4t_icopy *c, void *priv)
 					    back | BIT(E4T_CTIME),
 					    E4T_COPY_BACK)
 			       : 0;
-	if (e4t_copy_like(jc->copies, &new.ts[E4T_CRTIME], &new.ts[E4T_CTIME]))
+	if (e4t_copy_like(jc->copies, &new.ts[E4T_CRTIME],
+			  &new.ts[E4T_CTIME]) ||
+	    e4t_copy_after_write(jc->copies, &old.ts[E4T_MTIME],
+				 &old.ts[E4T_CTIME], &new.ts[E4T_CTIME]))
 		return jc->r_create >= 0
 			       ? emit(jc, jc->r_create, c, &old, &new,
 				      back | BIT(E4T_CTIME) | BIT(E4T_CRTIME))

@@ -70,8 +70,9 @@ static const struct e4t_rule rules[R_COUNT] = {
 		"forward, later than its creation: times set back by a caller "
 		"(touch -d, utimensat)",
 		"a copy or extraction onto an existing file (cp -p, rsync "
-		"--inplace, tar or unzip overwriting); the clock stepped "
-		"back.  Times set by the run that created the inode (cp -a, "
+		"--inplace, tar or unzip overwriting) slower than the "
+		"allowance; the clock stepped back.  Times set by the run "
+		"that created or had just written the inode (cp -a, "
 		"rsync -a, tar, unzip, mail delivery, gzip; a directory once "
 		"its contents are written) are journal-set-at-create",
 	},
@@ -169,8 +170,11 @@ static const struct e4t_rule rules[R_COUNT] = {
 		"between two copies of one inode mtime or atime went back "
 		"while ctime went forward, set by the run that created the "
 		"inode: ctime within 1 s of crtime, plus 10 ms for each inode "
-		"created meanwhile and 1 s for each 4 MiB they hold",
-		"cp -a, rsync -a, tar -x, Python's tarfile, unzip, gzip, "
+		"created meanwhile and 1 s for each 4 MiB they hold; or by "
+		"the run that had just written it: the earlier copy a "
+		"write's (mtime = ctime), the new ctime as near to it",
+		"cp -a, rsync -a, rsync --inplace, tar -x, Python's tarfile, "
+		"unzip, gzip, "
 		"Maildir delivery with received dates, directories whose "
 		"times are restored once their contents are written: how "
 		"copies look; a file dropped and stomped at once looks the "

@@ -62,6 +62,18 @@ void e4t_copyidx_free(struct e4t_copyidx *x);
  */
 int e4t_copy_like(const struct e4t_copyidx *x, const struct e4t_ts *crtime,
 		  const struct e4t_ts *ctime);
+/*
+ * Were an existing file's times, set back between two copies of its inode
+ * (old_*: the earlier copy's times; ctime: the later copy's), set by
+ * the run that had just written it: a copy onto an existing file (rsync
+ * --inplace, cp -p, tar or unzip overwriting)?  The earlier copy is a
+ * write's (mtime and ctime the same instant: the kernel sets both) and
+ * the later ctime follows it as e4t_copy_like allows a creation.
+ */
+int e4t_copy_after_write(const struct e4t_copyidx *x,
+			 const struct e4t_ts *old_mtime,
+			 const struct e4t_ts *old_ctime,
+			 const struct e4t_ts *ctime);
 
 /* What e4t_rules_inode compares an inode with. */
 struct e4t_rules_ctx {
