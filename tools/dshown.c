@@ -22,7 +22,7 @@
 /* FNV-1a of a path */
 static uint64_t path_hash(const char *p, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = 14695981039346656037ULL;
 	size_t i;
 
 	for (i = 0; i < len; i++) {

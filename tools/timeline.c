@@ -126,14 +126,9 @@ static void jflags_copies(struct tl_ctx *c)
 		int r = (int)j->rule;
 
 		if (j->copy_check != E4T_COPY_DECIDED) {
-			int copy =
-				e4t_copy_like(c->copies, &j->crtime, &j->ctime);
-
-			/* (as e4t_findings_copies) */
-			if (j->copy_check == E4T_COPY_BACK && !copy)
-				copy = e4t_copy_after_write(
-					c->copies, &j->old_mtime, &j->old_ctime,
-					&j->ctime);
+			int copy = e4t_copy_deferred(
+				c->copies, j->copy_check, &j->crtime, &j->ctime,
+				&j->old_mtime, &j->old_ctime);
 			if (j->copy_check == E4T_COPY_UNLESS)
 				r = copy ? -1 : r;
 			else

@@ -144,6 +144,17 @@ int e4t_copy_after_write(const struct e4t_copyidx *x,
 	return e4t_copy_like(x, old_ctime, ctime);
 }
 
+int e4t_copy_deferred(const struct e4t_copyidx *x, int copy_check,
+		      const struct e4t_ts *crtime, const struct e4t_ts *ctime,
+		      const struct e4t_ts *old_mtime,
+		      const struct e4t_ts *old_ctime)
+{
+	if (e4t_copy_like(x, crtime, ctime))
+		return 1;
+	return copy_check == E4T_COPY_BACK &&
+	       e4t_copy_after_write(x, old_mtime, old_ctime, ctime);
+}
+
 int e4t_copy_like(const struct e4t_copyidx *x, const struct e4t_ts *crtime,
 		  const struct e4t_ts *ctime)
 {

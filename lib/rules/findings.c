@@ -163,16 +163,10 @@ void e4t_findings_copies(struct e4t_findings *fs,
 		struct e4t_finding *f = &x->f;
 
 		if (i < nj && f->copy_check != E4T_COPY_DECIDED) {
-			int copy = e4t_copy_like(copies, &f->ts[E4T_CRTIME],
-						 &f->ts[E4T_CTIME]);
-
-			/* (a back-dating only: a forward-dating after a
-			 * write is no copy's) */
-			if (f->copy_check == E4T_COPY_BACK && !copy)
-				copy = e4t_copy_after_write(
-					copies, &f->old_ts[E4T_MTIME],
-					&f->old_ts[E4T_CTIME],
-					&f->ts[E4T_CTIME]);
+			int copy = e4t_copy_deferred(
+				copies, f->copy_check, &f->ts[E4T_CRTIME],
+				&f->ts[E4T_CTIME], &f->old_ts[E4T_MTIME],
+				&f->old_ts[E4T_CTIME]);
 			if (f->copy_check == E4T_COPY_UNLESS && copy) {
 				free(x->path);
 				fs->njournal--;

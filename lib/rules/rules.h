@@ -74,6 +74,17 @@ int e4t_copy_after_write(const struct e4t_copyidx *x,
 			 const struct e4t_ts *old_mtime,
 			 const struct e4t_ts *old_ctime,
 			 const struct e4t_ts *ctime);
+/*
+ * A journal finding that waited for the copies (copy_check, enum
+ * e4t_copy_check below): are its times a copy's?  e4t_copy_like, and for
+ * a back-dating (E4T_COPY_BACK) also e4t_copy_after_write: a
+ * forward-dating after a write is no copy's.  For anomalies
+ * (e4t_findings_copies) and timeline --flags alike.
+ */
+int e4t_copy_deferred(const struct e4t_copyidx *x, int copy_check,
+		      const struct e4t_ts *crtime, const struct e4t_ts *ctime,
+		      const struct e4t_ts *old_mtime,
+		      const struct e4t_ts *old_ctime);
 
 /* What e4t_rules_inode compares an inode with. */
 struct e4t_rules_ctx {
