@@ -35,6 +35,10 @@
 #include "jrows.h"
 
 #define NONE UINT32_MAX
+/* The audit runs on two threads (E4T_AUDIT_PARTS): each share keeps its
+ * states apart, and an index of the second share's carries PART1. */
+#define PART1	 0x80000000U
+#define PART_MAX (PART1 - 2)
 
 /* One state, as the tree keeps an inode (about 80 bytes). */
 struct jstate {
@@ -68,10 +72,16 @@ struct jname {
 	unsigned name_len;
 };
 
-struct jrows {
-	struct e4t_image *img;
+/* One share's states while the audit runs. */
+struct jpart {
 	struct jstate *v;
 	size_t n, cap;
+	errcode_t err;
+};
+
+struct jrows {
+	struct e4t_image *img;
+	struct jpart parts[2]; /* the states, by index (PART1: the second) */
 	uint32_t *head, *tail; /* by inode number */
 	uint32_t ninodes;
 	struct e4t_row_journal *trans; /* tid and commit time by index */
@@ -162,48 +172,69 @@ static int same_state(const struct e4t_inode *a, const struct e4t_inode *b,
 	return 1;
 }
 
+/* The state of a share's index (PART1 set: the second share's). */
+static struct jstate *pstate(const struct jrows *jr, uint32_t k)
+{
+	return &jr->parts[k >> 31].v[k & ~PART1];
+}
+
+/* A copy, on the thread of its share: the inode's lists are the share's
+ * alone (head, tail and next hold the share's indexes). */
 static int on_copy(const struct e4t_icopy *c, void *priv)
 {
 	struct jrows *jr = priv;
+	struct jpart *p = &jr->parts[c->part ? 1 : 0];
+	uint32_t tag = c->part ? PART1 : 0, k;
 	struct e4t_inode in;
 	struct jstate *s;
 
 	if (c->src == E4T_SRC_DISK || !c->t || c->ino == 0 ||
-	    c->ino > jr->ninodes || c->trans >= UINT32_MAX || jr->n >= NONE - 1)
+	    c->ino > jr->ninodes || c->trans >= UINT32_MAX || p->n >= PART_MAX)
 		return 0;
-	if (grow_array(&jr->v, &jr->cap, jr->n, sizeof(*jr->v))) {
-		jr->err = ENOMEM;
+	if (grow_array(&p->v, &p->cap, p->n, sizeof(*p->v))) {
+		p->err = ENOMEM;
 		return 1;
 	}
-	e4t_inode_decode_disk(c->raw, c->len, jr->img->inode_size, c->ino, &in);
+	/* pack() keeps the raw time words only */
+	e4t_inode_decode_disk_fields(c->raw, c->len, jr->img->inode_size,
+				     c->ino, &in);
 	if (!in.mode)
 		return 0; /* a slot never used: no file's */
-	s = &jr->v[jr->n];
+	s = &p->v[p->n];
+	k = (uint32_t)p->n | tag;
 	pack(&in, (uint32_t)c->trans, s);
 	if (jr->tail[c->ino] == NONE) {
-		jr->head[c->ino] = (uint32_t)jr->n;
-	} else if (c->trans < jr->v[jr->head[c->ino]].trans) {
+		jr->head[c->ino] = k;
+	} else if (c->trans < pstate(jr, jr->head[c->ino])->trans) {
 		/* the first copy of its block, compared with the older home
 		 * block after the others (audit.c): it is the oldest */
-		struct jstate *h = &jr->v[jr->head[c->ino]];
+		struct jstate *h = pstate(jr, jr->head[c->ino]);
 
 		if (same_packed(h, s))
 			return 0;
 		s->next = jr->head[c->ino];
 		h->born = h->generation != s->generation;
-		jr->head[c->ino] = (uint32_t)jr->n++;
+		jr->head[c->ino] = k;
+		p->n++;
 		return 0;
 	} else {
-		struct jstate *t = &jr->v[jr->tail[c->ino]];
+		struct jstate *t = pstate(jr, jr->tail[c->ino]);
 
 		if (same_packed(t, s))
 			return 0;
 		s->born = (!c->baseline && c->change == E4T_CH_CREATED) ||
 			  t->generation != s->generation;
-		t->next = (uint32_t)jr->n;
+		t->next = k;
 	}
-	jr->tail[c->ino] = (uint32_t)jr->n++;
+	jr->tail[c->ino] = k;
+	p->n++;
 	return 0;
+}
+
+/* The shares' errors, once both are done. */
+static errcode_t parts_err(const struct jrows *jr)
+{
+	return jr->parts[0].err ? jr->parts[0].err : jr->parts[1].err;
 }
 
 static int on_entry(const struct e4t_jentry *e, void *priv)
@@ -272,8 +303,8 @@ static errcode_t load_names(struct jrows *jr)
 	for (ino = 1; ino <= jr->ninodes && !err; ino++) {
 		uint32_t k;
 
-		for (k = jr->head[ino]; k != NONE; k = jr->v[k].next)
-			if (LINUX_S_ISDIR(jr->v[k].mode))
+		for (k = jr->head[ino]; k != NONE; k = pstate(jr, k)->next)
+			if (LINUX_S_ISDIR(pstate(jr, k)->mode))
 				break;
 		if (k == NONE)
 			continue;
@@ -332,9 +363,10 @@ errcode_t jrows_load(struct e4t_image *img, e4t_warn_fn warn, void *priv,
 		jr->trans[i].commit_nsec = t->commit_nsec;
 	}
 	if (!err)
-		err = e4t_audit_run(img, j, on_copy, jr, &a);
+		err = e4t_audit_run_flags(img, j, on_copy, jr, E4T_AUDIT_PARTS,
+					  &a);
 	if (!err)
-		err = jr->err;
+		err = parts_err(jr);
 	e4t_audit_free(a);
 	jr->j = j;
 	if (!err)
@@ -512,8 +544,10 @@ int jrows_row_inode(struct jrows *jr, const struct e4t_row *row,
 	if (ino == 0 || ino > jr->ninodes || jr->head[ino] == NONE)
 		return 0;
 	*in = *row->inode;
-	if (!(in->flags & E4T_INO_GEN) &&
-	    disk_generation(jr, ino, &in->generation))
+	if (in->flags & E4T_INO_DISKGEN) /* the tree read it */
+		in->flags |= E4T_INO_GEN;
+	else if (!(in->flags & E4T_INO_GEN) &&
+		 disk_generation(jr, ino, &in->generation))
 		in->flags |= E4T_INO_GEN;
 	return 1;
 }
@@ -530,41 +564,47 @@ int jrows_emit(struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
 	if (ino == 0 || ino > jr->ninodes || jr->head[ino] == NONE)
 		return 0;
 	/* the row's own file: the last, when it is the generation now */
-	for (k = jr->head[ino]; k != NONE; k = jr->v[k].next) {
-		if (jr->v[k].born || k == jr->head[ino])
+	for (k = jr->head[ino]; k != NONE; k = pstate(jr, k)->next) {
+		if (pstate(jr, k)->born || k == jr->head[ino])
 			own_first = k;
 		last = k;
 	}
-	known = disk_generation(jr, ino, &gen_now);
-	if (known && jr->v[last].generation != gen_now)
+	if (row->inode->flags & E4T_INO_DISKGEN) { /* the tree read it */
+		gen_now = row->inode->generation;
+		known = 1;
+	} else {
+		known = disk_generation(jr, ino, &gen_now);
+	}
+	if (known && pstate(jr, last)->generation != gen_now)
 		own_first = NONE; /* every state is of an earlier file */
 	first_row = !(jr->earlier_done[ino / 8] & (1U << (ino % 8)));
 	jr->earlier_done[ino / 8] |= (uint8_t)(1U << (ino % 8));
 
 	for (k = jr->head[ino]; k != NONE && !rc;) {
 		uint32_t end = k, m;
-		size_t from = jr->v[k].trans, to = SIZE_MAX;
+		size_t from = pstate(jr, k)->trans, to = SIZE_MAX;
 		int own = k == own_first;
 
 		/* one file: k up to the next born state */
-		while (jr->v[end].next != NONE && !jr->v[jr->v[end].next].born)
-			end = jr->v[end].next;
-		if (jr->v[end].next != NONE)
-			to = jr->v[jr->v[end].next].trans;
-		for (m = k; !rc; m = jr->v[m].next) {
+		while (pstate(jr, end)->next != NONE &&
+		       !pstate(jr, pstate(jr, end)->next)->born)
+			end = pstate(jr, end)->next;
+		if (pstate(jr, end)->next != NONE)
+			to = pstate(jr, pstate(jr, end)->next)->trans;
+		for (m = k; !rc; m = pstate(jr, m)->next) {
 			struct e4t_inode in;
 			struct e4t_row r = *row;
 			const struct jname *n;
 			size_t len = 0;
 
-			unpack(jr, &jr->v[m], &in);
+			unpack(jr, pstate(jr, m), &in);
 			if (own && same_state(&in, row->inode, predelete))
 				goto next; /* the row says it */
 			if (!own && !first_row)
 				goto next; /* shown after the first name */
 			r.inode = &in;
-			jr->rj = jr->trans[jr->v[m].trans];
-			n = name_at(jr, ino, jr->v[m].trans, from, to,
+			jr->rj = jr->trans[pstate(jr, m)->trans];
+			n = name_at(jr, ino, pstate(jr, m)->trans, from, to,
 				    own ? row : NULL);
 			if (own && n && !is_row_name(jr, n, row)) {
 				/* the same file under the name it had then */
@@ -604,7 +644,7 @@ int jrows_emit(struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
 			if (m == end)
 				break;
 		}
-		k = jr->v[end].next;
+		k = pstate(jr, end)->next;
 	}
 	return rc;
 }
@@ -615,7 +655,8 @@ void jrows_free(struct jrows *jr)
 
 	if (!jr)
 		return;
-	free(jr->v);
+	free(jr->parts[0].v);
+	free(jr->parts[1].v);
 	free(jr->head);
 	free(jr->tail);
 	free(jr->trans);

@@ -442,6 +442,8 @@ int timeline_run(const struct timeline_args *a)
 	if (!a->volume || a->vol_first) /* before any output only */
 		setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 
+	if (a->journal) /* which file each journaled state is of */
+		topts.flags |= E4T_TREE_GEN;
 	err = e4t_image_resolve(img, spec, &start);
 	if (err) {
 		report(img->name, spec, err);

@@ -103,6 +103,9 @@ errcode_t e4t_time_parse(const char *text, int64_t *sec, uint32_t *nsec);
 #define E4T_INO_GEN                                                            \
 	0x0100 /* generation holds i_generation (the                           \
 		      tree does not keep it) */
+/* generation holds the on-disk i_generation, kept by a tree loaded with
+ * E4T_TREE_GEN (not shown: output shows it with E4T_INO_GEN only) */
+#define E4T_INO_DISKGEN 0x0200
 
 /*
  * What e4time knows of one inode: the decoded times, the raw on-disk
@@ -142,6 +145,10 @@ void e4t_inode_decode_fields(const struct ext2_inode_large *raw,
 void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
 			   unsigned inode_size, ext2_ino_t ino,
 			   struct e4t_inode *info);
+/* The same without info->ts (as e4t_inode_decode_fields). */
+void e4t_inode_decode_disk_fields(const uint8_t *raw, unsigned len,
+				  unsigned inode_size, ext2_ino_t ino,
+				  struct e4t_inode *info);
 /* The present bits (E4T_PRESENT, E4T_PRESENT_EXTRA) of an inode of
  * inode_size bytes whose i_extra_isize is extra_isize as on disk, as
  * e4t_inode_decode_fields() sets them (an impossible one: no _extra). */
@@ -519,6 +526,9 @@ typedef void (*e4t_progress_fn)(const char *phase, uint64_t done,
 /* a row (E4T_NAME_ONLY) for each name whose inode is not in use or could
  * not be read: the name and the file type of its entry, no times */
 #define E4T_TREE_NAME_ONLY 0x0002
+/* keep each inode's i_generation (4 bytes an inode of the filesystem):
+ * rows carry it with E4T_INO_DISKGEN */
+#define E4T_TREE_GEN 0x0004
 
 struct e4t_tree_opts {
 	unsigned flags; /* E4T_TREE_* */

@@ -187,9 +187,9 @@ const char *e4t_mode_type_name(uint16_t mode)
 }
 
 /* A raw on-disk inode: see e4time.h. */
-void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
-			   unsigned inode_size, ext2_ino_t ino,
-			   struct e4t_inode *info)
+void e4t_inode_decode_disk_fields(const uint8_t *raw, unsigned len,
+				  unsigned inode_size, ext2_ino_t ino,
+				  struct e4t_inode *info)
 {
 	struct ext2_inode_large tmp;
 	size_t n = inode_size < sizeof(tmp) ? inode_size : sizeof(tmp);
@@ -199,5 +199,13 @@ void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
 #ifdef WORDS_BIGENDIAN
 	ext2fs_swap_inode_full(NULL, &tmp, &tmp, 0, (int)n);
 #endif
-	e4t_inode_decode(&tmp, inode_size, ino, info);
+	e4t_inode_decode_fields(&tmp, inode_size, ino, info);
+}
+
+void e4t_inode_decode_disk(const uint8_t *raw, unsigned len,
+			   unsigned inode_size, ext2_ino_t ino,
+			   struct e4t_inode *info)
+{
+	e4t_inode_decode_disk_fields(raw, len, inode_size, ino, info);
+	e4t_inode_decode_times(info);
 }

@@ -106,6 +106,8 @@ struct e4t_tree {
 	size_t roots_len, nroots;
 	struct dtime *dtimes; /* sorted by inode */
 	size_t ndtimes;
+	uint32_t *gens; /* E4T_TREE_GEN: i_generation by inode number */
+	size_t ngens;
 	struct lost *lost; /* in inode order */
 	size_t nlost;
 	ext2_ino_t *orphans; /* the orphan list, sorted */
@@ -172,6 +174,10 @@ static void expand(const struct e4t_tree *t, const struct irec *r,
 	if (r->flags & T_DTIME)
 		info->raw_base[E4T_DTIME] = dtime_of(t, r->ino);
 	memcpy(info->raw_extra, r->raw_extra, sizeof(r->raw_extra));
+	if (r->ino < t->ngens) {
+		info->generation = t->gens[r->ino];
+		info->flags |= E4T_INO_DISKGEN;
+	}
 	e4t_inode_decode_times(info);
 }
 
@@ -318,6 +324,8 @@ static errcode_t add_inode(struct scan_job *j, ext2_ino_t ino,
 	r->iflags = info.iflags;
 	r->extra_isize = info.extra_isize;
 	r->status = (uint8_t)status;
+	if (ino < t->ngens) /* each job its own inodes */
+		t->gens[ino] = info.generation;
 	memcpy(r->raw_base, info.raw_base, sizeof(r->raw_base));
 	memcpy(r->raw_extra, info.raw_extra, sizeof(r->raw_extra));
 	if (info.raw_base[E4T_DTIME]) {
@@ -1216,6 +1224,16 @@ errcode_t e4t_tree_load(struct e4t_image *img, const struct e4t_tree_opts *opts,
 		t->cb = *opts;
 	t->flags = t->cb.flags;
 	err = reserve(t);
+	if (!err && (t->flags & E4T_TREE_GEN)) {
+		ext2_filsys fs = img->fs;
+
+		t->ngens = (size_t)fs->group_desc_count *
+				   EXT2_INODES_PER_GROUP(fs->super) +
+			   1;
+		t->gens = calloc(t->ngens, sizeof(*t->gens));
+		if (!t->gens)
+			err = ENOMEM;
+	}
 	if (!err)
 		err = e4t_image_orphans(img, &t->orphans, &t->norphans);
 	if (!err)
@@ -1255,6 +1273,7 @@ void e4t_tree_free(struct e4t_tree *t)
 	free(t->ents2);
 	free(t->roots);
 	free(t->dtimes);
+	free(t->gens);
 	free(t->lost);
 	free(t->orphans);
 	free(t->kept);

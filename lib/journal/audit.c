@@ -403,6 +403,7 @@ struct audit_ctx {
 	ext2_ino_t ninodes;
 	e4t_icopy_fn fn;
 	void *priv;
+	unsigned part; /* the share's index, for E4T_AUDIT_PARTS */
 };
 
 /*
@@ -471,8 +472,10 @@ static int record(struct audit_ctx *ac, struct e4t_icopy *c, const uint8_t *old,
 			}
 		}
 	}
-	if (ac->fn && !c->same)
+	if (ac->fn && !c->same) {
+		c->part = ac->part;
 		return ac->fn(c, ac->priv);
+	}
 	return 0;
 }
 
@@ -776,6 +779,7 @@ static void *audit_part(void *arg)
 			c.prev = s->data + k * g->isize;
 			c.prev_t = s->data_t;
 			e4t_inode_compare(c.prev, c.raw, g->isize, &c);
+			c.part = p->ac.part;
 			if (!c.same)
 				p->stop = p->ac.fn(&c, p->ac.priv);
 		}
@@ -863,7 +867,9 @@ errcode_t e4t_audit_run_flags(struct e4t_image *img, struct e4t_journal *j,
 		parts[k].g = &g;
 		parts[k].ac = ac;
 		parts[k].idx = (unsigned)k;
+		parts[k].ac.part = (unsigned)k;
 		parts[k].nparts = 1;
+		parts[k].disk_after = fn && (flags & E4T_AUDIT_DISK_AFTER);
 		parts[k].buf = malloc(fs->blocksize);
 		parts[k].tmp = malloc(g.isize);
 		if (!parts[k].buf || !parts[k].tmp) {
@@ -873,15 +879,16 @@ errcode_t e4t_audit_run_flags(struct e4t_image *img, struct e4t_journal *j,
 	}
 	parts[0].fs = fs;
 	parts[0].other = other;
-	parts[0].disk_after = fn && (flags & E4T_AUDIT_DISK_AFTER);
 
 	/*
 	 * Two shares on two threads when the journal is in memory (nothing
 	 * then reads through the journal's handle) and no callback wants
-	 * the copies in order; the second reads home blocks through a
-	 * handle of its own.
+	 * all the copies in one order; the second reads home blocks through a
+	 * handle of its own.  E4T_AUDIT_PARTS: the callback keeps the
+	 * shares apart (an inode's copies are all of one share, in order).
 	 */
-	if (!fn && e4t_journal_block(j, in->first) &&
+	if ((!fn || (flags & E4T_AUDIT_PARTS)) &&
+	    e4t_journal_block(j, in->first) &&
 	    sysconf(_SC_NPROCESSORS_ONLN) > 1) {
 		a2 = calloc(1, sizeof(*a2));
 		if (a2) {

@@ -77,10 +77,16 @@ struct jn_closed {
 	size_t first, last, gone;
 };
 
+/* A slot of the hash: the record's index + 1 (0: empty) and its hash. */
+struct jn_slot {
+	uint32_t hash;
+	uint32_t idx;
+};
+
 struct jn_ctx {
 	struct jn_rec *v; /* each entry once (directory, inode, name) */
 	size_t n, cap;
-	size_t *tab; /* open hash of v: index + 1, 0 empty */
+	struct jn_slot *tab; /* open hash of v */
 	size_t tab_cap;
 	char *names;
 	size_t names_len, names_cap;
@@ -129,17 +135,21 @@ static uint32_t rec_hash(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 	return h ^ (h >> 15);
 }
 
-/* The slot of (c->dir, ino, name) in the hash: its entry, or empty. */
-static size_t *slot_of(const struct jn_ctx *c, ext2_ino_t ino, const char *name,
-		       unsigned nl, uint32_t h)
+/* The slot of (c->dir, ino, name) in the hash: its entry, or empty.
+ * The slot holds the hash, so that a probe reads the record only when
+ * the hashes agree (the records are many and far apart). */
+static struct jn_slot *slot_of(const struct jn_ctx *c, ext2_ino_t ino,
+			       const char *name, unsigned nl, uint32_t h)
 {
 	size_t mask = c->tab_cap - 1, i = h & mask;
 
-	for (; c->tab[i]; i = (i + 1) & mask) {
-		const struct jn_rec *r = &c->v[c->tab[i] - 1];
+	for (; c->tab[i].idx; i = (i + 1) & mask) {
+		const struct jn_rec *r;
 
-		if (r->hash == h && r->dir == c->dir && r->ino == ino &&
-		    r->name_len == nl &&
+		if (c->tab[i].hash != h)
+			continue;
+		r = &c->v[c->tab[i].idx - 1];
+		if (r->dir == c->dir && r->ino == ino && r->name_len == nl &&
 		    !memcmp(c->names + r->name_off, name, nl))
 			break;
 	}
@@ -150,8 +160,10 @@ static size_t *slot_of(const struct jn_ctx *c, ext2_ino_t ino, const char *name,
 static int tab_room(struct jn_ctx *c)
 {
 	size_t cap = c->tab_cap ? c->tab_cap : 1024, i;
-	size_t *tab;
+	struct jn_slot *tab;
 
+	if (c->n + 1 >= UINT32_MAX)
+		return ENOMEM;
 	while ((c->n + 1) * 2 > cap)
 		cap *= 2;
 	if (cap == c->tab_cap)
@@ -162,9 +174,10 @@ static int tab_room(struct jn_ctx *c)
 	for (i = 0; i < c->n; i++) {
 		size_t k = c->v[i].hash & (cap - 1);
 
-		while (tab[k])
+		while (tab[k].idx)
 			k = (k + 1) & (cap - 1);
-		tab[k] = i + 1;
+		tab[k].hash = c->v[i].hash;
+		tab[k].idx = (uint32_t)(i + 1);
 	}
 	free(c->tab);
 	c->tab = tab;
@@ -244,7 +257,7 @@ static int add_rec(struct jn_ctx *c, ext2_ino_t ino, const char *name,
 {
 	uint32_t h = rec_hash(c->dir, ino, name, nl);
 	struct jn_rec *r;
-	size_t *slot;
+	struct jn_slot *slot;
 
 	if (tab_room(c) ||
 	    e4t_grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v), 256) ||
@@ -253,17 +266,18 @@ static int add_rec(struct jn_ctx *c, ext2_ino_t ino, const char *name,
 		return 1;
 	}
 	slot = slot_of(c, ino, name, nl, h);
-	if (*slot) {
-		r = &c->v[*slot - 1];
+	if (slot->idx) {
+		r = &c->v[slot->idx - 1];
 		if (c->intervals)
-			return track(c, *slot - 1);
+			return track(c, slot->idx - 1);
 		if (c->trans >= r->trans) { /* the latest copy's */
 			r->trans = c->trans;
 			r->file_type = ft;
 		}
 		return 0;
 	}
-	*slot = c->n + 1;
+	slot->idx = (uint32_t)(c->n + 1);
+	slot->hash = h;
 	r = &c->v[c->n];
 	r->dir = c->dir;
 	r->ino = ino;
@@ -314,13 +328,13 @@ static int on_live(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 		   unsigned nl, unsigned ft, void *priv)
 {
 	struct jn_ctx *c = priv;
-	size_t *slot;
+	struct jn_slot *slot;
 
 	(void)ft;
 	c->dir = dir;
 	slot = slot_of(c, ino, name, nl, rec_hash(dir, ino, name, nl));
-	if (*slot)
-		c->v[*slot - 1].live = 1;
+	if (slot->idx)
+		c->v[slot->idx - 1].live = 1;
 	return 0;
 }
 

@@ -218,6 +218,9 @@ struct e4t_icopy {
 	 * older than every copy in the journal) */
 	const uint8_t *prev;
 	const struct e4t_jtrans *prev_t;
+	/* e4t_audit_run_flags with E4T_AUDIT_PARTS: the share (0 or 1)
+	 * whose thread hands it out */
+	unsigned part;
 };
 
 /* Compare two raw inodes; fills change, what, crtime_changed, same. */
@@ -279,6 +282,10 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
  * src E4T_SRC_DISK, t NULL, prev the last copy.  Those are not counted.
  */
 #define E4T_AUDIT_DISK_AFTER 0x0001
+/* fn may run on two threads at once, one a share of the inode-table
+ * blocks (c->part: 0 or 1): every copy of an inode comes from one share,
+ * in the order above; fn must keep each share's data apart. */
+#define E4T_AUDIT_PARTS 0x0002
 errcode_t e4t_audit_run_flags(struct e4t_image *img, struct e4t_journal *j,
 			      e4t_icopy_fn fn, void *priv, unsigned flags,
 			      struct e4t_audit **ret);
