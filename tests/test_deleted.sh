@@ -760,6 +760,100 @@ test_kernel_inline_and_blockmap_deleted_dirs() {
 	assertEquals "cases" 3 "$n"
 }
 
+# A block-mapped directory (ext4 without extents) of more blocks than its
+# 12 direct blocks and its indirect block map (268 at 1 KiB blocks): 6,000
+# files of 60-character names in 620-odd blocks, the rest of them under
+# the double indirect block.  After rm -r, the journal's copy of its inode
+# from before maps them all (the indirect blocks as the disk holds them):
+# every name the kernel created, with its inode, and none else; those
+# of the blocks past the 268th too.  The journal is 32 MiB: the default
+# 4 MiB one wraps (6,000 inodes' table blocks, twice) and keeps no copy
+# of the directory's blocks from before the deletion.
+test_kernel_blockmap_dir_past_indirect() {
+	if [ "$CAN_MOUNT" != 1 ]; then
+		skip_test "loop mounts not available (root and loop devices)"
+		return
+	fi
+	local img="$TMP/kdi.img" mnt res late size
+	rm -f "$img"
+	truncate -s 128M "$img"
+	mkfs.ext4 -q -F -b 1024 -O ^extent,^64bit -J size=32 "$img" \
+		>/dev/null 2>&1 || { fail "mkfs"; return; }
+	mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+	mount -o loop "$img" "$mnt" || { fail "mount"; return; }
+	mkdir "$mnt/big"
+	(cd "$mnt/big" && for i in $(seq -w 1 6000); do
+		: >"file_with_a_rather_long_name_padded_to_sixty_chars_num_$i"
+	done)
+	sync
+	(cd "$mnt/big" && ls -i) >"$TMP/kdi.truth"
+	size=$(stat -c %s "$mnt/big")
+	assertTrue "more than 268 blocks: $size" "[ $size -gt $((268 * 1024)) ]"
+	assertNotContains "block-mapped (no extents flag)" \
+		"$(lsattr -d "$mnt/big" | cut -d' ' -f1)" e
+	umount "$mnt"
+	assertContains "a double indirect block" \
+		"$(debugfs -R 'stat /big' "$img" 2>/dev/null)" "(DIND):"
+	# the directory's blocks in logical order, as the kernel wrote them
+	seq 0 $((size / 1024 - 1)) | sed 's#^#bmap /big #' >"$TMP/kdi.cmds"
+	debugfs -f "$TMP/kdi.cmds" "$img" 2>/dev/null | grep -x '[0-9]*' |
+		grep -vx 0 >"$TMP/kdi.blocks"
+	assertEquals "its blocks" "$(grep -c . "$TMP/kdi.cmds")" \
+		"$(grep -c . "$TMP/kdi.blocks")"
+	mount -o loop "$img" "$mnt" || { fail "mount again"; return; }
+	rm -r "$mnt/big"
+	sync
+	umount "$mnt"
+	rmdir "$mnt"
+	run_ro "$img" timeline -d --journal -f jsonl "$img"
+	assertEquals "timeline -d --journal: $(head -3 "$ERR")" 0 "$RC"
+	res=$(python3 - "$img" "$TMP/kdi.blocks" "$TMP/kdi.truth" "$OUT" <<'EOF'
+import json, struct, sys
+img, blocks, truth, rows = sys.argv[1:5]
+want = {}
+for ln in open(truth):
+    ino, name = ln.split()
+    want[name] = int(ino)
+# the names in the directory's blocks past the 268th (htree index
+# blocks hold none: a fake entry of inode 0)
+late = set()
+blks = [int(x) for x in open(blocks)]
+with open(img, "rb") as f:
+    for b in blks[268:]:
+        f.seek(b * 1024)
+        d, off = f.read(1024), 0
+        while off + 8 <= len(d):
+            ino, rl, nl = struct.unpack_from("<IHB", d, off)
+            if rl < 8:
+                break
+            if ino:
+                late.add(d[off + 8:off + 8 + nl].decode())
+            off += rl
+found, false, n = set(), 0, 0
+for ln in open(rows):
+    r = json.loads(ln)
+    if r["status"] == "live" or not r["path"].startswith("/big/"):
+        continue
+    n += 1
+    name = r["path"][5:]
+    if want.get(name) != r["ino"]:
+        false += 1
+        print("FALSE", r["path"], r["ino"], file=sys.stderr)
+        continue
+    found.add(name)
+print("blocks %d names %d found %d false %d past 268: %d of %d rows %d" %
+      (len(blks), len(want), len(found), false, len(found & late),
+       len(late & set(want)), n))
+EOF
+)
+	echo "block-mapped directory past its indirect block: $res" >&2
+	# 6,000 names; the blocks past the 268th hold more than half of them
+	assertContains "$res" "$res" " names 6000 found 6000 false 0 past 268: "
+	late=$(sed 's/.* past 268: \([0-9]*\) of.*/\1/' <<<"$res")
+	assertTrue "names past block 268: $res" "[ $late -gt 2000 ]"
+	assertContains "every one of them" "$res" "past 268: $late of $late "
+}
+
 # fscrypt's ioctls from Python (v2 policy, AES-256 names; as
 # tests/test_names.sh): add a key, set a directory's policy, remove it.
 FSC_PY="$TOP_SRCDIR/tests/fscrypt.py"
