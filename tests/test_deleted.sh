@@ -760,21 +760,81 @@ test_kernel_inline_and_blockmap_deleted_dirs() {
 	assertEquals "cases" 3 "$n"
 }
 
+# dir_block_names IMG BLOCKS: "LOGICAL NAME" of each entry in the
+# directory blocks BLOCKS lists (in logical order) on IMG, 1 KiB blocks,
+# but . and .. (htree index blocks hold none: a fake entry of inode 0).
+dir_block_names() {
+	python3 - "$1" "$2" <<'EOF'
+import struct, sys
+with open(sys.argv[1], "rb") as f:
+    for i, b in enumerate(int(x) for x in open(sys.argv[2])):
+        f.seek(b * 1024)
+        d, off = f.read(1024), 0
+        while off + 8 <= len(d):
+            ino, rl, nl = struct.unpack_from("<IHB", d, off)
+            if rl < 8:
+                break
+            name = d[off + 8:off + 8 + nl].decode()
+            if ino and name not in (".", ".."):
+                print(i, name)
+            off += rl
+EOF
+}
+
+# blockmap_found TRUTH WHERE ROWS CUT: "names N found F false X rows R
+# past CUT: P of Q" of the deleted rows under /big/ in ROWS against
+# TRUTH ("INO NAME", ls -i) and WHERE ("LOGICAL NAME"): found, a name of
+# the truth with its inode; false, any other; past CUT, the names found
+# of the blocks from the CUT-th on, of Q there.
+blockmap_found() {
+	python3 - "$@" <<'EOF'
+import json, sys
+truth, where, rows, cut = sys.argv[1:5]
+want = {}
+for ln in open(truth):
+    ino, name = ln.split()
+    want[name] = int(ino)
+late = set()
+for ln in open(where):
+    i, name = ln.split()
+    if int(i) >= int(cut):
+        late.add(name)
+found, false, n = set(), 0, 0
+for ln in open(rows):
+    r = json.loads(ln)
+    if r["status"] == "live" or not r["path"].startswith("/big/"):
+        continue
+    n += 1
+    name = r["path"][5:]
+    if want.get(name) != r["ino"]:
+        false += 1
+        print("FALSE", r["path"], r["ino"], file=sys.stderr)
+        continue
+    found.add(name)
+print("names %d found %d false %d rows %d past %s: %d of %d" %
+      (len(want), len(found), false, n, cut, len(found & late),
+       len(late & set(want))))
+EOF
+}
+
 # A block-mapped directory (ext4 without extents) of more blocks than its
 # 12 direct blocks and its indirect block map (268 at 1 KiB blocks): 6,000
-# files of 60-character names in 620-odd blocks, the rest of them under
+# files of 60-character names in 610-odd blocks, the rest of them under
 # the double indirect block.  After rm -r, the journal's copy of its inode
 # from before maps them all (the indirect blocks as the disk holds them):
 # every name the kernel created, with its inode, and none else; those
 # of the blocks past the 268th too.  The journal is 32 MiB: the default
 # 4 MiB one wraps (6,000 inodes' table blocks, twice) and keeps no copy
-# of the directory's blocks from before the deletion.
+# of the directory's blocks from before the deletion.  Then the double
+# indirect block damaged on a copy (its first pointer to itself, the
+# others all to its first indirect block): the names of the blocks up to
+# the 524th, and no other.
 test_kernel_blockmap_dir_past_indirect() {
 	if [ "$CAN_MOUNT" != 1 ]; then
 		skip_test "loop mounts not available (root and loop devices)"
 		return
 	fi
-	local img="$TMP/kdi.img" mnt res late size
+	local img="$TMP/kdi.img" mnt res late size dind
 	rm -f "$img"
 	truncate -s 128M "$img"
 	mkfs.ext4 -q -F -b 1024 -O ^extent,^64bit -J size=32 "$img" \
@@ -788,18 +848,22 @@ test_kernel_blockmap_dir_past_indirect() {
 	sync
 	(cd "$mnt/big" && ls -i) >"$TMP/kdi.truth"
 	size=$(stat -c %s "$mnt/big")
-	assertTrue "more than 268 blocks: $size" "[ $size -gt $((268 * 1024)) ]"
+	assertTrue "more than 524 blocks: $size" "[ $size -gt $((524 * 1024)) ]"
 	assertNotContains "block-mapped (no extents flag)" \
 		"$(lsattr -d "$mnt/big" | cut -d' ' -f1)" e
 	umount "$mnt"
-	assertContains "a double indirect block" \
-		"$(debugfs -R 'stat /big' "$img" 2>/dev/null)" "(DIND):"
-	# the directory's blocks in logical order, as the kernel wrote them
+	dind=$(debugfs -R 'stat /big' "$img" 2>/dev/null |
+		sed -n 's/.*(DIND):\([0-9]*\).*/\1/p')
+	assertNotNull "a double indirect block" "$dind"
+	# the directory's blocks in logical order, and their names, as the
+	# kernel wrote them
 	seq 0 $((size / 1024 - 1)) | sed 's#^#bmap /big #' >"$TMP/kdi.cmds"
 	debugfs -f "$TMP/kdi.cmds" "$img" 2>/dev/null | grep -x '[0-9]*' |
 		grep -vx 0 >"$TMP/kdi.blocks"
 	assertEquals "its blocks" "$(grep -c . "$TMP/kdi.cmds")" \
 		"$(grep -c . "$TMP/kdi.blocks")"
+	dir_block_names "$img" "$TMP/kdi.blocks" >"$TMP/kdi.where"
+	assertEquals "its names" 6000 "$(grep -c . "$TMP/kdi.where")"
 	mount -o loop "$img" "$mnt" || { fail "mount again"; return; }
 	rm -r "$mnt/big"
 	sync
@@ -807,51 +871,33 @@ test_kernel_blockmap_dir_past_indirect() {
 	rmdir "$mnt"
 	run_ro "$img" timeline -d --journal -f jsonl "$img"
 	assertEquals "timeline -d --journal: $(head -3 "$ERR")" 0 "$RC"
-	res=$(python3 - "$img" "$TMP/kdi.blocks" "$TMP/kdi.truth" "$OUT" <<'EOF'
-import json, struct, sys
-img, blocks, truth, rows = sys.argv[1:5]
-want = {}
-for ln in open(truth):
-    ino, name = ln.split()
-    want[name] = int(ino)
-# the names in the directory's blocks past the 268th (htree index
-# blocks hold none: a fake entry of inode 0)
-late = set()
-blks = [int(x) for x in open(blocks)]
-with open(img, "rb") as f:
-    for b in blks[268:]:
-        f.seek(b * 1024)
-        d, off = f.read(1024), 0
-        while off + 8 <= len(d):
-            ino, rl, nl = struct.unpack_from("<IHB", d, off)
-            if rl < 8:
-                break
-            if ino:
-                late.add(d[off + 8:off + 8 + nl].decode())
-            off += rl
-found, false, n = set(), 0, 0
-for ln in open(rows):
-    r = json.loads(ln)
-    if r["status"] == "live" or not r["path"].startswith("/big/"):
-        continue
-    n += 1
-    name = r["path"][5:]
-    if want.get(name) != r["ino"]:
-        false += 1
-        print("FALSE", r["path"], r["ino"], file=sys.stderr)
-        continue
-    found.add(name)
-print("blocks %d names %d found %d false %d past 268: %d of %d rows %d" %
-      (len(blks), len(want), len(found), false, len(found & late),
-       len(late & set(want)), n))
-EOF
-)
+	res=$(blockmap_found "$TMP/kdi.truth" "$TMP/kdi.where" "$OUT" 268)
 	echo "block-mapped directory past its indirect block: $res" >&2
 	# 6,000 names; the blocks past the 268th hold more than half of them
-	assertContains "$res" "$res" " names 6000 found 6000 false 0 past 268: "
+	assertContains "$res" "$res" "names 6000 found 6000 false 0 "
 	late=$(sed 's/.* past 268: \([0-9]*\) of.*/\1/' <<<"$res")
 	assertTrue "names past block 268: $res" "[ $late -gt 2000 ]"
-	assertContains "every one of them" "$res" "past 268: $late of $late "
+	assertContains "every one of them" "$res" "past 268: $late of $late"
+	# damaged: a cycle, and one indirect block 255 times
+	cp "$img" "$TMP/kdi-bad.img"
+	python3 - "$TMP/kdi-bad.img" "$dind" <<'EOF' || fail "damaging"
+import struct, sys
+img, dind = sys.argv[1], int(sys.argv[2])
+with open(img, "r+b") as f:
+    f.seek(dind * 1024)
+    first = struct.unpack("<I", f.read(4))[0]
+    f.seek(dind * 1024)
+    f.write(struct.pack("<256I", dind, *[first] * 255))
+EOF
+	run_ro "$TMP/kdi-bad.img" timeline -d --journal -f jsonl "$TMP/kdi-bad.img"
+	assertEquals "damaged: $(head -3 "$ERR")" 0 "$RC"
+	res=$(blockmap_found "$TMP/kdi.truth" "$TMP/kdi.where" "$OUT" 524)
+	echo "its double indirect block damaged: $res" >&2
+	assertEquals "damaged: the names up to block 524" \
+		"$(awk '$1 < 524' "$TMP/kdi.where" | grep -c .)" \
+		"$(sed 's/.* found \([0-9]*\) .*/\1/' <<<"$res")"
+	assertContains "damaged: none past it, none false" "$res" " false 0 "
+	assertContains "damaged: none past it" "$res" "past 524: 0 of "
 }
 
 # fscrypt's ioctls from Python (v2 policy, AES-256 names; as
