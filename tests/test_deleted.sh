@@ -781,11 +781,13 @@ with open(sys.argv[1], "rb") as f:
 EOF
 }
 
-# blockmap_found TRUTH WHERE ROWS CUT: "names N found F false X rows R
-# past CUT: P of Q" of the deleted rows under /big/ in ROWS against
-# TRUTH ("INO NAME", ls -i) and WHERE ("LOGICAL NAME"): found, a name of
-# the truth with its inode; false, any other; past CUT, the names found
-# of the blocks from the CUT-th on, of Q there.
+# blockmap_found TRUTH WHERE ROWS CUT [REF]: "names N found F false X
+# rows R before CUT: B of C past CUT: P of Q [differ D]" of the deleted
+# rows under /big/ in ROWS against TRUTH ("INO NAME", ls -i) and WHERE
+# ("LOGICAL NAME"): found, a name of the truth with its inode; false, any
+# other; before and past CUT, the names found of the blocks before the
+# CUT-th and from it on, of those there; differ, the names found with
+# other rows than in the rows REF (not as many, or not the same).
 blockmap_found() {
 	python3 - "$@" <<'EOF'
 import json, sys
@@ -794,26 +796,36 @@ want = {}
 for ln in open(truth):
     ino, name = ln.split()
     want[name] = int(ino)
-late = set()
+early, late = set(), set()
 for ln in open(where):
     i, name = ln.split()
-    if int(i) >= int(cut):
-        late.add(name)
+    (late if int(i) >= int(cut) else early).add(name)
+def read(path):
+    by = {}
+    for ln in open(path):
+        r = json.loads(ln)
+        if r["status"] != "live" and r["path"].startswith("/big/"):
+            by.setdefault(r["path"][5:], []).append(ln)
+    return by
 found, false, n = set(), 0, 0
-for ln in open(rows):
-    r = json.loads(ln)
-    if r["status"] == "live" or not r["path"].startswith("/big/"):
-        continue
-    n += 1
-    name = r["path"][5:]
-    if want.get(name) != r["ino"]:
-        false += 1
-        print("FALSE", r["path"], r["ino"], file=sys.stderr)
-        continue
-    found.add(name)
-print("names %d found %d false %d rows %d past %s: %d of %d" %
-      (len(want), len(found), false, n, cut, len(found & late),
-       len(late & set(want))))
+by = read(rows)
+for name, v in by.items():
+    n += len(v)
+    for ln in v:
+        r = json.loads(ln)
+        if want.get(name) != r["ino"]:
+            false += 1
+            print("FALSE", r["path"], r["ino"], file=sys.stderr)
+        else:
+            found.add(name)
+out = "names %d found %d false %d rows %d before %s: %d of %d past %s: %d of %d" % (
+    len(want), len(found), false, n, cut, len(found & early), len(early),
+    cut, len(found & late), len(late))
+if len(sys.argv) > 5:
+    ref = read(sys.argv[5])
+    out += " differ %d" % sum(sorted(by[x]) != sorted(ref.get(x, []))
+                              for x in found)
+print(out)
 EOF
 }
 
@@ -822,19 +834,21 @@ EOF
 # files of 60-character names in 610-odd blocks, the rest of them under
 # the double indirect block.  After rm -r, the journal's copy of its inode
 # from before maps them all (the indirect blocks as the disk holds them):
-# every name the kernel created, with its inode, and none else; those
-# of the blocks past the 268th too.  The journal is 32 MiB: the default
-# 4 MiB one wraps (6,000 inodes' table blocks, twice) and keeps no copy
-# of the directory's blocks from before the deletion.  Then the double
-# indirect block damaged on a copy (its first pointer to itself, the
-# others all to its first indirect block): the names of the blocks up to
-# the 524th, and no other.
+# every name the kernel created, with its inode, and none else; those of
+# the blocks past the 268th too.  The journal is 32 MiB: the default 4 MiB
+# one wraps (the creation's and the deletion's inode-table and directory
+# blocks) and gave no name of the directory at all.  Then the double
+# indirect block damaged on a copy (its first pointer to itself, its last
+# past the end, the others all to its first indirect block): the names of
+# the blocks up to the 524th, each with the rows it had, and no false
+# one; not all those of the blocks past it (some, from copies of the
+# blocks before it made before an htree split moved them).
 test_kernel_blockmap_dir_past_indirect() {
 	if [ "$CAN_MOUNT" != 1 ]; then
 		skip_test "loop mounts not available (root and loop devices)"
 		return
 	fi
-	local img="$TMP/kdi.img" mnt res late size dind
+	local img="$TMP/kdi.img" mnt res late size dind early
 	rm -f "$img"
 	truncate -s 128M "$img"
 	mkfs.ext4 -q -F -b 1024 -O ^extent,^64bit -J size=32 "$img" \
@@ -871,6 +885,7 @@ test_kernel_blockmap_dir_past_indirect() {
 	rmdir "$mnt"
 	run_ro "$img" timeline -d --journal -f jsonl "$img"
 	assertEquals "timeline -d --journal: $(head -3 "$ERR")" 0 "$RC"
+	cp "$OUT" "$TMP/kdi.rows"
 	res=$(blockmap_found "$TMP/kdi.truth" "$TMP/kdi.where" "$OUT" 268)
 	echo "block-mapped directory past its indirect block: $res" >&2
 	# 6,000 names; the blocks past the 268th hold more than half of them
@@ -878,7 +893,7 @@ test_kernel_blockmap_dir_past_indirect() {
 	late=$(sed 's/.* past 268: \([0-9]*\) of.*/\1/' <<<"$res")
 	assertTrue "names past block 268: $res" "[ $late -gt 2000 ]"
 	assertContains "every one of them" "$res" "past 268: $late of $late"
-	# damaged: a cycle, and one indirect block 255 times
+	# damaged: a cycle, one indirect block 254 times, a block past the end
 	cp "$img" "$TMP/kdi-bad.img"
 	python3 - "$TMP/kdi-bad.img" "$dind" <<'EOF' || fail "damaging"
 import struct, sys
@@ -887,17 +902,22 @@ with open(img, "r+b") as f:
     f.seek(dind * 1024)
     first = struct.unpack("<I", f.read(4))[0]
     f.seek(dind * 1024)
-    f.write(struct.pack("<256I", dind, *[first] * 255))
+    f.write(struct.pack("<256I", dind, *[first] * 254, 0xffffffff))
 EOF
 	run_ro "$TMP/kdi-bad.img" timeline -d --journal -f jsonl "$TMP/kdi-bad.img"
 	assertEquals "damaged: $(head -3 "$ERR")" 0 "$RC"
-	res=$(blockmap_found "$TMP/kdi.truth" "$TMP/kdi.where" "$OUT" 524)
+	res=$(blockmap_found "$TMP/kdi.truth" "$TMP/kdi.where" "$OUT" 524 \
+		"$TMP/kdi.rows")
 	echo "its double indirect block damaged: $res" >&2
-	assertEquals "damaged: the names up to block 524" \
-		"$(awk '$1 < 524' "$TMP/kdi.where" | grep -c .)" \
-		"$(sed 's/.* found \([0-9]*\) .*/\1/' <<<"$res")"
-	assertContains "damaged: none past it, none false" "$res" " false 0 "
-	assertContains "damaged: none past it" "$res" "past 524: 0 of "
+	early=$(awk '$1 < 524' "$TMP/kdi.where" | grep -c .)
+	assertContains "damaged: the names up to block 524, none false" "$res" \
+		" false 0 rows "
+	assertContains "damaged: the names up to block 524" "$res" \
+		"before 524: $early of $early "
+	assertContains "damaged: their rows as before" "$res" " differ 0"
+	late=$(sed -n 's/.* past 524: \([0-9]*\) of \([0-9]*\) .*/\1 \2/p' <<<"$res")
+	assertTrue "damaged: not all those past it: $res" \
+		"[ -n '$late' ] && [ ${late% *} -lt ${late#* } ]"
 }
 
 # fscrypt's ioctls from Python (v2 policy, AES-256 names; as
