@@ -760,6 +760,169 @@ test_kernel_inline_and_blockmap_deleted_dirs() {
 	assertEquals "cases" 3 "$n"
 }
 
+# dir_block_names IMG BLOCKS: "LOGICAL NAME" of each entry in the
+# directory blocks BLOCKS lists (in logical order) on IMG, 1 KiB blocks,
+# but . and .. (htree index blocks hold none: a fake entry of inode 0).
+dir_block_names() {
+	python3 - "$1" "$2" <<'EOF'
+import struct, sys
+with open(sys.argv[1], "rb") as f:
+    for i, b in enumerate(int(x) for x in open(sys.argv[2])):
+        f.seek(b * 1024)
+        d, off = f.read(1024), 0
+        while off + 8 <= len(d):
+            ino, rl, nl = struct.unpack_from("<IHB", d, off)
+            if rl < 8:
+                break
+            name = d[off + 8:off + 8 + nl].decode()
+            if ino and name not in (".", ".."):
+                print(i, name)
+            off += rl
+EOF
+}
+
+# blockmap_found TRUTH WHERE ROWS CUT [REF]: "names N found F false X
+# rows R before CUT: B of C past CUT: P of Q [differ D]" of the deleted
+# rows under /big/ in ROWS against TRUTH ("INO NAME", ls -i) and WHERE
+# ("LOGICAL NAME"): found, a name of the truth with its inode; false, any
+# other; before and past CUT, the names found of the blocks before the
+# CUT-th and from it on, of those there; differ, the names found of the
+# blocks before the CUT-th with other rows than in the rows REF (not as
+# many, or not the same).
+blockmap_found() {
+	python3 - "$@" <<'EOF'
+import json, sys
+truth, where, rows, cut = sys.argv[1:5]
+want = {}
+for ln in open(truth):
+    ino, name = ln.split()
+    want[name] = int(ino)
+early, late = set(), set()
+for ln in open(where):
+    i, name = ln.split()
+    (late if int(i) >= int(cut) else early).add(name)
+def read(path):
+    by = {}
+    for ln in open(path):
+        r = json.loads(ln)
+        if r["status"] != "live" and r["path"].startswith("/big/"):
+            by.setdefault(r["path"][5:], []).append(ln)
+    return by
+found, false, n = set(), 0, 0
+by = read(rows)
+for name, v in by.items():
+    n += len(v)
+    for ln in v:
+        r = json.loads(ln)
+        if want.get(name) != r["ino"]:
+            false += 1
+            print("FALSE", r["path"], r["ino"], file=sys.stderr)
+        else:
+            found.add(name)
+out = "names %d found %d false %d rows %d before %s: %d of %d past %s: %d of %d" % (
+    len(want), len(found), false, n, cut, len(found & early), len(early),
+    cut, len(found & late), len(late))
+if len(sys.argv) > 5:
+    ref = read(sys.argv[5])
+    out += " differ %d" % sum(sorted(by[x]) != sorted(ref.get(x, []))
+                              for x in found & early)
+print(out)
+EOF
+}
+
+# A block-mapped directory (ext4 without extents) of more blocks than its
+# 12 direct blocks and its indirect block map (268 at 1 KiB blocks): 6,000
+# files of 60-character names in 610-odd blocks, the rest of them under
+# the double indirect block.  After rm -r, the journal's copy of its inode
+# from before maps them all (the indirect blocks as the disk holds them):
+# every name the kernel created, with its inode, and none else; those of
+# the blocks past the 268th too.  The journal is 32 MiB: the default 4 MiB
+# one wraps (the creation's and the deletion's inode-table and directory
+# blocks) and gave no name of the directory at all.  Then the double
+# indirect block damaged on a copy (its first pointer to itself, its last
+# past the end, the others all to its first indirect block): the names of
+# the blocks up to the 524th, each with the rows it had, and no false
+# one; not all those of the blocks past it (some, from copies of the
+# blocks before it made before an htree split moved them: a sync every
+# 1,000 files commits such copies).
+test_kernel_blockmap_dir_past_indirect() {
+	if [ "$CAN_MOUNT" != 1 ]; then
+		skip_test "loop mounts not available (root and loop devices)"
+		return
+	fi
+	local img="$TMP/kdi.img" mnt res late size dind early
+	rm -f "$img"
+	truncate -s 128M "$img"
+	mkfs.ext4 -q -F -b 1024 -O ^extent,^64bit -J size=32 "$img" \
+		>/dev/null 2>&1 || { fail "mkfs"; return; }
+	mnt=$(mktemp -d "$TMP/mnt.XXXXXX")
+	mount -o loop "$img" "$mnt" || { fail "mount"; return; }
+	mkdir "$mnt/big"
+	(cd "$mnt/big" && for i in $(seq -w 1 6000); do
+		: >"file_with_a_rather_long_name_padded_to_sixty_chars_num_$i"
+		case $i in *000) sync ;; esac
+	done)
+	sync
+	(cd "$mnt/big" && ls -i) >"$TMP/kdi.truth"
+	size=$(stat -c %s "$mnt/big")
+	assertTrue "more than 524 blocks: $size" "[ $size -gt $((524 * 1024)) ]"
+	assertNotContains "block-mapped (no extents flag)" \
+		"$(lsattr -d "$mnt/big" | cut -d' ' -f1)" e
+	umount "$mnt"
+	dind=$(debugfs -R 'stat /big' "$img" 2>/dev/null |
+		sed -n 's/.*(DIND):\([0-9]*\).*/\1/p')
+	assertNotNull "a double indirect block" "$dind"
+	# the directory's blocks in logical order, and their names, as the
+	# kernel wrote them
+	seq 0 $((size / 1024 - 1)) | sed 's#^#bmap /big #' >"$TMP/kdi.cmds"
+	debugfs -f "$TMP/kdi.cmds" "$img" 2>/dev/null | grep -x '[0-9]*' |
+		grep -vx 0 >"$TMP/kdi.blocks"
+	assertEquals "its blocks" "$(grep -c . "$TMP/kdi.cmds")" \
+		"$(grep -c . "$TMP/kdi.blocks")"
+	dir_block_names "$img" "$TMP/kdi.blocks" >"$TMP/kdi.where"
+	assertEquals "its names" 6000 "$(grep -c . "$TMP/kdi.where")"
+	mount -o loop "$img" "$mnt" || { fail "mount again"; return; }
+	rm -r "$mnt/big"
+	sync
+	umount "$mnt"
+	rmdir "$mnt"
+	run_ro "$img" timeline -d --journal -f jsonl "$img"
+	assertEquals "timeline -d --journal: $(head -3 "$ERR")" 0 "$RC"
+	cp "$OUT" "$TMP/kdi.rows"
+	res=$(blockmap_found "$TMP/kdi.truth" "$TMP/kdi.where" "$OUT" 268)
+	echo "block-mapped directory past its indirect block: $res" >&2
+	# 6,000 names; the blocks past the 268th hold more than half of them
+	assertContains "$res" "$res" "names 6000 found 6000 false 0 "
+	late=$(sed 's/.* past 268: \([0-9]*\) of.*/\1/' <<<"$res")
+	assertTrue "names past block 268: $res" "[ $late -gt 2000 ]"
+	assertContains "every one of them" "$res" "past 268: $late of $late"
+	# damaged: a cycle, one indirect block 254 times, a block past the end
+	cp "$img" "$TMP/kdi-bad.img"
+	python3 - "$TMP/kdi-bad.img" "$dind" <<'EOF' || fail "damaging"
+import struct, sys
+img, dind = sys.argv[1], int(sys.argv[2])
+with open(img, "r+b") as f:
+    f.seek(dind * 1024)
+    first = struct.unpack("<I", f.read(4))[0]
+    f.seek(dind * 1024)
+    f.write(struct.pack("<256I", dind, *[first] * 254, 0xffffffff))
+EOF
+	run_ro "$TMP/kdi-bad.img" timeline -d --journal -f jsonl "$TMP/kdi-bad.img"
+	assertEquals "damaged: $(head -3 "$ERR")" 0 "$RC"
+	res=$(blockmap_found "$TMP/kdi.truth" "$TMP/kdi.where" "$OUT" 524 \
+		"$TMP/kdi.rows")
+	echo "its double indirect block damaged: $res" >&2
+	early=$(awk '$1 < 524' "$TMP/kdi.where" | grep -c .)
+	assertContains "damaged: the names up to block 524, none false" "$res" \
+		" false 0 rows "
+	assertContains "damaged: the names up to block 524" "$res" \
+		"before 524: $early of $early "
+	assertContains "damaged: their rows as before" "$res" " differ 0"
+	late=$(sed -n 's/.* past 524: \([0-9]*\) of \([0-9]*\) .*/\1 \2/p' <<<"$res")
+	assertTrue "damaged: not all those past it: $res" \
+		"[ -n '$late' ] && [ ${late% *} -lt ${late#* } ]"
+}
+
 # fscrypt's ioctls from Python (v2 policy, AES-256 names; as
 # tests/test_names.sh): add a key, set a directory's policy, remove it.
 FSC_PY="$TOP_SRCDIR/tests/fscrypt.py"

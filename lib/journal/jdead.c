@@ -3,9 +3,9 @@
  * jdead.c --- what the journal held of files the disk no longer has:
  * the last copy of an inode (full inode-table blocks and fast-commit
  * inode records, in the verified transactions) up to a transaction,
- * of any generation or of a given one; and the blocks a journaled copy
- * of a directory's inode maps (ext4 zeroes a deleted inode's extent
- * tree: the copy from before the deletion still has it).
+ * of any generation or of a given one; and the deleted directories whose
+ * first block the journal holds.  (The blocks a journaled copy of a
+ * directory's inode maps: jdirmap.c.)
  */
 #include "config.h"
 
@@ -16,12 +16,7 @@
 #include "e4time.h"
 
 #define OFF_LINKS      0x1a
-#define OFF_FLAGS      0x20
-#define OFF_BLOCK      0x28
 #define OFF_GENERATION 0x64
-#define EXT_MAGIC      0xf30a
-#define MAX_DEPTH      5
-#define MAX_BLOCKS     65536 /* a directory of 64 Ki blocks at most */
 
 static uint32_t get_le32(const uint8_t *p)
 {
@@ -159,127 +154,6 @@ out:
 	free(buf);
 	free(fc);
 	return err;
-}
-
-struct blist {
-	blk64_t *v;
-	size_t n, cap;
-};
-
-/* The leaves under an extent node of len bytes at p (depth levels). */
-/* NOLINTNEXTLINE(misc-no-recursion): at most MAX_DEPTH deep */
-static errcode_t walk_node(ext2_filsys fs, const uint8_t *p, unsigned len,
-			   int depth, struct blist *l)
-{
-	unsigned entries, i;
-	uint8_t *child = NULL;
-	errcode_t err = 0;
-
-	if (len < 12 || get_le16(p) != EXT_MAGIC ||
-	    get_le16(p + 6) != (unsigned)depth || depth > MAX_DEPTH)
-		return 0;
-	entries = get_le16(p + 2);
-	if (entries > (len - 12) / 12)
-		return 0;
-	for (i = 0; i < entries && !err; i++) {
-		const uint8_t *e = p + 12 + (size_t)12 * i;
-
-		if (depth == 0) {
-			unsigned elen = get_le16(e + 4), k;
-			blk64_t start = (blk64_t)get_le16(e + 6) << 32 |
-					get_le32(e + 8);
-
-			if (elen > 32768)
-				elen -= 32768; /* unwritten */
-			for (k = 0; k < elen && l->n < MAX_BLOCKS; k++) {
-				if (start + k >= ext2fs_blocks_count(fs->super))
-					break;
-				if (e4t_grow(&l->v, &l->cap, l->n + 1,
-					     sizeof(*l->v), 64))
-					return ENOMEM;
-				l->v[l->n++] = start + k;
-			}
-		} else {
-			blk64_t at = (blk64_t)get_le16(e + 8) << 32 |
-				     get_le32(e + 4);
-
-			if (at >= ext2fs_blocks_count(fs->super))
-				continue;
-			if (!child && !(child = malloc(fs->blocksize)))
-				return ENOMEM;
-			/* an index block is not zeroed when freed: the disk's
-			 */
-			if (io_channel_read_blk64(fs->io, at, 1, child))
-				continue;
-			err = walk_node(fs, child, fs->blocksize, depth - 1, l);
-		}
-	}
-	free(child);
-	return err;
-}
-
-/* One block of a block map (0: a hole, or one beyond the end). */
-static errcode_t add_mapped(ext2_filsys fs, uint32_t blk, struct blist *l)
-{
-	if (!blk || blk >= ext2fs_blocks_count(fs->super) || l->n >= MAX_BLOCKS)
-		return 0;
-	if (e4t_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v), 64))
-		return ENOMEM;
-	l->v[l->n++] = blk;
-	return 0;
-}
-
-/* An ext2/ext3 block map: i_block's 12 direct blocks, then those of the
- * indirect block (as the disk holds it: a truncate zeroes the inode's
- * pointers, not the freed block); a directory deeper than that is cut
- * there. */
-static errcode_t walk_map(ext2_filsys fs, const uint8_t *ib, struct blist *l)
-{
-	unsigned i, per = fs->blocksize / 4;
-	uint32_t ind = get_le32(ib + (size_t)4 * EXT2_IND_BLOCK);
-	uint8_t *buf;
-	errcode_t err = 0;
-
-	for (i = 0; i < EXT2_NDIR_BLOCKS && !err; i++)
-		err = add_mapped(fs, get_le32(ib + (size_t)4 * i), l);
-	if (err || !ind || ind >= ext2fs_blocks_count(fs->super))
-		return err;
-	buf = malloc(fs->blocksize);
-	if (!buf)
-		return ENOMEM;
-	if (!io_channel_read_blk64(fs->io, ind, 1, buf))
-		for (i = 0; i < per && !err; i++)
-			err = add_mapped(fs, get_le32(buf + (size_t)4 * i), l);
-	free(buf);
-	return err;
-}
-
-errcode_t e4t_raw_dir_blocks(struct e4t_image *img, const uint8_t *raw,
-			     unsigned len, blk64_t **blocks, size_t *n)
-{
-	struct blist l = { 0 };
-	uint32_t flags;
-	errcode_t err = 0;
-
-	*blocks = NULL;
-	*n = 0;
-	if (len < OFF_BLOCK + 60 || !LINUX_S_ISDIR(get_le16(raw)))
-		return 0;
-	flags = get_le32(raw + OFF_FLAGS);
-	if (flags & EXT4_INLINE_DATA_FL)
-		return 0;
-	if (flags & EXT4_EXTENTS_FL)
-		err = walk_node(img->fs, raw + OFF_BLOCK, 60,
-				(int)get_le16(raw + OFF_BLOCK + 6), &l);
-	else
-		err = walk_map(img->fs, raw + OFF_BLOCK, &l);
-	if (err) {
-		free(l.v);
-		return err;
-	}
-	*blocks = l.v;
-	*n = l.n;
-	return 0;
 }
 
 struct dot {
