@@ -55,7 +55,7 @@ static errcode_t add_block(ext2_filsys fs, blk64_t blk, struct blist *l)
 /* The leaves under an extent node of len bytes at p (depth levels). */
 /* NOLINTNEXTLINE(misc-no-recursion): at most MAX_DEPTH deep */
 static errcode_t walk_node(ext2_filsys fs, const uint8_t *p, unsigned len,
-			   int depth, struct blist *l)
+			   int depth, struct blist *l, unsigned *reads)
 {
 	unsigned entries, i;
 	uint8_t *child = NULL;
@@ -67,7 +67,7 @@ static errcode_t walk_node(ext2_filsys fs, const uint8_t *p, unsigned len,
 	entries = get_le16(p + 2);
 	if (entries > (len - 12) / 12)
 		return 0;
-	for (i = 0; i < entries && !err; i++) {
+	for (i = 0; i < entries && !err && l->n < MAX_BLOCKS; i++) {
 		const uint8_t *e = p + 12 + (size_t)12 * i;
 
 		if (depth == 0) {
@@ -87,15 +87,19 @@ static errcode_t walk_node(ext2_filsys fs, const uint8_t *p, unsigned len,
 			blk64_t at = (blk64_t)get_le16(e + 8) << 32 |
 				     get_le32(e + 4);
 
-			if (at >= ext2fs_blocks_count(fs->super))
+			/* damage: as many index blocks read as a block map */
+			if (at >= ext2fs_blocks_count(fs->super) ||
+			    *reads >= MAX_MAP_READS)
 				continue;
+			++*reads;
 			if (!child && !(child = malloc(fs->blocksize)))
 				return ENOMEM;
 			/* an index block is not zeroed when freed: the disk's
 			 */
 			if (io_channel_read_blk64(fs->io, at, 1, child))
 				continue;
-			err = walk_node(fs, child, fs->blocksize, depth - 1, l);
+			err = walk_node(fs, child, fs->blocksize, depth - 1, l,
+					reads);
 		}
 	}
 	free(child);
@@ -241,6 +245,7 @@ errcode_t e4t_raw_dir_blocks(struct e4t_image *img, const uint8_t *raw,
 			     unsigned len, blk64_t **blocks, size_t *n)
 {
 	struct blist l = { 0 };
+	unsigned reads = 0; /* extent index blocks read */
 	uint32_t flags;
 	errcode_t err = 0;
 
@@ -253,7 +258,7 @@ errcode_t e4t_raw_dir_blocks(struct e4t_image *img, const uint8_t *raw,
 		return 0;
 	if (flags & EXT4_EXTENTS_FL)
 		err = walk_node(img->fs, raw + OFF_BLOCK, 60,
-				(int)get_le16(raw + OFF_BLOCK + 6), &l);
+				(int)get_le16(raw + OFF_BLOCK + 6), &l, &reads);
 	else
 		err = walk_map(img->fs, raw + OFF_BLOCK, &l);
 	if (!err)

@@ -399,8 +399,10 @@ errcode_t e4t_journal_inode_copies(struct e4t_image *img, struct e4t_journal *j,
 /*
  * The blocks a raw directory inode (a journaled copy, len bytes) maps by
  * its extent tree (index blocks read from the disk) or its block map
- * (direct blocks, and those the indirect block on the disk lists), in
- * logical order; none for an inline-data one.  *blocks: free it.
+ * (direct blocks, then those the indirect, double and triple indirect
+ * blocks on the disk list), in logical order, each block once, 65,536 at
+ * most (1,024 index or indirect blocks read at most); none for an
+ * inline-data one.  *blocks: free it.
  */
 errcode_t e4t_raw_dir_blocks(struct e4t_image *img, const uint8_t *raw,
 			     unsigned len, blk64_t **blocks, size_t *n);
