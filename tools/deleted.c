@@ -57,6 +57,7 @@ void dnames_free(struct dnames *d)
 		free(d->jv[i].path);
 	for (i = 0; i < d->ndirs; i++)
 		free(d->dirs[i].path);
+	dnames_prefetch_free(d);
 	free(d->v);
 	free(d->jv);
 	free(d->dirs);
@@ -234,7 +235,11 @@ static errcode_t journal_names(struct dnames *d)
 	}
 	for (i = 0; i < d->ndirs; i++)
 		inos[i] = d->dirs[i].ino;
-	err = e4t_journal_names(d->img, j, inos, d->ndirs, on_jname, d);
+	if (!dnames_prefetched(d, on_jname))
+		err = e4t_journal_names(d->img, j, inos, d->ndirs, on_jname, d);
+	else
+		err = 0;
+	dnames_prefetch_free(d);
 	free(inos);
 	if (!err)
 		err = d->err;

@@ -32,6 +32,12 @@ errcode_t dnames_rest(struct dnames *d, const struct e4t_tree *tree,
  * of an inode number, deleted-realloc, noted so that dnames_rest does not
  * show it again (dshown.c). */
 errcode_t dnames_note_jrow(struct dnames *d, const struct e4t_row *row);
+/* The journal's names of deleted files read now for dirs (sorted: every
+ * live directory), from j (loaded; read from this thread while another
+ * reads it too only when it is in memory), kept until the walk wants
+ * them (dprefetch.c). */
+errcode_t dnames_prefetch(struct dnames *d, struct e4t_journal *j,
+			  const ext2_ino_t *dirs, size_t n);
 void dnames_free(struct dnames *d);
 
 #endif

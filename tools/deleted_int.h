@@ -82,7 +82,20 @@ struct dnames {
 	size_t nseen, seen_cap;
 	const char *dir_path; /* of the directory being read */
 	size_t dir_len;
+	/* dprefetch.c: the journal's names read ahead */
+	struct dpre *pre;
+	size_t npre, pre_cap;
+	char *pre_names;
+	size_t pre_names_len, pre_names_cap;
+	ext2_ino_t *pre_dirs; /* sorted: the directories read */
+	size_t npre_dirs;
+	int prefetched;
 };
+
+/* The names read ahead through fn, when every directory the walk reached
+ * was read: 1; else 0 (nothing done). */
+int dnames_prefetched(struct dnames *d, e4t_jname_fn fn);
+void dnames_prefetch_free(struct dnames *d);
 
 static inline uint32_t dle32(const uint8_t *p)
 {

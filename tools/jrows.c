@@ -228,10 +228,9 @@ int jrows_row_inode(struct jrows *jr, const struct e4t_row *row,
 	if (ino == 0 || ino > jr->ninodes || jr->head[ino] == NONE)
 		return 0;
 	*in = *row->inode;
-	if (in->flags & E4T_INO_DISKGEN) /* the tree read it */
-		in->flags |= E4T_INO_GEN;
-	else if (!(in->flags & E4T_INO_GEN) &&
-		 disk_generation(jr, ino, &in->generation))
+	/* the tree read it (DISKGEN), or the disk now */
+	if ((in->flags & E4T_INO_DISKGEN) || (in->flags & E4T_INO_GEN) ||
+	    disk_generation(jr, ino, &in->generation))
 		in->flags |= E4T_INO_GEN;
 	return 1;
 }
@@ -352,5 +351,6 @@ void jrows_free(struct jrows *jr)
 		free(jr->dpaths[i].path);
 	free(jr->dpaths);
 	e4t_journal_close(jr->j);
+	e4t_image_shadow_free(jr->own_img); /* after its journal */
 	free(jr);
 }

@@ -15,6 +15,24 @@ struct jrows;
  * copy before it; warnings through warn (damage). */
 errcode_t jrows_load(struct e4t_image *img, e4t_warn_fn warn, void *priv,
 		     struct jrows **ret);
+/* jrows_load on a thread of its own, through a second handle on img
+ * (e4t_image_shadow), so that the caller can load the tree meanwhile;
+ * its warnings are kept until jrows_load_finish.  Runs nothing yet when
+ * threads is 1 (--threads: then the audit runs on this thread too) or no
+ * thread can be started: jrows_load_finish then does it all. */
+struct jload;
+errcode_t jrows_load_start(struct e4t_image *img, int threads,
+			   struct jload **ret);
+/* Wait for it; *ret and the result as jrows_load's, its warnings through
+ * warn in the order they came (warn NULL: none, and nothing loaded when
+ * it had not started).  Frees jl. */
+errcode_t jrows_load_finish(struct jload *jl, e4t_warn_fn warn, void *priv,
+			    struct jrows **ret);
+/* Wait until jrows_load_start's thread has read the journal and run the
+ * audit: the journal, which this thread may then read while the other
+ * goes on (it is in memory), or NULL (no thread, a failure, or not in
+ * memory).  jrows_load_finish still frees jl. */
+struct e4t_journal *jrows_load_journal(struct jload *jl);
 /* The rows of the journaled states of row's inode, oldest first: those
  * of row's file under row's path and status (or the name the journal
  * gave it then), those equal to row's own times left out; those of

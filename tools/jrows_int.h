@@ -58,6 +58,7 @@ struct jpart {
 
 struct jrows {
 	struct e4t_image *img;
+	struct e4t_image *own_img; /* jrows_load_start's shadow of it */
 	struct jpart parts[2]; /* the states, by index (PART1: the second) */
 	uint32_t *head, *tail; /* by inode number */
 	uint32_t ninodes;

@@ -422,6 +422,7 @@ int timeline_run(const struct timeline_args *a)
 	};
 	struct e4t_image *img = a->img;
 	struct e4t_tree *tree = NULL;
+	struct jload *jl = NULL;
 	const char *spec = a->spec ? a->spec : "/";
 	static char obuf[1 << 16];
 	ext2_ino_t start = EXT2_ROOT_INO;
@@ -464,6 +465,12 @@ int timeline_run(const struct timeline_args *a)
 			goto out;
 		}
 	}
+	/* the journal read meanwhile, on a thread of its own */
+	if (a->journal && (err = jrows_load_start(img, a->threads, &jl))) {
+		report(img->name, "journal", err);
+		status = EXIT_INTERNAL;
+		goto out;
+	}
 	err = e4t_tree_load(img, &topts, &tree);
 	progress_done();
 	if (err) {
@@ -501,8 +508,27 @@ int timeline_run(const struct timeline_args *a)
 		c.out.name_sources = 1;
 		c.out.journal_rows = 1; /* the names from the journal */
 	}
+	if (jl && c.dn) {
+		/* the deleted names read here while the other thread reads
+		 * the entries, once the journal is in memory */
+		struct e4t_journal *j = jrows_load_journal(jl);
+		ext2_ino_t *dirs = NULL;
+		size_t ndirs = 0;
+
+		if (j)
+			err = e4t_tree_live_dirs(tree, &dirs, &ndirs);
+		if (j && !err)
+			err = dnames_prefetch(c.dn, j, dirs, ndirs);
+		free(dirs);
+		if (err) {
+			report(img->name, "reading deleted names", err);
+			status = EXIT_INTERNAL;
+			goto out;
+		}
+	}
 	if (a->journal) {
-		err = jrows_load(img, lib_warn, &wc, &c.jr);
+		err = jrows_load_finish(jl, lib_warn, &wc, &c.jr);
+		jl = NULL;
 		if (err == ENOMEM) {
 			report(img->name, "journal", err);
 			status = EXIT_INTERNAL;
@@ -574,6 +600,12 @@ int timeline_run(const struct timeline_args *a)
 	    (wc.count || c.out.read_errors || image_damage_status(img)))
 		status = EXIT_PARTIAL;
 out:
+	if (jl) { /* stopped before the journal was wanted */
+		struct jrows *jr = NULL;
+
+		(void)jrows_load_finish(jl, NULL, NULL, &jr);
+		jrows_free(jr);
+	}
 	sortrows_free(c.sorted);
 	free(c.dirs);
 	e4t_copyidx_free(c.copies);

@@ -262,6 +262,11 @@ void e4t_image_hold_fd(struct e4t_image *img, int fd);
 void e4t_image_close(struct e4t_image *img);
 /* Another read-only handle on the same filesystem (for a second thread). */
 errcode_t e4t_image_reopen(struct e4t_image *img, ext2_filsys *fs);
+/* A second image for reading on another thread: img's fields with a
+ * handle of its own (e4t_image_reopen); free it with
+ * e4t_image_shadow_free() before img is closed. */
+errcode_t e4t_image_shadow(struct e4t_image *img, struct e4t_image **ret);
+void e4t_image_shadow_free(struct e4t_image *shadow);
 /* Replace img->fs by a read-write handle through io (write.c uses it). */
 errcode_t e4t_image_reopen_rw(struct e4t_image *img, io_manager io);
 
@@ -581,6 +586,10 @@ errcode_t e4t_tree_walk_threaded(struct e4t_tree *tree, ext2_ino_t start,
 				 const char *start_path, int threads,
 				 e4t_row_fn fn, void *priv, e4t_warn_fn warn,
 				 void *wpriv);
+/* Every directory inode in use the tree holds, by number, into *ret
+ * (free it): those a walk from / can reach among them. */
+errcode_t e4t_tree_live_dirs(const struct e4t_tree *tree, ext2_ino_t **ret,
+			     size_t *n);
 /* The read error that cost the tree inode ino (its inode-table block
  * could not be read and was skipped, the rest of the table read), or 0. */
 errcode_t e4t_tree_lost(const struct e4t_tree *tree, ext2_ino_t ino);

@@ -57,6 +57,41 @@ errcode_t e4t_image_reopen(struct e4t_image *img, ext2_filsys *fs)
 	return e4t_fs_open(img, E4T_READ_FLAGS, unix_io_manager, fs);
 }
 
+errcode_t e4t_image_shadow(struct e4t_image *img, struct e4t_image **ret)
+{
+	struct e4t_image *s = malloc(sizeof(*s));
+	errcode_t err;
+
+	*ret = NULL;
+	if (!s)
+		return ENOMEM;
+	*s = *img; /* name, view, offsets: img's, not the shadow's to free */
+	s->fs = NULL;
+	s->writable = 0;
+	s->undo_fd = -1;
+	s->undo_path = NULL;
+	s->undo_new = NULL;
+	pthread_mutex_init(&s->write_lock, NULL);
+	err = e4t_image_reopen(img, &s->fs);
+	if (err) {
+		pthread_mutex_destroy(&s->write_lock);
+		free(s);
+		return err;
+	}
+	*ret = s;
+	return 0;
+}
+
+void e4t_image_shadow_free(struct e4t_image *shadow)
+{
+	if (!shadow)
+		return;
+	if (shadow->fs)
+		ext2fs_close_free(&shadow->fs);
+	pthread_mutex_destroy(&shadow->write_lock);
+	free(shadow);
+}
+
 errcode_t e4t_image_reopen_rw(struct e4t_image *img, io_manager io)
 {
 	if (img->fs)

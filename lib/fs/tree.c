@@ -1375,6 +1375,30 @@ errcode_t e4t_tree_inode(const struct e4t_tree *t, ext2_ino_t ino,
 /* Nanosecond baselines of directories (rules.h)                       */
 /* ------------------------------------------------------------------ */
 
+errcode_t e4t_tree_live_dirs(const struct e4t_tree *t, ext2_ino_t **ret,
+			     size_t *n)
+{
+	ext2_ino_t *v = NULL;
+	size_t cap = 0, i, k = 0;
+
+	*ret = NULL;
+	*n = 0;
+	for (i = 0; i < t->nrecs; i++) { /* records are in inode order */
+		const struct irec *r = &t->recs[i];
+
+		if (r->status != E4T_LIVE || !LINUX_S_ISDIR(r->mode))
+			continue;
+		if (e4t_grow(&v, &cap, k + 1, sizeof(*v), 256)) {
+			free(v);
+			return ENOMEM;
+		}
+		v[k++] = r->ino;
+	}
+	*ret = v;
+	*n = k;
+	return 0;
+}
+
 errcode_t e4t_tree_dir_nsec(const struct e4t_tree *t, struct e4t_dir_nsec **ret,
 			    size_t *n)
 {
