@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench/deleted.sh [IMAGE...] --- time `e4time timeline --deleted --journal`
 # against `timeline` plus `audit` run separately, on each IMAGE, in one
-# run: medians of $RUNS (default 3) timed runs after one untimed warm-up
-# (warm page cache), alternating; wall time by bash's EPOCHREALTIME, CPU
-# time (user + system) by /usr/bin/time (bench/lib.sh).  Prints, per
-# image, the medians and the ratios
+# run: medians and 90th percentiles (nearest rank) of $RUNS (default 3)
+# timed runs after one untimed warm-up (warm page cache), alternating,
+# none dropped; wall time by bash's EPOCHREALTIME, CPU time (user +
+# system) by /usr/bin/time (bench/lib.sh).  Prints, per image, the
+# medians and the ratios
 #   (timeline --deleted --journal) / (timeline + audit)
-# of wall and of CPU time, and the load average before and after.
+# of wall and of CPU time, the same of the 90th percentiles of wall time,
+# the 1-minute load average over the runs, and before and after.
 # Read-only: the images are never written.
 #
 # Without IMAGE: million-j1g.img, built here when it is not cached
@@ -132,8 +134,8 @@ med() { median "$1" "$2"; }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| image | timeline s (CPU) | audit s (CPU) | timeline --deleted --journal s (CPU) | rows | ratio wall | ratio CPU |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+echo "| image | timeline s (CPU) | audit s (CPU) | timeline --deleted --journal s (CPU) | rows | ratio wall | ratio CPU | p90 s: timeline / audit / -d --journal | ratio wall p90 | load (1 min) over the runs |"
+echo "|---|---:|---:|---:|---:|---:|---:|---|---:|---|"
 for img in "$@"; do
 	"$bin" timeline -f mactime "$img" >/dev/null 2>&1 || true
 	"$bin" audit -f json "$img" >/dev/null 2>&1 || true
@@ -147,10 +149,13 @@ for img in "$@"; do
 	tw=$(med "$res/tl" 1) tc=$(med "$res/tl" 4)
 	aw=$(med "$res/au" 1) ac=$(med "$res/au" 4)
 	dw=$(med "$res/dj" 1) dc=$(med "$res/dj" 4)
+	t9=$(pctl "$res/tl" 1 90) a9=$(pctl "$res/au" 1 90) d9=$(pctl "$res/dj" 1 90)
+	load=$(loadrange "$res/dj")
 	rm -rf "$res"
 	echo "| $(basename "$img") | $tw ($tc) | $aw ($ac) | $dw ($dc) | $rows |" \
 		"$(awk -v d="$dw" -v t="$tw" -v a="$aw" 'BEGIN { printf "%.2fx", d / (t + a) }') |" \
-		"$(awk -v d="$dc" -v t="$tc" -v a="$ac" 'BEGIN { printf "%.2fx", ((t + a) > 0 ? d / (t + a) : 0) }') |"
+		"$(awk -v d="$dc" -v t="$tc" -v a="$ac" 'BEGIN { printf "%.2fx", ((t + a) > 0 ? d / (t + a) : 0) }') |" \
+		"$t9 / $a9 / $d9 | $(awk -v d="$d9" -v t="$t9" -v a="$a9" 'BEGIN { printf "%.2fx", d / (t + a) }') | $load |"
 done
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
