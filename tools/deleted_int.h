@@ -90,6 +90,7 @@ struct dnames {
 	ext2_ino_t *pre_dirs; /* sorted: the directories read */
 	size_t npre_dirs;
 	int prefetched;
+	const struct e4t_journal *pre_j; /* the journal read */
 };
 
 /* The names read ahead through fn, when every directory the walk reached

@@ -9,8 +9,9 @@
  * deleted inode, as e4t_journal_names would have given them then: the
  * names of a directory do not depend on which other directories are read,
  * and those of the directories the walk did not reach are left out
- * there.  When the walk reached a directory not read ahead (damage), the
- * names are read again as without this.
+ * there.  When the walk reached a directory not read ahead (damage), or
+ * the journal the walk's end reads is not that one (its loading failed),
+ * the names are read again as without this.
  */
 #include "config.h"
 
@@ -68,6 +69,7 @@ errcode_t dnames_prefetch(struct dnames *d, struct e4t_journal *j,
 		return err == ENOMEM ? err : 0;
 	}
 	d->prefetched = 1;
+	d->pre_j = j;
 	return 0;
 }
 
@@ -82,7 +84,9 @@ int dnames_prefetched(struct dnames *d, e4t_jname_fn fn)
 {
 	size_t i;
 
-	if (!d->prefetched)
+	/* read from the journal the walk's end reads (the same: not when
+	 * the loading that shared it failed) */
+	if (!d->prefetched || d->pre_j != d->shared)
 		return 0;
 	/* every directory the walk reached must have been read ahead */
 	for (i = 0; i < d->ndirs; i++)
@@ -110,4 +114,5 @@ void dnames_prefetch_free(struct dnames *d)
 	d->npre = d->pre_cap = d->pre_names_len = d->pre_names_cap = 0;
 	d->npre_dirs = 0;
 	d->prefetched = 0;
+	d->pre_j = NULL;
 }

@@ -191,6 +191,32 @@ static errcode_t load_names(struct jrows *jr)
 	return err;
 }
 
+/* A warning of the loading thread, kept for jrows_load_finish. */
+struct jwarn {
+	errcode_t err;
+	ext2_ino_t ino;
+	char *detail;
+};
+
+struct jload {
+	struct e4t_image *img;	  /* the caller's */
+	struct e4t_image *shadow; /* the thread's handle on it */
+	pthread_t thread;
+	int started;
+	int one; /* --threads 1: no thread at all */
+	struct jrows *jr;
+	errcode_t err;
+	struct jwarn *w;
+	size_t nw, wcap;
+	int wlost; /* warnings that could not be kept (no memory) */
+	/* the journal, once read and audited (jrows_load_journal) */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int ready;
+	struct e4t_journal *j; /* in memory, or NULL */
+	struct jrows *failed;  /* a load that failed after j was given */
+};
+
 static void journal_ready(struct jload *jl, struct e4t_journal *j);
 
 /* jrows_load; with jl (on its thread), journal_ready once the audit ran. */
@@ -248,6 +274,12 @@ static errcode_t load(struct e4t_image *img, e4t_warn_fn warn, void *priv,
 		if (!jr->earlier_done)
 			err = ENOMEM;
 	}
+	if (err && jl && jl->j) {
+		/* the other thread may be reading the journal: freed by
+		 * jrows_load_finish, after it */
+		jl->failed = jr;
+		return err;
+	}
 	if (err) {
 		jr->j = NULL;
 		e4t_journal_close(j);
@@ -263,31 +295,6 @@ errcode_t jrows_load(struct e4t_image *img, e4t_warn_fn warn, void *priv,
 {
 	return load(img, warn, priv, NULL, E4T_AUDIT_PARTS, ret);
 }
-
-/* A warning of the loading thread, kept for jrows_load_finish. */
-struct jwarn {
-	errcode_t err;
-	ext2_ino_t ino;
-	char *detail;
-};
-
-struct jload {
-	struct e4t_image *img;	  /* the caller's */
-	struct e4t_image *shadow; /* the thread's handle on it */
-	pthread_t thread;
-	int started;
-	int one; /* --threads 1: no thread at all */
-	struct jrows *jr;
-	errcode_t err;
-	struct jwarn *w;
-	size_t nw, wcap;
-	int wlost; /* warnings that could not be kept (no memory) */
-	/* the journal, once read and audited (jrows_load_journal) */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int ready;
-	struct e4t_journal *j; /* in memory, or NULL */
-};
 
 /* The journal is read and audited (or failed: j NULL): a waiter may go. */
 static void journal_ready(struct jload *jl, struct e4t_journal *j)
@@ -393,6 +400,7 @@ errcode_t jrows_load_finish(struct jload *jl, e4t_warn_fn warn, void *priv,
 		warn(ENOMEM, 0, "a warning of the journal", priv);
 	free(jl->w);
 	err = jl->err;
+	jrows_free(jl->failed); /* (its journal before its handle) */
 	if (jl->jr)
 		jl->jr->own_img = jl->shadow;
 	else
