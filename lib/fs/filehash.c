@@ -232,17 +232,6 @@ static errcode_t hash_inode(struct e4t_hasher *h, ext2_ino_t ino,
 	return err;
 }
 
-errcode_t e4t_hasher_file(struct e4t_hasher *h, ext2_ino_t ino, uint8_t *out)
-{
-	struct ext2_inode inode;
-	errcode_t err;
-
-	err = ext2fs_read_inode(h->fs, ino, &inode);
-	if (err)
-		return err;
-	return hash_inode(h, ino, &inode, out);
-}
-
 /*
  * A file of a run, in the order the threads take them: files of
  * HASH_BIG bytes or more first, largest first, so that one does not start

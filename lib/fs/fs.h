@@ -306,8 +306,8 @@ size_t e4t_hash_len(enum e4t_hash_alg alg);	  /* bytes; 0 for NONE */
 /*
  * Hashing files' content: one hasher per thread, each reading through a
  * handle of its own (fs: the image's, or one from e4t_image_reopen()).
- * e4t_hasher_file() hashes the i_size bytes of regular file ino as
- * read(2) gives them: extents run by run from their blocks (holes and
+ * A file's hash is of the i_size bytes of the regular file as read(2)
+ * gives them: extents run by run from their blocks (holes and
  * unwritten extents as zeros, blocks past i_size left out), block-mapped
  * and inline data files through ext2fs_file_read(); out gets
  * e4t_hash_len() bytes, computed by libcrypto (E4T_ERR_DIGEST when it
@@ -318,7 +318,6 @@ size_t e4t_hash_len(enum e4t_hash_alg alg);	  /* bytes; 0 for NONE */
 struct e4t_hasher;
 errcode_t e4t_hasher_new(ext2_filsys fs, enum e4t_hash_alg alg,
 			 struct e4t_hasher **ret);
-errcode_t e4t_hasher_file(struct e4t_hasher *h, ext2_ino_t ino, uint8_t *out);
 void e4t_hasher_free(struct e4t_hasher *h);
 /*
  * Many files at once: a pool of one hasher, or two on two threads (the
