@@ -84,8 +84,8 @@ EOF
 # retry CMD...: CMD, up to five times a second apart (a loop device may
 # take a moment to let the image go).
 retry() {
-	local i
-	for i in 1 2 3 4 5; do
+	local _
+	for _ in 1 2 3 4 5; do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 1
 	done
