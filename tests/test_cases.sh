@@ -25,6 +25,14 @@ suite_setup() {
 		python3 sha256sum timeout || return 1
 	probe_mount
 	export CAN_MOUNT
+	known_ids check >"$TMP/known.check" && known_ids anomalies >"$TMP/known.anomalies"
+}
+
+# known KIND ID: ID is a problem code (check) or rule id (anomalies): a
+# typo in an expect file's "absent" line would otherwise pass unseen.
+known() {
+	grep -qxF "$2" "$TMP/known.$1" ||
+		fail "$1: expect names $2, no such $([ "$1" = check ] && echo code || echo rule)"
 }
 
 per_test_setup() {
@@ -99,6 +107,7 @@ check_case() {
 	while read -r code path field; do
 		case $code in T[0-9]*) ;; *) continue ;; esac
 		n=$((n + 1))
+		known check "$code"
 		[ -n "$path" ] || continue
 		assertEquals "check/$name: $code $path ${field:-}: $(jq -c 'select(.record=="problem") | [.code, .path, .field]' "$OUT" | tr '\n' ' ')" \
 			1 "$(jq -s --arg c "$code" --arg p "$path" --arg f "${field:-}" \
@@ -121,12 +130,15 @@ anomalies_case() {
 		args) continue ;;
 		absent)
 			n=$((n + 1))
+			known anomalies "$b"
 			hits=$(jq -r --arg r "$b" --arg p "${c:-}" \
 				'select(.record=="finding" and .rule==$r and ($p == "" or .path==$p)) | .path' "$OUT")
 			assertEquals "anomalies/$name: $b must not fire${c:+ on $c}" "" "$hits"
 			;;
 		*)
 			n=$((n + 1))
+			known anomalies "$a"
+			case $b in strong | medium | info) ;; *) fail "anomalies/$name: $a: severity '$b'" ;; esac
 			hits=$(jq -r --arg r "$a" --arg s "$b" --arg p "${c:-}" \
 				'select(.record=="finding" and .rule==$r and .severity==$s and ($p == "" or .path==$p)) | .path' "$OUT")
 			assertNotEquals "anomalies/$name: $a ($b)${c:+ on $c} must fire: found $(jq -r 'select(.record=="finding") | "\(.path) \(.rule)"' "$OUT" | tr '\n' ',')" \
