@@ -146,7 +146,8 @@ static const struct e4t_rule rules[R_COUNT] = {
 		"keeps them (cp -p, rsync onto an existing file); one mtime "
 		"in 10^9.  Not evaluated where the run that created the "
 		"inode set them (tar, unzip, dpkg, rsync -a, container "
-		"layers: crtime-after-mtime says copied)",
+		"layers: crtime-after-mtime says copied; mke2fs -d: "
+		"mkfs-made)",
 	},
 	[R_ATIME_EQ_MTIME] = {
 		"atime-equals-mtime", E4T_SEV_MEDIUM, E4T_RULE_INODE,
@@ -157,7 +158,8 @@ static const struct e4t_rule rules[R_COUNT] = {
 		"source that had them equal; atime not updated since "
 		"(noatime).  Not evaluated where the run that created the "
 		"inode set them (cp -a, tar, Python's tarfile, Maildir "
-		"delivery: crtime-after-mtime says copied)",
+		"delivery: crtime-after-mtime says copied; mke2fs -d: "
+		"mkfs-made)",
 	},
 	[R_CRTIME_AFTER_MTIME] = {
 		"crtime-after-mtime", E4T_SEV_INFO, E4T_RULE_INODE,
@@ -300,6 +302,9 @@ int e4t_rules_inode(const struct e4t_rules_ctx *rc, const struct e4t_inode *in,
 	const struct e4t_ts *ts = in->ts;
 	int cr = have(in, E4T_CRTIME), rc_ret;
 	int mkfs = cr && mkfs_second(rc, &ts[E4T_CRTIME]);
+	/* made by mke2fs -d (mkfs-made): every time but crtime the source's */
+	int by_mkfs = mkfs && have(in, E4T_CTIME) &&
+		      e4t_ts_cmp(&ts[E4T_CTIME], &ts[E4T_CRTIME]) < 0;
 	struct e4t_finding f;
 
 #define EMIT()                                                                 \
@@ -355,6 +360,7 @@ int e4t_rules_inode(const struct e4t_rules_ctx *rc, const struct e4t_inode *in,
 	}
 	if (on(rc, R_MTIME_NSEC_ZERO) && dir && in->ino > rc->first_ino &&
 	    (ts[E4T_MTIME].flags & E4T_TS_EXTRA) && ts[E4T_MTIME].nsec == 0 &&
+	    !by_mkfs &&
 	    !e4t_copy_like(rc->copies, &ts[E4T_CRTIME], &ts[E4T_CTIME])) {
 		/* the other entries: this one is counted, as a zero */
 		uint32_t others = dir->entries ? dir->entries - 1 : 0;
@@ -373,6 +379,7 @@ int e4t_rules_inode(const struct e4t_rules_ctx *rc, const struct e4t_inode *in,
 	    have(in, E4T_CTIME) &&
 	    e4t_ts_cmp(&ts[E4T_CTIME], &ts[E4T_MTIME]) > 0 &&
 	    !(cr && e4t_ts_cmp(&ts[E4T_CRTIME], &ts[E4T_MTIME]) == 0) &&
+	    !by_mkfs &&
 	    !e4t_copy_like(rc->copies, &ts[E4T_CRTIME], &ts[E4T_CTIME])) {
 		start(&f, R_ATIME_EQ_MTIME, in,
 		      BIT(E4T_ATIME) | BIT(E4T_MTIME) | BIT(E4T_CTIME));
