@@ -124,15 +124,12 @@ static struct top *top_files(struct cmd_ctx *ctx, const struct e4t_audit *a,
 	qsort(top, n, sizeof(*top), cmp_top);
 	*ntops = n > ntop ? ntop : n;
 	if (*ntops) {
-		struct e4t_tree_opts topts = { .warn = lib_warn,
-					       .priv = &ctx->wc };
-		struct e4t_tree *tree = NULL;
+		struct e4t_tree *tree = ctx_tree_names(ctx);
 		struct path_ctx pc = { top, *ntops };
 
-		if (e4t_tree_load(ctx->img, &topts, &tree) == 0)
+		if (tree)
 			e4t_tree_walk(tree, EXT2_ROOT_INO, "/", find_paths,
 				      &pc);
-		e4t_tree_free(tree);
 	}
 	return top;
 }
@@ -147,14 +144,18 @@ static int audit_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 
 static int audit_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	struct e4t_journal *j = ctx_journal(ctx);
+	struct e4t_journal *j;
 	struct e4t_audit *a;
 	struct top *top;
 	size_t i, ntops = 0;
 	errcode_t err;
+	int status = EXIT_OK;
 
 	(void)argc;
 	(void)argv;
+	j = ctx_journal(ctx, &status);
+	if (!j)
+		return status;
 	err = e4t_audit_run(ctx->img, j, NULL, NULL, &a);
 	if (err) {
 		report(ctx->img->name, "audit", err);

@@ -239,19 +239,17 @@ static int find_name(const struct e4t_row *row, void *priv)
 
 /* "History of <INO> PATH": for an <INO> spec, its first name in the
  * tree; jsonl: a "heading" record (ino, path). */
-static void print_heading(struct e4t_image *img, ext2_ino_t ino,
-			  const char *spec, struct warn_ctx *wc, struct hctx *h)
+static void print_heading(struct cmd_ctx *ctx, ext2_ino_t ino, const char *spec,
+			  struct hctx *h)
 {
 	struct name_ctx nc = { ino, NULL };
 	char *p;
 
 	if (spec[0] == '<') {
-		struct e4t_tree_opts topts = { .warn = lib_warn, .priv = wc };
-		struct e4t_tree *tree = NULL;
+		struct e4t_tree *tree = ctx_tree_names(ctx);
 
-		if (e4t_tree_load(img, &topts, &tree) == 0)
+		if (tree)
 			e4t_tree_walk(tree, EXT2_ROOT_INO, "/", find_name, &nc);
-		e4t_tree_free(tree);
 		spec = nc.path;
 	}
 	h->ino = ino;
@@ -310,6 +308,7 @@ static int history_run(struct cmd_ctx *ctx, int argc, char **argv)
 	struct e4t_journal *j;
 	ext2_ino_t ino;
 	errcode_t err;
+	int status = EXIT_OK;
 
 	(void)argc;
 	err = e4t_image_resolve(img, argv[0], &ino);
@@ -318,12 +317,14 @@ static int history_run(struct cmd_ctx *ctx, int argc, char **argv)
 		return filespec_status(err);
 	}
 	ctx->jflags = E4T_J_STALE;
-	j = ctx_journal(ctx);
+	j = ctx_journal(ctx, &status);
+	if (!j)
+		return status;
 	hist.local = ctx->local;
 	hist.inode_size = img->inode_size;
 	report_init(&hist.rep, (enum report_format)ctx->format, stdout,
 		    &history_schema);
-	print_heading(img, ino, argv[0], &ctx->wc, &hist);
+	print_heading(ctx, ino, argv[0], &hist);
 	err = e4t_inode_history(img, j, ino, on_copy, &hist);
 	if (err)
 		report(img->name, argv[0], err);

@@ -291,10 +291,15 @@ static void journal_opt(struct cmd_ctx *ctx, int c, const char *arg)
 
 static int journal_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
+	struct e4t_journal *j;
+	int status = EXIT_OK;
+
 	(void)argc;
 	(void)argv;
-	print_journal(ctx_journal(ctx), (enum report_format)ctx->format,
-		      blocks);
+	j = ctx_journal(ctx, &status);
+	if (!j)
+		return status;
+	print_journal(j, (enum report_format)ctx->format, blocks);
 	return EXIT_OK;
 }
 

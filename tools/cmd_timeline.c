@@ -166,6 +166,7 @@ int timeline_cmd_run(struct cmd_ctx *ctx, struct timeline_args *a, int argc,
 {
 	if (argc)
 		a->spec = argv[0];
+	a->ctx = ctx;
 	a->img = ctx->img;
 	a->quiet = ctx->co.quiet;
 	a->local = ctx->local;

@@ -183,6 +183,19 @@ int common_opt(int c, const char *arg, struct common_opts *co,
 	}
 }
 
+static const struct cmdinfo *running;
+
+void cmd_set_running(const struct cmdinfo *cmd)
+{
+	running = cmd;
+}
+
+int cmd_exit_status(int status)
+{
+	return running && running->exit_map ? running->exit_map(status)
+					    : status;
+}
+
 void usage_error(const struct cmdinfo *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -414,9 +427,10 @@ static void say_truncated(const char *name, const struct common_opts *co)
 	free(missing);
 }
 
-struct e4t_image *open_image_or_exit(const char *name,
-				     const struct common_opts *co,
-				     const struct e4t_view *view, uint64_t at)
+struct e4t_image *open_image_status(const char *name,
+				    const struct common_opts *co,
+				    const struct e4t_view *view, uint64_t at,
+				    int *status)
 {
 	struct e4t_image *img;
 	errcode_t err;
@@ -431,7 +445,8 @@ struct e4t_image *open_image_or_exit(const char *name,
 		fprintf(stderr, "%s: %s: -b %llu%s: %s\n", progname, name,
 			(unsigned long long)co->sb.block, size,
 			error_message(err));
-		exit(cmd_exit_status(EXIT_IMAGE));
+		*status = EXIT_IMAGE;
+		return NULL;
 	}
 	if (err) {
 		/* the backups were looked for too (sbopen.c) */
@@ -458,7 +473,8 @@ struct e4t_image *open_image_or_exit(const char *name,
 		} else {
 			report(name, NULL, err);
 		}
-		exit(cmd_exit_status(EXIT_IMAGE));
+		*status = EXIT_IMAGE;
+		return NULL;
 	}
 	/* what was read is not what the kernel would mount: said even
 	 * with -q */

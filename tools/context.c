@@ -183,7 +183,9 @@ static int open_image(struct cmd_ctx *ctx, const char *name)
 			return open_write_status(name, &ctx->wo,
 						 err ? err : ENOMEM);
 	} else {
-		ctx->img = open_image_or_exit(name, &ctx->co, view, at);
+		ctx->img = open_image_status(name, &ctx->co, view, at, &status);
+		if (!ctx->img)
+			return status;
 	}
 	ctx->wc.image = ctx->img->name;
 	ctx->wc.quiet = ctx->co.quiet;
@@ -193,11 +195,11 @@ static int open_image(struct cmd_ctx *ctx, const char *name)
 	return EXIT_OK;
 }
 
-struct e4t_journal *ctx_journal(struct cmd_ctx *ctx)
+struct e4t_journal *ctx_journal(struct cmd_ctx *ctx, int *status)
 {
 	if (!ctx->j)
-		ctx->j = open_journal_or_exit(ctx->img, ctx->jpath, ctx->jflags,
-					      &ctx->wc);
+		ctx->j = open_journal_status(ctx->img, ctx->jpath, ctx->jflags,
+					     &ctx->wc, status);
 	return ctx->j;
 }
 
@@ -214,6 +216,18 @@ struct e4t_tree *ctx_tree(struct cmd_ctx *ctx, int *status)
 		e4t_tree_free(ctx->tree);
 		ctx->tree = NULL;
 	}
+	return ctx->tree;
+}
+
+struct e4t_tree *ctx_tree_names(struct cmd_ctx *ctx)
+{
+	if (ctx->tree)
+		return ctx->tree;
+	if (e4t_tree_load(ctx->img, &ctx->topts, &ctx->tree)) {
+		e4t_tree_free(ctx->tree);
+		ctx->tree = NULL;
+	}
+	progress_done();
 	return ctx->tree;
 }
 
@@ -303,21 +317,13 @@ static int run_all_volumes(struct cmd_ctx *ctx, int n, char **argv)
 	return worst;
 }
 
-static const struct cmdinfo *running;
-
-int cmd_exit_status(int status)
-{
-	return running && running->exit_map ? running->exit_map(status)
-					    : status;
-}
-
 int cmd_run(const struct cmdinfo *cmd, int argc, char **argv)
 {
 	struct cmd_ctx ctx;
 	int n, status = EXIT_OK;
 
 	memset(&ctx, 0, sizeof(ctx));
-	running = cmd;
+	cmd_set_running(cmd);
 	ctx.cmd = cmd;
 	ctx.wo.why = &ctx.why;
 	parse_opts(&ctx, argc, argv);

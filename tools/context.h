@@ -41,16 +41,16 @@ struct cmd_ctx {
 	int no_image;
 };
 
-/* The exit status for status as the running command gives it
- * (cmdinfo.exit_map); for the exits before and outside run(). */
-int cmd_exit_status(int status);
 /* Run cmd with argv[0] its name; the exit status. */
 int cmd_run(const struct cmdinfo *cmd, int argc, char **argv);
 /* The journal (-j FILE, or the filesystem's), loaded once with
- * ctx->jflags; exits EXIT_IMAGE when it cannot be read. */
-struct e4t_journal *ctx_journal(struct cmd_ctx *ctx);
+ * ctx->jflags; NULL when it cannot be read: said, and *status set. */
+struct e4t_journal *ctx_journal(struct cmd_ctx *ctx, int *status);
 /* The filesystem's tree, indexed once (progress shown); NULL when it
  * could not be: said, and *status set as index_error_status(). */
 struct e4t_tree *ctx_tree(struct cmd_ctx *ctx, int *status);
+/* The same for a command that only names inodes with it: NULL when it
+ * cannot be loaded, nothing reported (the command goes on unnamed). */
+struct e4t_tree *ctx_tree_names(struct cmd_ctx *ctx);
 
 #endif /* E4TIME_CONTEXT_H */

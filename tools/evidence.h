@@ -10,11 +10,12 @@
 #include "opts.h"
 
 /* Open the image (the file at byte at, or a view of a container at
- * byte at), print its state notes; exits EXIT_IMAGE on failure (the
- * message gives -o/--offset as co has them). */
-struct e4t_image *open_image_or_exit(const char *name,
-				     const struct common_opts *co,
-				     const struct e4t_view *view, uint64_t at);
+ * byte at), print its state notes; on failure said on stderr (with -o or
+ * --offset as co has them), NULL and *status EXIT_IMAGE. */
+struct e4t_image *open_image_status(const char *name,
+				    const struct common_opts *co,
+				    const struct e4t_view *view, uint64_t at,
+				    int *status);
 
 /*
  * The IMAGE argument as examiners hold it (evidence.c): the container

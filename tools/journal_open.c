@@ -12,10 +12,10 @@
 #include "cmd.h"
 #include "report.h"
 
-/* Open the image and its journal, load it; exits on failure. */
-struct e4t_journal *open_journal_or_exit(struct e4t_image *img,
-					 const char *path, unsigned flags,
-					 struct warn_ctx *wc)
+/* Open the image's journal and load it; said on failure. */
+struct e4t_journal *open_journal_status(struct e4t_image *img, const char *path,
+					unsigned flags, struct warn_ctx *wc,
+					int *status)
 {
 	struct e4t_journal *j;
 	errcode_t err;
@@ -23,15 +23,15 @@ struct e4t_journal *open_journal_or_exit(struct e4t_image *img,
 	err = e4t_journal_open(img, path, &j);
 	if (err) {
 		report(img->name, path ? path : "journal", err);
-		e4t_image_close(img);
-		exit(EXIT_IMAGE);
+		*status = EXIT_IMAGE;
+		return NULL;
 	}
 	err = e4t_journal_load(j, flags, lib_warn, wc);
 	if (err) {
 		report(img->name, "journal", err);
 		e4t_journal_close(j);
-		e4t_image_close(img);
-		exit(err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE);
+		*status = err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE;
+		return NULL;
 	}
 	return j;
 }

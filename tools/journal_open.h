@@ -12,10 +12,11 @@
 struct warn_ctx;
 
 /* journal_open.c: open and load the journal of img (path: external journal or
- * NULL); warnings through wc.  Exits EXIT_IMAGE when it cannot be read. */
-struct e4t_journal *open_journal_or_exit(struct e4t_image *img,
-					 const char *path, unsigned flags,
-					 struct warn_ctx *wc);
+ * NULL); warnings through wc.  When it cannot be read: said on stderr,
+ * NULL, and *status EXIT_IMAGE (EXIT_INTERNAL: out of memory). */
+struct e4t_journal *open_journal_status(struct e4t_image *img, const char *path,
+					unsigned flags, struct warn_ctx *wc,
+					int *status);
 
 /* The journal's features: their names into names (room for
  * E4T_JFEATURES_MAX), how many; as words ("64bit csum_v3", "(none)");

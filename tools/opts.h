@@ -92,6 +92,11 @@ int parse_threads(const char *arg, const struct cmdinfo *cmd);
  * and on getopt's '?' (unknown option, missing argument). */
 int common_opt(int c, const char *arg, struct common_opts *co,
 	       const struct cmdinfo *cmd);
+/* The exit status for status as the running command gives it
+ * (cmdinfo.exit_map; cmd_run sets the command): for usage_error(), and
+ * for cmd_run's result. */
+void cmd_set_running(const struct cmdinfo *cmd);
+int cmd_exit_status(int status);
 void usage_error(const struct cmdinfo *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 

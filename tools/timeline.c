@@ -471,13 +471,10 @@ int timeline_run(const struct timeline_args *a)
 		status = EXIT_INTERNAL;
 		goto out;
 	}
-	err = e4t_tree_load(img, &topts, &tree);
-	progress_done();
-	if (err) {
-		report(img->name, "indexing the filesystem", err);
-		status = err == ENOMEM ? EXIT_INTERNAL : EXIT_IMAGE;
+	a->ctx->topts = topts; /* the command's tree, with these options */
+	tree = ctx_tree(a->ctx, &status);
+	if (!tree)
 		goto out;
-	}
 	if (a->rule_flags) {
 		/* as anomalies: times set by the run that made the inode */
 		err = e4t_copyidx_build(tree, img->fs->super->s_inodes_count,
@@ -627,6 +624,5 @@ out:
 	lb_free(&c.out.lb);
 	dnames_free(c.dn);
 	jrows_free(c.jr);
-	e4t_tree_free(tree);
-	return status;
+	return status; /* (the tree is the command's: freed with it) */
 }

@@ -8,7 +8,10 @@
 
 #include "output.h"
 
+struct cmd_ctx;
+
 struct timeline_args {
+	struct cmd_ctx *ctx;   /* the command's: the tree (ctx_tree) */
 	struct e4t_image *img; /* open; timeline_run does not close it */
 	const char *spec;      /* FILESPEC: a path or <INODE>; "/" */
 	const struct formatter *fmt;
