@@ -210,18 +210,18 @@ static int tl_prepare(struct cmd_ctx *ctx, int argc, char **argv)
 			    "unknown format '%s' (text, bodyfile, mactime, "
 			    "jsonl, timesketch, csv, timesketch-csv)",
 			    name);
-	if (ta.rule_flags && ta.fmt != &fmt_jsonl &&
-	    ta.fmt != &fmt_timesketch && ta.fmt != &fmt_csv)
+	if (ta.rule_flags && !(ta.fmt->caps & FMT_FLAGS))
 		usage_error(&timeline_cmd,
 			    "--flags: only the jsonl, timesketch and csv "
 			    "formats carry them");
 	if (ta.hash == E4T_HASH_NONE)
 		return EXIT_OK;
-	if (strcmp(name, "text") == 0)
-		usage_error(&timeline_cmd, "--hash: the text format has no "
-					   "column for it (use jsonl or csv)");
-	if ((ta.fmt == &fmt_bodyfile || ta.fmt == &fmt_mactime) &&
-	    ta.hash != E4T_HASH_MD5)
+	if (!(ta.fmt->caps & (FMT_HASH | FMT_HASH_MD5)))
+		usage_error(&timeline_cmd,
+			    "--hash: the %s format has no column for it (use "
+			    "jsonl or csv)",
+			    name);
+	if (!(ta.fmt->caps & FMT_HASH) && ta.hash != E4T_HASH_MD5)
 		usage_error(&timeline_cmd,
 			    "--hash %s: the %s format holds MD5 only",
 			    e4t_hash_name(ta.hash), name);

@@ -73,6 +73,7 @@ static void body_end(struct out *o)
 
 const struct formatter fmt_bodyfile = {
 	.name = "bodyfile",
+	.caps = FMT_HASH_MD5,
 	.begin = body_begin,
 	.row = body_row,
 	.end = body_end,

@@ -99,6 +99,7 @@ static void csv_end(struct out *o)
 
 const struct formatter fmt_csv = {
 	.name = "csv",
+	.caps = FMT_FLAGS | FMT_HASH,
 	.begin = csv_begin,
 	.row = csv_row,
 	.end = csv_end,

@@ -66,6 +66,7 @@ static void json_end(struct out *o)
 
 const struct formatter fmt_jsonl = {
 	.name = "jsonl",
+	.caps = FMT_FLAGS | FMT_HASH,
 	.begin = json_begin,
 	.row = json_row,
 	.end = json_end,

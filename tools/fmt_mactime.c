@@ -113,6 +113,7 @@ static void mac_end(struct out *o)
 
 const struct formatter fmt_mactime = {
 	.name = "mactime",
+	.caps = FMT_HASH_MD5,
 	.begin = mac_begin,
 	.row = mac_row,
 	.end = mac_end,

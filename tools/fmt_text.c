@@ -74,6 +74,7 @@ static void text_end(struct out *o)
 
 const struct formatter fmt_text = {
 	.name = "text",
+	.caps = 0,
 	.begin = text_begin,
 	.row = text_row,
 	.end = text_end,

@@ -83,6 +83,7 @@ static void ts_end(struct out *o)
 
 const struct formatter fmt_timesketch = {
 	.name = "timesketch",
+	.caps = FMT_FLAGS | FMT_HASH,
 	.begin = ts_begin,
 	.row = ts_row,
 	.end = ts_end,

@@ -83,6 +83,7 @@ static void tscsv_end(struct out *o)
 
 const struct formatter fmt_timesketch_csv = {
 	.name = "timesketch-csv",
+	.caps = FMT_HASH,
 	.begin = tscsv_begin,
 	.row = tscsv_row,
 	.end = tscsv_end,

@@ -57,8 +57,14 @@ struct out {
 	int encrypted_col;
 };
 
+/* struct formatter.caps: what a format carries */
+#define FMT_FLAGS    0x1 /* --flags: the anomaly rules' flags of a row */
+#define FMT_HASH     0x2 /* --hash: a digest of any algorithm */
+#define FMT_HASH_MD5 0x4 /* --hash md5 only (the bodyfile's MD5 column) */
+
 struct formatter {
 	const char *name;
+	unsigned caps; /* FMT_*: the options its rows can carry */
 	void (*begin)(struct out *o);
 	void (*row)(struct out *o, const struct e4t_row *row);
 	void (*end)(struct out *o);
