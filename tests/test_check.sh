@@ -11,6 +11,10 @@
 # statuses, the questions on a terminal (a pty), SIGINT, kills at write
 # points (the test hook), the damaged corpus, JSON lines.
 . "$TOP_SRCDIR/tests/lib.sh"
+# sif and shrink (the case directories' helpers); retry, need_mount and
+# mkimg are this suite's own, below
+# shellcheck source=tests/cases/helpers.sh
+. "$TOP_SRCDIR/tests/cases/helpers.sh"
 
 suite_setup() {
 	require_tools mkfs.ext4 mkfs.ext3 tune2fs e2fsck e2undo debugfs jq \
@@ -63,16 +67,6 @@ mkimg() {
 	umount "$MNT"
 }
 
-# sif PATH FIELD VALUE...: debugfs -w set_inode_field, pairs of FIELD VALUE.
-sif() {
-	local path="$1" cmds=""
-	shift
-	while [ $# -ge 2 ]; do
-		cmds+="sif $path $1 $2"$'\n'
-		shift 2
-	done
-	printf '%s' "$cmds" | debugfs -w -f - "$IMG" >/dev/null 2>&1
-}
 
 # kstat FMT PATH...: stat -c FMT on a read-only loop mount of $IMG.
 kstat() {
@@ -345,33 +339,6 @@ test_future_times_warned_never_fixed() {
 	assertContains "$(cat "$OUT")" "2 warnings"
 	run_ro "$IMG" check -n --strict "$IMG"
 	assertEquals "--strict" 4 "$RC"
-}
-
-# shrink PATH NEW: i_extra_isize of PATH set to NEW as an old kernel left
-# it, the in-inode xattrs (magic, entries, values) moved along with it
-# (no metadata_csum on these images: no checksum to redo).
-shrink() {
-	python3 - "$IMG" "$1" "$2" <<'EOF'
-import re, subprocess, sys
-img, path, new = sys.argv[1], sys.argv[2], int(sys.argv[3])
-out = subprocess.run(["debugfs", "-R", "imap " + path, img],
-                     capture_output=True, text=True).stdout
-m = re.search(r"located at block (\d+), offset 0x([0-9a-f]+)", out)
-sb = subprocess.run(["dumpe2fs", "-h", img], capture_output=True,
-                    text=True).stdout
-bs = int(re.search(r"Block size:\s+(\d+)", sb).group(1))
-isz = int(re.search(r"Inode size:\s+(\d+)", sb).group(1))
-pos = int(m.group(1)) * bs + int(m.group(2), 16)
-with open(img, "r+b") as f:
-    f.seek(pos)
-    ino = bytearray(f.read(isz))
-    old = int.from_bytes(ino[128:130], "little")
-    region = bytes(ino[128 + old:isz])
-    ino[128 + new:isz] = (region + bytes(isz))[:isz - 128 - new]
-    ino[128:130] = new.to_bytes(2, "little")
-    f.seek(pos)
-    f.write(ino)
-EOF
 }
 
 test_ext3_grow_keeps_xattrs() {
