@@ -86,4 +86,15 @@ static inline struct jstate *pstate(const struct jrows *jr, uint32_t k)
 	return &jr->parts[k >> 31].v[k & ~PART1];
 }
 
+/* jload.c: jrows_load, telling jl (jthread.c: NULL when none) that the
+ * journal is read and audited, and handing it a load that failed after. */
+errcode_t jrows_load_on(struct e4t_image *img, e4t_warn_fn warn, void *priv,
+			struct jload *jl, unsigned audit_flags,
+			struct jrows **ret);
+/* jthread.c: the journal is read and audited (or failed: j NULL). */
+void jload_ready(struct jload *jl, struct e4t_journal *j);
+/* jthread.c: jr failed after the journal was given: kept, freed by
+ * jrows_load_finish (1), or not (0: no thread has it). */
+int jload_keep_failed(struct jload *jl, struct jrows *jr);
+
 #endif
