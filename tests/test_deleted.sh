@@ -1033,6 +1033,48 @@ dup_states() {
 # name.  On the committed image and on kernel-written ones (files whose
 # inodes new files took, rm -r, a wrapped journal): no deleted name with
 # its inode, status and times twice, and every reused name still there.
+# timeline -d --journal reads the journal on its own thread while the
+# tree loads, and the deleted names while that thread reads the entries
+# (jthread.c, dprefetch.c): the rows, warnings and exit status must be
+# --threads 1's, undamaged and on damaged copies (tests/damage_gen: the
+# journal's warnings come from the other thread, and are given after the
+# tree's as on one thread).
+test_journal_threads_change_nothing() {
+	local name img k n=0 warned=0
+	for name in churn-1k-live churn-wrapped-live ext4-reuse; do
+		img=$(unpack "$name") || {
+			fail "unpack $name"
+			return
+		}
+		for k in none 0 1 2 3 4 5; do
+			if [ "$k" = none ]; then
+				cp "$img" "$TMP/thr.img"
+			else
+				"$DAMAGE_GEN" damage "$img" 5 "$k" "$TMP/thr.img" \
+					>/dev/null || {
+					fail "damage_gen $name $k"
+					continue
+				}
+			fi
+			run_ro "$TMP/thr.img" timeline -d --journal -f jsonl --threads 1 "$TMP/thr.img"
+			cp "$OUT" "$TMP/thr1.out"
+			cp "$ERR" "$TMP/thr1.err"
+			local rc1=$RC
+			run_ro "$TMP/thr.img" timeline -d --journal -f jsonl "$TMP/thr.img"
+			assertEquals "$name $k: status" "$rc1" "$RC"
+			assertTrue "$name $k: the same rows" "cmp -s '$TMP/thr1.out' '$OUT'"
+			assertTrue "$name $k: the same warnings, in order" \
+				"cmp -s '$TMP/thr1.err' '$ERR'"
+			[ -s "$ERR" ] && warned=$((warned + 1))
+			n=$((n + 1))
+		done
+	done
+	assertEquals "runs compared" 21 "$n"
+	echo "threads: $n runs compared, $warned with warnings" >&2
+	assertTrue "some runs warned (damage reached the journal or the tree)" \
+		"[ $warned -gt 0 ]"
+}
+
 test_journal_reused_no_duplicate_rows() {
 	local img n=0 d r
 	img=$(unpack ext4-reuse) || {
