@@ -353,20 +353,3 @@ errcode_t jn_collect(struct e4t_image *img, struct e4t_journal *j,
 	}
 	return err;
 }
-
-void jn_ctx_free(struct jn_ctx *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->nblocks; i++)
-		free(c->blocks[i].held.v);
-	for (i = 0; i < c->ninodes; i++)
-		free(c->inodes[i].held.v);
-	free(c->found.v);
-	free(c->closed);
-	free(c->v);
-	free(c->tab);
-	free(c->names);
-	free(c->blocks);
-	free(c->inodes);
-}

@@ -217,3 +217,20 @@ int jn_on_live(ext2_ino_t dir, ext2_ino_t ino, const char *name, unsigned nl,
 		c->v[slot->idx - 1].live = 1;
 	return 0;
 }
+
+void jn_ctx_free(struct jn_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nblocks; i++)
+		free(c->blocks[i].held.v);
+	for (i = 0; i < c->ninodes; i++)
+		free(c->inodes[i].held.v);
+	free(c->found.v);
+	free(c->closed);
+	free(c->v);
+	free(c->tab);
+	free(c->names);
+	free(c->blocks);
+	free(c->inodes);
+}
