@@ -129,7 +129,8 @@ errcode_t jn_read_copies(struct e4t_image *img, struct e4t_journal *j,
 errcode_t jn_collect(struct e4t_image *img, struct e4t_journal *j,
 		     const ext2_ino_t *dirs, size_t ndirs, struct jn_ctx *c,
 		     ext2_ino_t **dirs_had, size_t *ndirs_had);
-/* Free what c holds (not c). */
+
+/* jnrecs.c: free what c holds (not c). */
 void jn_ctx_free(struct jn_ctx *c);
 
 #endif
