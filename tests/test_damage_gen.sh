@@ -28,7 +28,10 @@
 #
 # Deterministic: DAMAGE_SEED (default 1).  DAMAGE_COPIES damaged and
 # DAMAGE_TRUNCS truncated copies per image (defaults 4 and 2: under two
-# minutes in a normal build); DAMAGE_TIMEOUT seconds per command
+# minutes in a normal build), numbered from DAMAGE_FIRST (default 0: a
+# copy's number chooses the kind of area damaged, going round the
+# image's kinds, and whether its checksum is fixed, so .ci/run gives its
+# two builds other numbers); DAMAGE_TIMEOUT seconds per command
 # (default 60).  The last lines of the log count copies by kind and
 # checksum state, and runs by exit status.
 . "$TOP_SRCDIR/tests/lib.sh"
@@ -37,6 +40,7 @@
 : "${DAMAGE_SEED:=1}"
 : "${DAMAGE_COPIES:=4}"
 : "${DAMAGE_TRUNCS:=2}"
+: "${DAMAGE_FIRST:=0}"
 : "${DAMAGE_TIMEOUT:=60}"
 
 suite_setup() {
@@ -52,7 +56,8 @@ suite_setup() {
 suite_teardown() {
 	[ -s "$TMP/tally" ] || return 0
 	echo "damage_gen: seed $DAMAGE_SEED, $DAMAGE_COPIES damaged and" \
-		"$DAMAGE_TRUNCS truncated copies per image, $RUNS_PER_COPY runs" \
+		"$DAMAGE_TRUNCS truncated copies per image from number" \
+		"$DAMAGE_FIRST, $RUNS_PER_COPY runs" \
 		"a copy$([ "$ROTATE" = 1 ] && echo " (E4T_QUICK=1: formats in turn)")"
 	echo "damage_gen: copies by kind and checksum:" \
 		"$(grep '^copy ' "$TMP/tally" | cut -d' ' -f2,3 | sort |
@@ -137,7 +142,7 @@ read_all() {
 # (I: the image's place in IMAGE_NAMES, for the formats' turns).
 damage_image() {
 	local name=$1 base="$TMP/base/$1.img" copy="$TMP/copy.img" jdev=""
-	local n line before after copies=0
+	local idx=$2 n num line before after copies=0
 	RUNS=0
 	xz -dc "$IMAGES/$name.img.xz" >"$base" || { fail "unpack $name"; return; }
 	if [ -f "$IMAGES/$name-jdev.img.xz" ]; then
@@ -145,22 +150,26 @@ damage_image() {
 		xz -dc "$IMAGES/$name-jdev.img.xz" >"$jdev" || return
 	fi
 	for ((n = 0; n < DAMAGE_COPIES + DAMAGE_TRUNCS; n++)); do
+		# (named as damage_gen numbers them: seed, damage or truncate N)
 		if [ "$n" -lt "$DAMAGE_COPIES" ]; then
-			line=$("$DAMAGE_GEN" damage "$base" "$DAMAGE_SEED" "$n" "$copy")
+			num="damage $((DAMAGE_FIRST + n))"
 		else
-			line=$("$DAMAGE_GEN" truncate "$base" "$DAMAGE_SEED" \
-				"$((n - DAMAGE_COPIES))" "$copy")
-		fi || { fail "damage_gen on $name, copy $n"; continue; }
+			num="truncate $((DAMAGE_FIRST + n - DAMAGE_COPIES))"
+		fi
+		# shellcheck disable=SC2086 # "damage N" or "truncate N"
+		line=$("$DAMAGE_GEN" ${num% *} "$base" "$DAMAGE_SEED" \
+			"${num#* }" "$copy") ||
+			{ fail "damage_gen on $name, seed $DAMAGE_SEED $num"; continue; }
 		# shellcheck disable=SC2086 # OUT KIND OP CSUM OFFSET
 		set -- $line
-		WHAT="$name copy $n ($2 $3 at $5, checksum $4)"
+		WHAT="$name seed $DAMAGE_SEED $num ($2 $3 at $5, checksum $4)"
 		if [ "$3" = truncate ]; then
 			echo "copy $2 truncated" >>"$TMP/tally"
 		else
 			echo "copy $2 csum-$4" >>"$TMP/tally"
 		fi
 		before=$(sha256sum <"$copy")
-		read_all "$copy" "$jdev" $((n + $2))
+		read_all "$copy" "$jdev" $((n + idx))
 		after=$(sha256sum <"$copy")
 		assertEquals "$WHAT: the copy changed" "$before" "$after"
 		copies=$((copies + 1))
