@@ -11,8 +11,14 @@ Checks: the summary's change counts by class (the fast-commit images'
 relatime_would_skip, atime_only_transactions, the full transactions and
 which tids are live and stale, and for every workload inode the classes
 that history finds between its journal copies.  With --no-stale on a clean
-journal nothing is compared.  Prints one line per mismatch and exits 1 if
-there is one; E4TIME's own failures exit 2.
+journal nothing is compared.  With --sample (E4T_QUICK=1: CI's sanitizer
+build, where each e4time process costs 0.1 s before any work) history runs
+on one inode of each expectation the .info file holds (the lowest-numbered
+of the inodes with the same classes: 2 to 4 of the 21), not on every one:
+the same path on the same journal, with every kind of answer checked.
+Prints one line per mismatch and exits 1 if there is one; E4TIME's own
+failures exit 2.  The last line says how many inodes' histories it
+compared.
 """
 import collections
 import json
@@ -65,7 +71,8 @@ def e4time(cmd):
 def main():
     args = sys.argv[1:]
     no_stale = "--no-stale" in args
-    args = [a for a in args if a != "--no-stale"]
+    sample = "--sample" in args
+    args = [a for a in args if a not in ("--no-stale", "--sample")]
     exe, image, info = args[:3]
     jopt = ["-j", args[3]] if len(args) > 3 else []
     expect, journal, inodes = read_info(info)
@@ -123,7 +130,13 @@ def main():
         check("fast commits", len(fcs), int(expect["fc_commits"]))
 
     # per inode: the class of each journal copy after the first
-    for ino, want in sorted(inodes.items()):
+    checked = sorted(inodes.items())
+    if sample:
+        kinds = {}
+        for ino, want in checked:
+            kinds.setdefault(tuple(sorted(want.items())), (ino, want))
+        checked = sorted(kinds.values())
+    for ino, want in checked:
         out = e4time([exe, "history", "-f", "jsonl"] + jopt +
                      [image, "<%d>" % ino])
         got = collections.Counter()
@@ -133,15 +146,18 @@ def main():
                     r["change"] != "first"):
                 got[r["change"]] += 1
         check("inode %d history" % ino, dict(got), dict(want))
-    report(image, bad)
+    if not checked:
+        bad.append("no workload inode in the .info file")
+    report(image, bad, "history of %d of the %d workload inodes%s" %
+           (len(checked), len(inodes), " (--sample)" if sample else ""))
 
 
-def report(image, bad):
+def report(image, bad, what="audit"):
     for b in bad:
         print("FAIL: %s: %s" % (image, b))
     if bad:
         sys.exit(1)
-    print("ok: %s" % image)
+    print("ok: %s: %s" % (image, what))
 
 
 if __name__ == "__main__":
