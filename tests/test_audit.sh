@@ -205,20 +205,41 @@ test_history_shows_timestomp() {
 test_history_change_labels() {
 	need_mount
 	[ "$E4T_SKIP_THIS" = 1 ] && return
-	local img="$TMP/delalloc.img" line
-	truncate -s 16M "$img"
-	mkfs.ext4 -q -F "$img" >/dev/null 2>&1
-	mount -o loop,commit=1 "$img" "$MNT" || {
-		fail "mount"
+	local img="$TMP/delalloc.img" line try back=0
+	# A sync by another process (another suite, at once) in the 2.5 s
+	# writes the data back before the commit: the size then comes in the
+	# mtime's commit, and there is no data change to label.  Up to three
+	# tries, then a visible SKIP (as test_fast_commit).
+	for try in 1 2 3; do
+		truncate -s 16M "$img"
+		mkfs.ext4 -q -F "$img" >/dev/null 2>&1
+		mount -o loop,commit=1 "$img" "$MNT" || {
+			fail "mount"
+			return
+		}
+		echo hello >"$MNT/f"
+		sleep 2.5 # committed, not yet written back
+		sync
+		umount "$MNT"
+		run_ro "$img" history "$img" /f
+		assertEquals "history status: $(cat "$ERR")" 0 "$RC"
+		line=$(grep -E '^tid .*: data change;' "$OUT")
+		back=0
+		[ -n "$line" ] && break
+		# written back with the mtime: no copy of size 0 (the label
+		# is the test, and there is nothing to label)
+		if ! grep -qE '^  links .*, size 0$' "$OUT"; then
+			echo "try $try: the data was written back with the mtime (a sync elsewhere)" >&2
+			back=1
+			rm -f "$img"
+			continue
+		fi
+		break
+	done
+	if [ "$back" = 1 ]; then
+		skip_test "other processes' syncs wrote the data back before the commit in 3 tries"
 		return
-	}
-	echo hello >"$MNT/f"
-	sleep 2.5 # committed, not yet written back
-	sync
-	umount "$MNT"
-	run_ro "$img" history "$img" /f
-	assertEquals "history status: $(cat "$ERR")" 0 "$RC"
-	line=$(grep -E '^tid .*: data change;' "$OUT")
+	fi
 	assertEquals "one data change: $(cat "$OUT")" 1 "$(grep -c . <<<"$line")"
 	assertContains "names the groups" "$line" \
 		": data change; changed: size/i_blocks, block map, checksum"
