@@ -73,13 +73,6 @@ errcode_t dnames_prefetch(struct dnames *d, struct e4t_journal *j,
 	return 0;
 }
 
-static int cmp_ino(const void *x, const void *y)
-{
-	ext2_ino_t a = *(const ext2_ino_t *)x, b = *(const ext2_ino_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 int dnames_prefetched(struct dnames *d, e4t_jname_fn fn)
 {
 	size_t i;
@@ -90,8 +83,7 @@ int dnames_prefetched(struct dnames *d, e4t_jname_fn fn)
 		return 0;
 	/* every directory the walk reached must have been read ahead */
 	for (i = 0; i < d->ndirs; i++)
-		if (!bsearch(&d->dirs[i].ino, d->pre_dirs, d->npre_dirs,
-			     sizeof(*d->pre_dirs), cmp_ino))
+		if (!e4t_ino_in(d->pre_dirs, d->npre_dirs, d->dirs[i].ino))
 			return 0;
 	for (i = 0; i < d->npre; i++) {
 		struct e4t_jname e = d->pre[i].e;

@@ -36,6 +36,7 @@ static void pack(const struct e4t_inode *in, uint32_t trans, struct jstate *s)
 	memcpy(s->raw_base, in->raw_base, sizeof(s->raw_base));
 	memcpy(s->raw_extra, in->raw_extra, sizeof(s->raw_extra));
 }
+
 /* The same times, size, mode, owner and links (the raw words decide). */
 static int same_packed(const struct jstate *a, const struct jstate *b)
 {
@@ -45,6 +46,7 @@ static int same_packed(const struct jstate *a, const struct jstate *b)
 	       !memcmp(a->raw_base, b->raw_base, sizeof(a->raw_base)) &&
 	       !memcmp(a->raw_extra, b->raw_extra, sizeof(a->raw_extra));
 }
+
 /* A copy, on the thread of its share: the inode's lists are the share's
  * alone (head, tail and next hold the share's indexes). */
 static int on_copy(const struct e4t_icopy *c, void *priv)

@@ -52,6 +52,7 @@ static void unpack(const struct jrows *jr, const struct jstate *s,
 	memcpy(in->raw_extra, s->raw_extra, sizeof(s->raw_extra));
 	e4t_inode_decode_times(in);
 }
+
 /* The same state; with predelete, the row is a deleted inode shown as
  * the journal held it before the deletion, its links count and dtime the
  * disk's: those two are not compared. */
@@ -70,6 +71,7 @@ static int same_state(const struct e4t_inode *a, const struct e4t_inode *b,
 			return 0;
 	return 1;
 }
+
 struct e4t_journal *jrows_journal(const struct jrows *jr)
 {
 	return jr ? jr->j : NULL;
