@@ -3,11 +3,38 @@
  * grow.c --- the one way arrays grow, in the library and the tool:
  * capacity doubled (from a first size) until it holds what is needed.
  */
+#include "config.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "e4time.h"
+
+#define HUGE_PAGE (2UL << 20)
+
+/*
+ * Ask for huge pages under a large array (from 4 MiB): its first touch
+ * then takes one page fault per 2 MiB, not per 4 KiB.  On a virtual
+ * machine a fault costs microseconds: filling the tree's 64 MiB of
+ * records for 1,000,000 inodes took 16,000 of them, a third of a
+ * one-thread timeline.  Only the 2 MiB-aligned pages inside the array;
+ * a hint, whose failure (no transparent huge pages) changes nothing.
+ */
+void e4t_huge_hint(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	uintptr_t b = ((uintptr_t)p + len) & ~(HUGE_PAGE - 1);
+
+	if (len >= 2 * HUGE_PAGE && b > a)
+		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)len;
+#endif
+}
 
 errcode_t e4t_grow(void *arrp, size_t *cap, size_t need, size_t elem,
 		   size_t first)
@@ -31,5 +58,6 @@ errcode_t e4t_grow(void *arrp, size_t *cap, size_t need, size_t elem,
 		return ENOMEM;
 	*arr = p;
 	*cap = n;
+	e4t_huge_hint(p, n * elem);
 	return 0;
 }

@@ -27,6 +27,10 @@
 errcode_t e4t_grow(void *arrp, size_t *cap, size_t need, size_t elem,
 		   size_t first);
 
+/* Huge pages, where the system has them, under a large array of len
+ * bytes at p (e4t_grow asks for them itself). */
+void e4t_huge_hint(void *p, size_t len);
+
 /*
  * Binary search of an array sorted by an unsigned integer field: the
  * index of the first of its n elements (elem bytes each) whose key, the

@@ -1202,6 +1202,7 @@ static errcode_t reserve(struct e4t_tree *t)
 		return ENOMEM;
 	t->recs = recs;
 	t->recs_cap = used;
+	e4t_huge_hint(recs, used * sizeof(*t->recs));
 	if (grow((void **)&t->ents, &t->ents_cap, used * (ENT_HDR + 16), 1))
 		return ENOMEM;
 	return 0;
