@@ -27,101 +27,9 @@
 #include "fs/csum_int.h"
 #include "fs/itable_int.h"
 
-/* struct irec.flags: E4T_INO_* in the low four bits, then the tree's */
-#define T_INO_MASK 0x0f
-#define T_REACHED  0x10 /* some name reaches it from / */
-#define T_EXPANDED 0x20 /* directory already walked in this walk */
-#define T_DTIME	   0x40 /* i_dtime is not 0: see t->dtimes */
+#include "fs/tree_int.h"
 
-/*
- * An inode as the tree keeps it: 64 bytes, a cache line.  What the
- * inode stores (present) follows from extra_isize; i_dtime, zero but for
- * deleted and orphan inodes, is kept aside.
- */
-struct irec {
-	uint32_t ino;
-	uint16_t mode;
-	uint16_t links;
-	uint32_t uid;
-	uint32_t gid;
-	uint64_t size;
-	uint32_t iflags;
-	uint16_t extra_isize;
-	uint8_t flags;
-	uint8_t status;
-	uint32_t raw_base[E4T_DTIME]; /* atime, mtime, ctime, crtime */
-	uint32_t raw_extra[E4T_DTIME];
-};
-
-_Static_assert(sizeof(struct irec) == 64, "a record is a cache line");
-_Static_assert((E4T_INO_CSUM_BAD | E4T_INO_EXTRA_BAD | E4T_INO_INLINE |
-		E4T_INO_ORPHAN_LIST) <= T_INO_MASK,
-	       "E4T_INO_* fit below the tree's flags");
-
-/* The i_dtime of a record with T_DTIME, in inode order. */
-struct dtime {
-	uint32_t ino;
-	uint32_t dtime;
-};
-
-/*
- * The entries of the live directories, one byte stream: per entry the
- * child (4 bytes: an index in recs if known, else the inode number),
- * known (1 byte: bit 0, the tree holds the inode; bits 1-3, the entry's
- * file type), the name's length (1 byte)
- * and the name.  Read in order only, so nothing needs aligning.
- */
-#define ENT_HDR	 6
-#define IN_ENTS2 (1ULL << 63)
-
-/* Inodes whose inode-table blocks could not be read (itable.c). */
-struct lost {
-	ext2_ino_t first, last;
-	errcode_t err;
-};
-
-/* A live directory: its record and where its entries are. */
-struct dir {
-	uint64_t start; /* offset in ents, or in ents2 with IN_ENTS2 */
-	uint32_t rec;	/* index in recs */
-	uint32_t count; /* entries */
-};
-
-struct e4t_tree {
-	struct e4t_image *img;
-	struct e4t_tree_opts cb;
-	unsigned flags;
-	struct irec *recs;
-	size_t nrecs, recs_cap;
-	struct dir *dirs; /* in record (inode) order */
-	size_t ndirs;
-	unsigned char *ents;
-	size_t ents_len, ents_cap;
-	/* the second directory job's stream, kept as it is: copying it
-	 * after the first's would hold both for a moment */
-	unsigned char *ents2;
-	/* the live directories' block maps (e4t_dir_root_pack), in inode
-	 * order as dirs: from the inode pass to the directory pass */
-	unsigned char *roots;
-	size_t roots_len, nroots;
-	struct dtime *dtimes; /* sorted by inode */
-	size_t ndtimes;
-	uint32_t *gens; /* E4T_TREE_GEN: i_generation by inode number */
-	size_t ngens;
-	struct lost *lost; /* in inode order */
-	size_t nlost;
-	ext2_ino_t *orphans; /* the orphan list, sorted */
-	size_t norphans;
-	/* Which inodes have a record (one bit each), and how many records
-	 * come before each 64-bit word: record index = rank of the inode.
-	 * A few hundred KiB even for millions of inodes, so a lookup stays
-	 * in cache and never touches the records themselves. */
-	uint64_t *kept;
-	uint32_t *rank;
-	size_t nwords;
-};
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
+int tree_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	return e4t_grow(p, cap, need, elem, 1024) ? ENOMEM : 0;
 }
@@ -133,17 +41,6 @@ static void warn(struct e4t_tree *t, errcode_t err, ext2_ino_t ino,
 		t->cb.warn(err, ino, detail, t->cb.priv);
 }
 
-static struct irec *find(const struct e4t_tree *t, ext2_ino_t ino)
-{
-	size_t w = ino / 64;
-	uint64_t bit = 1ULL << (ino % 64);
-
-	if (!t->kept || w >= t->nwords || !(t->kept[w] & bit))
-		return NULL;
-	return &t->recs[t->rank[w] +
-			(size_t)__builtin_popcountll(t->kept[w] & (bit - 1))];
-}
-
 static uint32_t dtime_of(const struct e4t_tree *t, ext2_ino_t ino)
 {
 	size_t i =
@@ -153,8 +50,8 @@ static uint32_t dtime_of(const struct e4t_tree *t, ext2_ino_t ino)
 							 : 0;
 }
 
-static void expand(const struct e4t_tree *t, const struct irec *r,
-		   struct e4t_inode *info)
+void tree_expand(const struct e4t_tree *t, const struct irec *r,
+		 struct e4t_inode *info)
 {
 	unsigned inode_size = t->img->inode_size;
 
@@ -180,7 +77,6 @@ static void expand(const struct e4t_tree *t, const struct irec *r,
 	}
 	e4t_inode_decode_times(info);
 }
-
 /* Which inodes the tree keeps, and as what. */
 static int classify(const struct e4t_tree *t, ext2_ino_t ino,
 		    const struct ext2_inode_large *raw)
@@ -234,7 +130,7 @@ static void wb_warn(struct e4t_tree *t, struct warn_buf *wb, errcode_t err,
 		warn(t, err, ino, detail);
 		return;
 	}
-	if (grow((void **)&wb->v, &wb->cap, wb->n + 1, sizeof(*wb->v)))
+	if (tree_grow((void **)&wb->v, &wb->cap, wb->n + 1, sizeof(*wb->v)))
 		return; /* out of memory: the warning is lost, not the scan */
 	w = &wb->v[wb->n++];
 	w->err = err;
@@ -294,8 +190,8 @@ static struct irec *new_rec(struct scan_job *j)
 			j->full = 1;
 			return NULL;
 		}
-	} else if (grow((void **)&j->recs, &j->cap, j->nrecs + 1,
-			sizeof(*j->recs))) {
+	} else if (tree_grow((void **)&j->recs, &j->cap, j->nrecs + 1,
+			     sizeof(*j->recs))) {
 		return NULL;
 	}
 	return &j->recs[j->nrecs++];
@@ -310,7 +206,7 @@ static errcode_t add_inode(struct scan_job *j, ext2_ino_t ino,
 
 	if (!r)
 		return ENOMEM; /* or full: scan_inodes() looks */
-	/* Only the raw time words are kept: expand() decodes them. */
+	/* Only the raw time words are kept: tree_expand() decodes them. */
 	e4t_inode_decode_fields(raw, t->img->inode_size, ino, &info);
 	if (e4t_ino_in(t->orphans, t->norphans, ino))
 		info.flags |= E4T_INO_ORPHAN_LIST;
@@ -329,8 +225,8 @@ static errcode_t add_inode(struct scan_job *j, ext2_ino_t ino,
 	memcpy(r->raw_base, info.raw_base, sizeof(r->raw_base));
 	memcpy(r->raw_extra, info.raw_extra, sizeof(r->raw_extra));
 	if (info.raw_base[E4T_DTIME]) {
-		if (grow((void **)&j->dtimes, &j->dtimes_cap, j->ndtimes + 1,
-			 sizeof(*j->dtimes)))
+		if (tree_grow((void **)&j->dtimes, &j->dtimes_cap,
+			      j->ndtimes + 1, sizeof(*j->dtimes)))
 			return ENOMEM;
 		j->dtimes[j->ndtimes].ino = ino;
 		j->dtimes[j->ndtimes++].dtime = info.raw_base[E4T_DTIME];
@@ -344,8 +240,8 @@ static errcode_t add_inode(struct scan_job *j, ext2_ino_t ino,
 		job_warn(j, E4T_ERR_EXTRA_ISIZE, ino, NULL);
 	r->flags = (uint8_t)info.flags;
 	if (status == E4T_LIVE && LINUX_S_ISDIR(info.mode)) {
-		if (grow((void **)&j->roots, &j->roots_cap,
-			 j->roots_len + E4T_DIR_ROOT_MAX, 1))
+		if (tree_grow((void **)&j->roots, &j->roots_cap,
+			      j->roots_len + E4T_DIR_ROOT_MAX, 1))
 			return ENOMEM;
 		j->roots_len += e4t_dir_root_pack(raw, j->roots + j->roots_len);
 		j->nroots++;
@@ -400,8 +296,8 @@ static void salvage_lost(errcode_t err, ext2_ino_t first, ext2_ino_t last,
 	struct scan_job *j = priv;
 
 	job_warn(j, err, 0, detail);
-	if (grow((void **)&j->lost, &j->lost_cap, j->nlost + 1,
-		 sizeof(*j->lost)))
+	if (tree_grow((void **)&j->lost, &j->lost_cap, j->nlost + 1,
+		      sizeof(*j->lost)))
 		return; /* the warning stands; the walk says "not in use" */
 	j->lost[j->nlost].first = first;
 	j->lost[j->nlost].last = last;
@@ -564,8 +460,8 @@ static int scan_two(struct e4t_tree *t, dgrp_t mid, errcode_t *err)
 
 	/* Reserved, not touched: only the records written take memory. */
 	if (u0 + u1 + 1024 > UINT32_MAX ||
-	    grow((void **)&t->recs, &t->recs_cap, u0 + u1 + 1024,
-		 sizeof(*t->recs)))
+	    tree_grow((void **)&t->recs, &t->recs_cap, u0 + u1 + 1024,
+		      sizeof(*t->recs)))
 		return -1;
 	if (e4t_image_reopen(t->img, &jobs[1].fs))
 		return -1;
@@ -589,9 +485,10 @@ static int scan_two(struct e4t_tree *t, dgrp_t mid, errcode_t *err)
 				jobs[1].nrecs * sizeof(*t->recs));
 		t->nrecs = jobs[0].nrecs + jobs[1].nrecs;
 		*err = jobs[0].err ? jobs[0].err : jobs[1].err;
-		if (!*err && grow((void **)&jobs[0].dtimes, &jobs[0].dtimes_cap,
-				  jobs[0].ndtimes + jobs[1].ndtimes + 1,
-				  sizeof(*jobs[0].dtimes)))
+		if (!*err &&
+		    tree_grow((void **)&jobs[0].dtimes, &jobs[0].dtimes_cap,
+			      jobs[0].ndtimes + jobs[1].ndtimes + 1,
+			      sizeof(*jobs[0].dtimes)))
 			*err = ENOMEM;
 		if (!*err) {
 			if (jobs[1].ndtimes)
@@ -603,8 +500,8 @@ static int scan_two(struct e4t_tree *t, dgrp_t mid, errcode_t *err)
 			jobs[0].dtimes = NULL;
 		}
 		if (!*err &&
-		    !grow((void **)&jobs[0].roots, &jobs[0].roots_cap,
-			  jobs[0].roots_len + jobs[1].roots_len + 1, 1)) {
+		    !tree_grow((void **)&jobs[0].roots, &jobs[0].roots_cap,
+			       jobs[0].roots_len + jobs[1].roots_len + 1, 1)) {
 			if (jobs[1].roots_len)
 				memcpy(jobs[0].roots + jobs[0].roots_len,
 				       jobs[1].roots, jobs[1].roots_len);
@@ -615,8 +512,8 @@ static int scan_two(struct e4t_tree *t, dgrp_t mid, errcode_t *err)
 		}
 	}
 	if (ok && !*err &&
-	    !grow((void **)&jobs[0].lost, &jobs[0].lost_cap,
-		  jobs[0].nlost + jobs[1].nlost + 1, sizeof(*t->lost))) {
+	    !tree_grow((void **)&jobs[0].lost, &jobs[0].lost_cap,
+		       jobs[0].nlost + jobs[1].nlost + 1, sizeof(*t->lost))) {
 		if (jobs[1].nlost)
 			memcpy(jobs[0].lost + jobs[0].nlost, jobs[1].lost,
 			       jobs[1].nlost * sizeof(*t->lost));
@@ -718,14 +615,14 @@ static int add_edge(ext2_ino_t dir, ext2_ino_t ino, const char *name,
 			return 0;
 		}
 	}
-	if (grow((void **)&j->ents, &j->ents_cap,
-		 j->ents_len + ENT_HDR + name_len, 1)) {
+	if (tree_grow((void **)&j->ents, &j->ents_cap,
+		      j->ents_len + ENT_HDR + name_len, 1)) {
 		j->err = ENOMEM;
 		return 1; /* stops the scan; the job reports it */
 	}
 	p = j->ents + j->ents_len;
 	/* Look the child up once, here, rather than in every walk. */
-	r = find(j->t, ino);
+	r = tree_find(j->t, ino);
 	child = r ? (uint32_t)(r - j->t->recs) : ino;
 	memcpy(p, &child, sizeof(child));
 	/* bit 0: known; bits 1-3: the entry's file type */
@@ -839,23 +736,6 @@ static errcode_t list_dirs(struct e4t_tree *t)
 	return 0;
 }
 
-/* The first entry of directory d. */
-static const unsigned char *ents_of(const struct e4t_tree *t,
-				    const struct dir *d)
-{
-	const unsigned char *base = d->start & IN_ENTS2 ? t->ents2 : t->ents;
-
-	return base ? base + (d->start & ~IN_ENTS2) : NULL;
-}
-
-/* The directory of record index rec, or NULL (not a live directory). */
-static struct dir *dir_of(const struct e4t_tree *t, size_t rec)
-{
-	size_t i = E4T_LOWER_BOUND(t->dirs, t->ndirs, struct dir, rec, rec);
-
-	return i < t->ndirs && t->dirs[i].rec == rec ? &t->dirs[i] : NULL;
-}
-
 /* Test hook (test_timeline): E4TIME_TEST_DIR_SCAN_SLOW reads every
  * directory through e4t_dir_scan, as before the block maps, so that both
  * ways can be shown to give the same entries and warnings. */
@@ -932,238 +812,7 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 	return jobs[0].err ? jobs[0].err : jobs[1].err;
 }
 
-/*
- * Depth-first walk.  With fn == NULL it only marks what is reachable.
- */
-struct frame {
-	struct irec *dir;
-	const unsigned char *next; /* entry */
-	uint32_t left;		   /* entries not yet read */
-	/* PREFETCH entries ahead of next: its child's record is fetched
-	 * into the cache before the walk reads it (in hash order, the
-	 * records of a directory's entries are scattered; a cache miss per
-	 * name was most of the walk's time) */
-	const unsigned char *ahead;
-	uint32_t ahead_left;
-	size_t path_len;
-};
-
-#define PREFETCH 12
-
-struct walker {
-	struct e4t_tree *t;
-	e4t_row_fn fn;
-	void *priv;
-	e4t_warn_fn warn; /* the walk's warnings (not the load's) */
-	void *wpriv;
-	char *path;
-	size_t path_len, path_cap;
-	struct frame *stack;
-	size_t depth, stack_cap;
-	ext2_ino_t start_parent; /* the row of the start: its directory */
-};
-
-static errcode_t path_set(struct walker *w, size_t keep, const char *name,
-			  size_t len)
-{
-	int slash = keep > 0 && w->path[keep - 1] != '/';
-	errcode_t err;
-
-	err = grow((void **)&w->path, &w->path_cap, keep + slash + len + 1, 1);
-	if (err)
-		return err;
-	if (slash)
-		w->path[keep++] = '/';
-	memcpy(w->path + keep, name, len);
-	w->path_len = keep + len;
-	w->path[w->path_len] = '\0';
-	return 0;
-}
-
-/* The row of info at the walker's path, to the caller's function. */
-static int send_row(struct walker *w, const struct e4t_inode *info,
-		    enum e4t_status status, ext2_ino_t parent)
-{
-	struct e4t_row row;
-
-	row.path = w->path;
-	row.path_len = w->path_len;
-	row.inode = info;
-	row.status = status;
-	row.parent = parent;
-	row.name_source = NULL;
-	row.journal = NULL;
-	return w->fn(&row, w->priv);
-}
-
-static int emit(struct walker *w, struct irec *r, enum e4t_status status,
-		ext2_ino_t parent)
-{
-	struct e4t_inode info;
-
-	if (!w->fn)
-		return 0;
-	expand(w->t, r, &info);
-	return send_row(w, &info, status, parent);
-}
-
-/* The mode an entry's file type (EXT2_FT_*) stands for, or 0. */
-uint16_t e4t_ft_mode(unsigned ft)
-{
-	static const uint16_t mode[8] = {
-		0,
-		LINUX_S_IFREG,
-		LINUX_S_IFDIR,
-		LINUX_S_IFCHR,
-		LINUX_S_IFBLK,
-		LINUX_S_IFIFO,
-		LINUX_S_IFSOCK,
-		LINUX_S_IFLNK,
-	};
-
-	return mode[ft & 7];
-}
-
-void e4t_inode_name_only(const struct e4t_image *img, ext2_ino_t ino,
-			 unsigned file_type, struct e4t_inode *info)
-{
-	memset(info, 0, sizeof(*info));
-	info->ino = ino;
-	info->mode = e4t_ft_mode(file_type);
-	info->inode_size = (uint16_t)img->inode_size;
-}
-
-/* A name whose inode the tree does not hold live: no times. */
-static int emit_name_only(struct walker *w, ext2_ino_t ino, unsigned ft,
-			  ext2_ino_t parent)
-{
-	struct e4t_inode info;
-
-	e4t_inode_name_only(w->t->img, ino, ft, &info);
-	return send_row(w, &info, E4T_NAME_ONLY, parent);
-}
-
-/* Fetch the record of the entry f->ahead points at; move ahead on. */
-static inline void prefetch_next(const struct e4t_tree *t, struct frame *f)
-{
-	const unsigned char *e = f->ahead;
-	uint32_t c;
-
-	if (!f->ahead_left)
-		return;
-	f->ahead += ENT_HDR + e[5];
-	f->ahead_left--;
-	if (!(e[4] & 1))
-		return;
-	memcpy(&c, e, sizeof(c));
-	__builtin_prefetch(&t->recs[c]); /* 64 bytes, one line */
-}
-
-static errcode_t push(struct walker *w, struct irec *dir)
-{
-	const struct dir *d;
-	errcode_t err;
-	int k;
-
-	err = grow((void **)&w->stack, &w->stack_cap, w->depth + 1,
-		   sizeof(*w->stack));
-	if (err)
-		return err;
-	dir->flags |= T_EXPANDED;
-	d = dir_of(w->t, (size_t)(dir - w->t->recs));
-	w->stack[w->depth].dir = dir;
-	w->stack[w->depth].next = d ? ents_of(w->t, d) : NULL;
-	w->stack[w->depth].left = d ? d->count : 0;
-	w->stack[w->depth].path_len = w->path_len;
-	w->stack[w->depth].ahead = w->stack[w->depth].next;
-	w->stack[w->depth].ahead_left = w->stack[w->depth].left;
-	for (k = 0; k < PREFETCH; k++)
-		prefetch_next(w->t, &w->stack[w->depth]);
-	w->depth++;
-	return 0;
-}
-
-static errcode_t walk(struct walker *w, struct irec *start)
-{
-	struct e4t_tree *t = w->t;
-	errcode_t err = 0;
-	int rc;
-	size_t i;
-
-	for (i = 0; i < t->ndirs; i++)
-		t->recs[t->dirs[i].rec].flags &= (uint8_t)~T_EXPANDED;
-	start->flags &= (uint8_t)~T_EXPANDED;
-	start->flags |= T_REACHED;
-	rc = emit(w, start, E4T_LIVE, w->start_parent);
-	if (rc)
-		return rc;
-	if (!LINUX_S_ISDIR(start->mode))
-		return 0;
-	err = push(w, start);
-	while (!err && w->depth) {
-		struct frame *f = &w->stack[w->depth - 1];
-		const unsigned char *e;
-		struct irec *child;
-		uint32_t c;
-
-		if (!f->left) {
-			w->depth--;
-			continue;
-		}
-		e = f->next;
-		f->next += ENT_HDR + e[5];
-		f->left--;
-		prefetch_next(t, f);
-		memcpy(&c, e, sizeof(c));
-		child = e[4] & 1 ? &t->recs[c] : NULL;
-		if (!child || child->status != E4T_LIVE) {
-			errcode_t lost = child ? 0 : e4t_tree_lost(t, c);
-
-			if (w->fn && w->warn && lost)
-				w->warn(lost, c,
-					"named by a directory entry; its "
-					"inode table block could not be read",
-					w->wpriv);
-			else if (w->fn && w->warn)
-				w->warn(E4T_ERR_NOT_IN_USE,
-					child ? child->ino : c,
-					"named by a directory entry", w->wpriv);
-			if (w->fn && (t->flags & E4T_TREE_NAME_ONLY)) {
-				err = path_set(w, f->path_len,
-					       (const char *)e + ENT_HDR, e[5]);
-				if (err)
-					break;
-				rc = emit_name_only(w, child ? child->ino : c,
-						    e[4] >> 1, f->dir->ino);
-				if (rc)
-					return rc;
-			}
-			continue;
-		}
-		child->flags |= T_REACHED;
-		if (w->fn) {
-			err = path_set(w, f->path_len,
-				       (const char *)e + ENT_HDR, e[5]);
-			if (err)
-				break;
-			rc = emit(w, child, E4T_LIVE, f->dir->ino);
-			if (rc)
-				return rc;
-		}
-		if (!LINUX_S_ISDIR(child->mode))
-			continue;
-		if (child->flags & T_EXPANDED) {
-			if (w->fn && w->warn)
-				w->warn(E4T_ERR_DIR_LOOP, child->ino, NULL,
-					w->wpriv);
-			continue;
-		}
-		err = push(w, child);
-	}
-	return err;
-}
-
-/* The rank bitmap find() uses; records are in inode order. */
+/* The rank bitmap tree_find() uses; records are in inode order. */
 static errcode_t index_records(struct e4t_tree *t)
 {
 	size_t i, w;
@@ -1203,7 +852,8 @@ static errcode_t reserve(struct e4t_tree *t)
 	t->recs = recs;
 	t->recs_cap = used;
 	e4t_huge_hint(recs, used * sizeof(*t->recs));
-	if (grow((void **)&t->ents, &t->ents_cap, used * (ENT_HDR + 16), 1))
+	if (tree_grow((void **)&t->ents, &t->ents_cap, used * (ENT_HDR + 16),
+		      1))
 		return ENOMEM;
 	return 0;
 }
@@ -1212,7 +862,6 @@ errcode_t e4t_tree_load(struct e4t_image *img, const struct e4t_tree_opts *opts,
 			struct e4t_tree **ret)
 {
 	struct e4t_tree *t;
-	struct walker w = { 0 };
 	struct irec *root;
 	errcode_t err;
 
@@ -1248,13 +897,10 @@ errcode_t e4t_tree_load(struct e4t_image *img, const struct e4t_tree_opts *opts,
 		return err;
 	}
 	/* Mark what / reaches, so that orphans can be told apart. */
-	root = find(t, EXT2_ROOT_INO);
+	root = tree_find(t, EXT2_ROOT_INO);
 	if ((t->flags & E4T_TREE_DELETED) && root &&
 	    LINUX_S_ISDIR(root->mode)) {
-		w.t = t;
-		err = walk(&w, root);
-		free(w.stack);
-		free(w.path);
+		err = tree_mark_reached(t, root);
 		if (err) {
 			e4t_tree_free(t);
 			return err;
@@ -1282,78 +928,6 @@ void e4t_tree_free(struct e4t_tree *t)
 	free(t);
 }
 
-/* The first live directory with an entry naming record r (its index). */
-static ext2_ino_t parent_of(const struct e4t_tree *t, size_t r)
-{
-	size_t i;
-
-	for (i = 0; i < t->ndirs; i++) {
-		const struct dir *d = &t->dirs[i];
-		const unsigned char *e = ents_of(t, d);
-		uint32_t k, c;
-
-		for (k = 0; k < d->count; k++, e += ENT_HDR + e[5]) {
-			memcpy(&c, e, sizeof(c));
-			if ((e[4] & 1) && c == r)
-				return t->recs[d->rec].ino;
-		}
-	}
-	return 0;
-}
-
-errcode_t e4t_tree_walk(struct e4t_tree *t, ext2_ino_t start,
-			const char *start_path, e4t_row_fn fn, void *priv)
-{
-	return e4t_tree_walk_warn(t, start, start_path, fn, priv, t->cb.warn,
-				  t->cb.priv);
-}
-
-errcode_t e4t_tree_walk_warn(struct e4t_tree *t, ext2_ino_t start,
-			     const char *start_path, e4t_row_fn fn, void *priv,
-			     e4t_warn_fn warn_fn, void *wpriv)
-{
-	struct walker w = {
-		.t = t, .fn = fn, .priv = priv, .warn = warn_fn, .wpriv = wpriv
-	};
-	struct irec *r = find(t, start);
-	size_t len = strlen(start_path);
-	errcode_t err;
-
-	if (!r || r->status != E4T_LIVE)
-		return E4T_ERR_NOT_IN_USE;
-	if (start != EXT2_ROOT_INO)
-		w.start_parent = parent_of(t, (size_t)(r - t->recs));
-	/* "/a/b/" names its rows "/a/b/c", as "/a/b" does */
-	while (len > 1 && start_path[len - 1] == '/')
-		len--;
-	err = path_set(&w, 0, start_path, len);
-	if (!err)
-		err = walk(&w, r);
-	if (!err && (t->flags & E4T_TREE_DELETED) && start == EXT2_ROOT_INO) {
-		size_t i;
-
-		for (i = 0; i < t->nrecs && !err; i++) {
-			struct irec *o = &t->recs[i];
-			char name[24];
-			enum e4t_status st;
-
-			if (o->status == E4T_DELETED)
-				st = E4T_DELETED;
-			else if (!(o->flags & T_REACHED))
-				st = E4T_ORPHAN;
-			else
-				continue;
-			snprintf(name, sizeof(name), "<%u>", o->ino);
-			err = path_set(&w, 0, name, strlen(name));
-			if (!err)
-				err = emit(&w, o, st, 0);
-		}
-	}
-	free(w.stack);
-	free(w.path);
-	return err;
-}
-
 errcode_t e4t_tree_lost(const struct e4t_tree *t, ext2_ino_t ino)
 {
 	size_t i = E4T_LOWER_BOUND(t->lost, t->nlost, struct lost, last, ino);
@@ -1364,11 +938,11 @@ errcode_t e4t_tree_lost(const struct e4t_tree *t, ext2_ino_t ino)
 errcode_t e4t_tree_inode(const struct e4t_tree *t, ext2_ino_t ino,
 			 struct e4t_inode *info)
 {
-	struct irec *r = find(t, ino);
+	struct irec *r = tree_find(t, ino);
 
 	if (!r)
 		return E4T_ERR_NOT_IN_USE;
-	expand(t, r, info);
+	tree_expand(t, r, info);
 	return 0;
 }
 
@@ -1411,7 +985,7 @@ errcode_t e4t_tree_dir_nsec(const struct e4t_tree *t, struct e4t_dir_nsec **ret,
 	/* records are in inode order: so is the result */
 	for (i = 0; i < t->ndirs; i++) {
 		const struct dir *d = &t->dirs[i];
-		const unsigned char *e = ents_of(t, d);
+		const unsigned char *e = tree_ents_of(t, d);
 		struct e4t_dir_nsec *dn;
 		uint32_t x;
 
