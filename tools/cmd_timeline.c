@@ -72,9 +72,8 @@ static void timeline_help(FILE *fp)
 		"                       timesketch \"tag\", csv \"flags\" "
 		"column\n"
 		"      --local          local time in the text format\n"
-		"      --threads N      threads reading the inode table: 0 "
-		"chooses (default),\n"
-		"                       1 or 2\n" COMMON_HELP "\n"
+		"      --threads N      threads: 0 chooses (default), 1 to "
+		"64\n" COMMON_HELP "\n"
 		"TIME: ISO 8601 (2009-02-13T23:31:30.5Z, +02:00 offsets), "
 		"@EPOCH[.FRAC],\nor YYYYMMDD[HHMM[SS]] (UTC).\n",
 		progname);
@@ -171,6 +170,7 @@ int timeline_cmd_run(struct cmd_ctx *ctx, struct timeline_args *a, int argc,
 	a->quiet = ctx->co.quiet;
 	a->local = ctx->local;
 	a->threads = ctx->topts.threads;
+	a->walk_threads = ctx->threads;
 	a->volume = ctx->volume;
 	a->vol_first = ctx->vol_first;
 	return timeline_run(a);

@@ -302,9 +302,15 @@ enum e4t_policy parse_policy(const char *arg, const struct cmdinfo *cmd)
 
 int parse_threads(const char *arg, const struct cmdinfo *cmd)
 {
-	if (strcmp(arg, "0") && strcmp(arg, "1") && strcmp(arg, "2"))
-		usage_error(cmd, "--threads '%s': use 0 (choose), 1 or 2", arg);
-	return arg[0] - '0';
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (!*arg || *end || errno || n > 64 || arg[0] == '-' || arg[0] == '+')
+		usage_error(cmd, "--threads '%s': use 0 (choose) or 1 to 64",
+			    arg);
+	return (int)n;
 }
 
 int finish_write(struct e4t_image *img, int status)

@@ -118,7 +118,9 @@ static void parse_opts(struct cmd_ctx *ctx, int argc, char **argv)
 			continue;
 		case OPT_CTX_LOCAL: ctx->local = 1; continue;
 		case OPT_CTX_THREADS:
-			ctx->topts.threads = parse_threads(optarg, cmd);
+			ctx->threads = parse_threads(optarg, cmd);
+			ctx->topts.threads =
+				ctx->threads > 2 ? 2 : ctx->threads;
 			continue;
 		default: break;
 		}

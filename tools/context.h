@@ -26,9 +26,12 @@ struct cmd_ctx {
 	const char *jpath;	    /* CMD_JOURNAL: -j FILE, or NULL */
 	unsigned jflags;	    /* CMD_JOURNAL: e4t_journal_load flags */
 	struct e4t_tree_opts topts; /* CMD_TREE: threads; flags (deleted) */
-	struct e4t_image *img;	    /* CMD_IMAGE: open during run() */
-	struct evidence *ev;	    /* CMD_IMAGE: the container, volumes */
-	int keep_ev; /* --volume all: ev outlives each volume's run */
+	/* --threads as given (0 chooses, 1 to 64); topts.threads is at most
+	 * 2, all that the commands but timeline and export use */
+	int threads;
+	struct e4t_image *img; /* CMD_IMAGE: open during run() */
+	struct evidence *ev;   /* CMD_IMAGE: the container, volumes */
+	int keep_ev;	       /* --volume all: ev outlives each volume's run */
 	/* CMD_ALLVOL with --volume all: the volume run() reads now, and
 	 * whether it is the first */
 	const char *volume;

@@ -38,10 +38,16 @@ static void note_negative(struct out *o, const struct e4t_row *row,
 	if (o->neg_times++ || o->quiet)
 		return;
 	name = escape_text(row->path, row->path_len);
-	fprintf(stderr,
-		"e4time: %s: %s: %s before 1970 written as 0 (mactime cannot "
-		"show it)\n",
-		o->image, name ? name : "?", e4t_field_name(f));
+	if (o->held) /* the first of its part: written if the first of all */
+		held_text(o->held, HELD_FIRST_NEG,
+			  "e4time: %s: %s: %s before 1970 written as 0 "
+			  "(mactime cannot show it)",
+			  o->image, name ? name : "?", e4t_field_name(f));
+	else
+		fprintf(stderr,
+			"e4time: %s: %s: %s before 1970 written as 0 (mactime "
+			"cannot show it)\n",
+			o->image, name ? name : "?", e4t_field_name(f));
 	free(name);
 }
 

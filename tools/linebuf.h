@@ -121,10 +121,10 @@ void lb_printf(struct lbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Write out and empty the buffer; returns 0 or -1 (errno set). */
 int lb_flush(struct lbuf *b, FILE *fp);
-/* Flush once the buffer holds more than 64 KiB. */
+/* Write b to fp once it holds 64 KiB; with fp NULL, keep it all. */
 static inline int lb_maybe_flush(struct lbuf *b, FILE *fp)
 {
-	return b->len > 65536 ? lb_flush(b, fp) : 0;
+	return fp && b->len > 65536 ? lb_flush(b, fp) : 0;
 }
 void lb_free(struct lbuf *b);
 

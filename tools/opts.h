@@ -85,7 +85,8 @@ void parse_time_option(const struct cmdinfo *cmd, const char *what,
 		       const char *arg, struct e4t_ts *ts);
 /* backfill and import: --policy (exits on a bad one). */
 enum e4t_policy parse_policy(const char *arg, const struct cmdinfo *cmd);
-/* --threads: 0 (choose), 1 or 2 (exits on anything else). */
+/* --threads: 0 (choose) or 1 to 64 (exits on anything else); the
+ * commands but timeline and export use at most 2. */
 int parse_threads(const char *arg, const struct cmdinfo *cmd);
 
 /* Handle a common option; returns 1 if it was one, exits on bad values

@@ -142,6 +142,13 @@ void note_read_error(struct out *o, const struct e4t_row *row, const char *what,
 		return;
 	name = escape_text(row->path, row->path_len);
 	snprintf(label, sizeof(label), "<%u> ", row->inode->ino);
+	if (o->held) {
+		held_text(o->held, HELD_TEXT, "%s: %s: %s%s: %s: %s", progname,
+			  o->image, label, name ? name : "?", what,
+			  error_message(err));
+		free(name);
+		return;
+	}
 	progress_done();
 	fprintf(stderr, "%s: %s: %s%s: %s: %s\n", progname, o->image, label,
 		name ? name : "?", what, error_message(err));
@@ -157,7 +164,11 @@ static void lb_link_target(struct out *o, const struct e4t_row *row, esc_fn esc)
 	if (!o->img || !LINUX_S_ISLNK(row->inode->mode) ||
 	    row->status == E4T_DELETED)
 		return;
+	if (o->img_lock)
+		pthread_mutex_lock(o->img_lock);
 	err = e4t_read_link(o->img, row->inode->ino, &target, &len);
+	if (o->img_lock)
+		pthread_mutex_unlock(o->img_lock);
 	if (err) {
 		note_read_error(o, row, "symlink target", err);
 		return;

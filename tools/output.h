@@ -6,8 +6,11 @@
 #ifndef E4TIME_OUTPUT_H
 #define E4TIME_OUTPUT_H
 
+#include <pthread.h>
+
 #include "cmd.h"
 #include "escape.h"
+#include "held.h"
 
 #define E4T_OUT_MAXFLAGS 16
 
@@ -55,6 +58,11 @@ struct out {
 	/* csv: an "encrypted" column (the filesystem has the encrypt
 	 * feature, or --volume: every volume's rows alike) */
 	int encrypted_col;
+	/* a part made on a thread (partrun.c): what would go to stderr is
+	 * held here, in order, and fp is NULL (the rows stay in lb); the
+	 * image's handle is shared, its reads taken in turn (img_lock) */
+	struct held *held;
+	pthread_mutex_t *img_lock;
 };
 
 /* struct formatter.caps: what a format carries */

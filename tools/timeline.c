@@ -14,8 +14,14 @@
 
 #include "deleted.h"
 #include "jrows.h"
+#include "partrun.h"
 #include "sortrows.h"
 #include "timeline.h"
+
+/* Rows in a part of a walk on several threads (about: a part ends at
+ * the end of a directory's run of entries), and the most threads. */
+#define PART_ROWS    8192
+#define PART_THREADS 8
 
 /* --hash: rows wait here until their files are hashed, a batch at a
  * time on two threads, and are then written in order.  A batch ends at
@@ -64,6 +70,10 @@ struct tl_ctx {
 	struct jrows *jr;  /* --journal: journaled states */
 	struct e4t_hash_pool *pool; /* --hash */
 	struct pend_batch *pend;
+	/* a walk in parts (walk_parts): the tree, its parts, the warnings */
+	struct e4t_tree *tree;
+	struct e4t_tree_parts *parts;
+	struct warn_ctx *wc;
 };
 
 static int add_flag(const struct e4t_finding *f, void *priv)
@@ -402,6 +412,131 @@ static int emit_sorted(void *priv, const struct e4t_row *row)
 	return emit_row(priv, row);
 }
 
+/* Rows in a part: PART_ROWS, or with a test hook (test_timeline) fewer,
+ * so that the small test images are cut into many parts too. */
+static size_t part_rows(void)
+{
+#ifdef E4T_TEST_HOOKS
+	const char *v = getenv("E4TIME_TEST_PART_ROWS");
+	unsigned long n = v ? strtoul(v, NULL, 10) : 0;
+
+	if (n > 0 && n < PART_ROWS)
+		return n;
+#endif
+	return PART_ROWS;
+}
+
+/* A part of the walk, on a worker's copy of the context (partrun.c). */
+static errcode_t make_part(size_t i, struct part_out *po, void *worker)
+{
+	struct tl_ctx *w = worker;
+	errcode_t err;
+
+	w->out.lb = po->lb;
+	w->out.held = &po->held;
+	w->out.read_errors = w->out.neg_times = w->out.big_times = 0;
+	err = e4t_tree_walk_part(w->tree, w->parts, i, on_row, w, held_warn,
+				 &po->held);
+	po->lb = w->out.lb;
+	memset(&w->out.lb, 0, sizeof(w->out.lb));
+	po->read_errors = w->out.read_errors;
+	po->neg_times = w->out.neg_times;
+	po->big_times = w->out.big_times;
+	return err;
+}
+
+/* A made part, in order: its warnings and notes, its rows. */
+static int write_part(struct part_out *po, void *priv)
+{
+	struct tl_ctx *c = priv;
+	int neg_seen = c->out.neg_times > 0;
+
+	held_replay(&po->held, c->wc, &neg_seen);
+	c->out.read_errors += po->read_errors;
+	c->out.neg_times += po->neg_times;
+	c->out.big_times += po->big_times;
+	/* what begin() wrote comes first */
+	if (c->out.lb.len && lb_flush(&c->out.lb, c->out.fp))
+		return errno ? errno : EIO;
+	if (lb_flush(&po->lb, c->out.fp))
+		return errno ? errno : EIO;
+	return 0;
+}
+
+/*
+ * The walk cut into parts, made on n threads (the caller's one of them),
+ * each thread walking and formatting whole parts into buffers of its
+ * own, written in order: the same rows, warnings and notes as one walk.
+ */
+static errcode_t walk_parts(struct tl_ctx *c, struct e4t_tree *tree,
+			    ext2_ino_t start, const char *spec, int n)
+{
+	pthread_mutex_t img_lock = PTHREAD_MUTEX_INITIALIZER;
+	struct e4t_tree_parts *parts = NULL;
+	struct tl_ctx *w = NULL;
+	void **workers = NULL;
+	struct part_run r = { 0 };
+	errcode_t err;
+	size_t np;
+	int k;
+
+	err = e4t_tree_parts(tree, start, spec, part_rows(), &parts);
+	if (err)
+		return err;
+	np = e4t_tree_parts_count(parts);
+	if ((size_t)n > np)
+		n = (int)np;
+	w = calloc((size_t)n, sizeof(*w));
+	workers = calloc((size_t)n, sizeof(*workers));
+	if (!w || !workers) {
+		err = ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < n; k++) {
+		w[k] = *c;
+		memset(&w[k].out.lb, 0, sizeof(w[k].out.lb));
+		w[k].out.fp = NULL;
+		w[k].out.img_lock = &img_lock;
+		w[k].tree = tree;
+		w[k].parts = parts;
+		workers[k] = &w[k];
+	}
+	r.nparts = np;
+	r.nworkers = n;
+	r.workers = workers;
+	r.make = make_part;
+	r.write = write_part;
+	r.priv = c;
+	err = part_run(&r);
+out:
+	free(w);
+	free(workers);
+	e4t_tree_parts_free(parts);
+	pthread_mutex_destroy(&img_lock);
+	return err;
+}
+
+/* The rows of the walk: in parts on several threads when each row is
+ * only formatted (no deleted names, journal, hash, sort or flags to
+ * join), else on one thread or two (treepipe.c). */
+static errcode_t walk_rows(struct tl_ctx *c, struct e4t_tree *tree,
+			   ext2_ino_t start, const char *spec)
+{
+	int n = c->a->walk_threads;
+
+	if (!c->dn && !c->jr && !c->pool && !c->sorted && !c->out.flags_on &&
+	    n != 1) {
+		if (!n)
+			n = part_threads(PART_THREADS);
+		if (n > 1)
+			return walk_parts(c, tree, start, spec, n);
+		return e4t_tree_walk_warn(tree, start, spec, on_row, c,
+					  lib_warn, c->wc);
+	}
+	return e4t_tree_walk_threaded(tree, start, spec, c->a->threads, on_row,
+				      c, lib_warn, c->wc);
+}
+
 int timeline_run(const struct timeline_args *a)
 {
 	struct tl_ctx c = {
@@ -563,9 +698,8 @@ int timeline_run(const struct timeline_args *a)
 		}
 	}
 	c.fmt->begin(&c.out);
-	/* the walk on a second thread, the rows formatted on this one */
-	err = e4t_tree_walk_threaded(tree, start, spec, a->threads, on_row, &c,
-				     lib_warn, &wc);
+	c.wc = &wc;
+	err = walk_rows(&c, tree, start, spec);
 	if (!err && c.dn)
 		err = dnames_rest(c.dn, tree, put_row, &c);
 	if (!err && c.sorted)

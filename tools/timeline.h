@@ -19,7 +19,8 @@ struct timeline_args {
 	int quiet;		/* -q */
 	int manifest;		/* export: a manifest header line first */
 	unsigned flags;		/* E4T_TREE_DELETED (--deleted) */
-	int threads;		/* --threads: 0 chooses, 1 or 2 */
+	int threads;		/* --threads: 0 chooses, 1 or 2 (the load) */
+	int walk_threads;	/* --threads as given: 0 chooses, 1 to 64 */
 	int filter;		/* --since or --until given */
 	unsigned filter_fields; /* --field: 1 << each field (crtime) */
 	struct e4t_ts since, until;

@@ -575,6 +575,26 @@ errcode_t e4t_tree_walk_warn(struct e4t_tree *tree, ext2_ino_t start,
 			     const char *start_path, e4t_row_fn fn, void *priv,
 			     e4t_warn_fn warn, void *wpriv);
 /*
+ * The same walk cut into parts that can run at once, each on a thread of
+ * its own (treepart.c): the rows and walk warnings of part i all come
+ * before those of part i + 1, and all parts in order give what
+ * e4t_tree_walk_warn() gives, in the same order.  A part is the start's
+ * row, a run of one directory's entries with the subtrees under them (of
+ * about rows rows), or the orphan and deleted inodes of a range of
+ * records (E4T_TREE_DELETED, from /).  The tree is only read while parts
+ * run; no other walk may run meanwhile.  E4T_ERR_NOT_IN_USE as the walk.
+ */
+struct e4t_tree_parts;
+errcode_t e4t_tree_parts(struct e4t_tree *tree, ext2_ino_t start,
+			 const char *start_path, size_t rows,
+			 struct e4t_tree_parts **ret);
+size_t e4t_tree_parts_count(const struct e4t_tree_parts *parts);
+errcode_t e4t_tree_walk_part(struct e4t_tree *tree,
+			     const struct e4t_tree_parts *parts, size_t i,
+			     e4t_row_fn fn, void *priv, e4t_warn_fn warn,
+			     void *wpriv);
+void e4t_tree_parts_free(struct e4t_tree_parts *parts);
+/*
  * e4t_tree_walk on a second thread (treepipe.c): the walk builds the
  * paths and decodes the inodes while this thread runs fn on the rows and
  * warn (the walk's warnings) in the order a walk on one thread gives.

@@ -131,6 +131,38 @@ static inline struct dir *tree_dir_of(const struct e4t_tree *t, size_t rec)
 	return i < t->ndirs && t->dirs[i].rec == rec ? &t->dirs[i] : NULL;
 }
 
+/* A part of a walk (treepart.c cuts, treewalk.c walks). */
+enum { TP_START, TP_ENTS, TP_REST };
+
+struct tree_part {
+	uint8_t kind;	   /* TP_* */
+	uint8_t stop_last; /* TP_ENTS: the last entry's subtree is not in it */
+	uint32_t dir;	   /* TP_ENTS: index in t->dirs */
+	uint32_t count;	   /* TP_ENTS: entries; TP_REST: records */
+	uint64_t first;	   /* TP_ENTS: offset of its first entry from the
+			    * directory's first; TP_REST: first record */
+	uint64_t last;	   /* TP_ENTS: offset of its last entry */
+	size_t path, path_len; /* TP_ENTS: the directory's path in paths */
+};
+
+struct e4t_tree_parts {
+	struct tree_part *v;
+	size_t n, cap;
+	/* per live directory (t->dirs order): the entry whose name walks
+	 * it, the plan itself for the start, NULL when no name reaches it;
+	 * any other name of it is a loop, as in a walk */
+	const unsigned char **walked_by;
+	char *paths;
+	size_t paths_len, paths_cap;
+	struct irec *start;
+	ext2_ino_t start_parent;
+	char *start_path;
+	size_t start_len;
+};
+
+/* The first live directory with an entry naming record r (treewalk.c). */
+ext2_ino_t tree_parent_of(const struct e4t_tree *t, size_t r);
+
 /* The inode of record r as struct e4t_inode, times decoded (tree.c). */
 void tree_expand(const struct e4t_tree *t, const struct irec *r,
 		 struct e4t_inode *info);

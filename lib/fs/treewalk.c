@@ -44,6 +44,12 @@ struct walker {
 	struct frame *stack;
 	size_t depth, stack_cap;
 	ext2_ino_t start_parent; /* the row of the start: its directory */
+	/* a part's walk (e4t_tree_walk_part): the plan says which name
+	 * walks each directory, and nothing of the tree is written (parts
+	 * run at once on several threads); its last entry's subtree may be
+	 * other parts' (stop) */
+	const struct e4t_tree_parts *plan;
+	const unsigned char *stop;
 };
 
 static errcode_t path_set(struct walker *w, size_t keep, const char *name,
@@ -143,9 +149,11 @@ static inline void prefetch_next(const struct e4t_tree *t, struct frame *f)
 	__builtin_prefetch(&t->recs[c]); /* 64 bytes, one line */
 }
 
-static errcode_t push(struct walker *w, struct irec *dir)
+/* Walk dir's count entries from first next: a frame on the stack. */
+static errcode_t push_at(struct walker *w, struct irec *dir,
+			 const unsigned char *first, uint32_t count)
 {
-	const struct dir *d;
+	struct frame *f;
 	errcode_t err;
 	int k;
 
@@ -153,37 +161,49 @@ static errcode_t push(struct walker *w, struct irec *dir)
 			sizeof(*w->stack));
 	if (err)
 		return err;
-	dir->flags |= T_EXPANDED;
-	d = tree_dir_of(w->t, (size_t)(dir - w->t->recs));
-	w->stack[w->depth].dir = dir;
-	w->stack[w->depth].next = d ? tree_ents_of(w->t, d) : NULL;
-	w->stack[w->depth].left = d ? d->count : 0;
-	w->stack[w->depth].path_len = w->path_len;
-	w->stack[w->depth].ahead = w->stack[w->depth].next;
-	w->stack[w->depth].ahead_left = w->stack[w->depth].left;
+	if (!w->plan)
+		dir->flags |= T_EXPANDED;
+	f = &w->stack[w->depth];
+	f->dir = dir;
+	f->next = first;
+	f->left = first ? count : 0;
+	f->path_len = w->path_len;
+	f->ahead = f->next;
+	f->ahead_left = f->left;
 	for (k = 0; k < PREFETCH; k++)
-		prefetch_next(w->t, &w->stack[w->depth]);
+		prefetch_next(w->t, f);
 	w->depth++;
 	return 0;
 }
 
-static errcode_t walk(struct walker *w, struct irec *start)
+static errcode_t push(struct walker *w, struct irec *dir)
+{
+	const struct dir *d = tree_dir_of(w->t, (size_t)(dir - w->t->recs));
+
+	return push_at(w, dir, d ? tree_ents_of(w->t, d) : NULL,
+		       d ? d->count : 0);
+}
+
+/* Whether the name at entry e walks directory child: in a walk, the
+ * first name that reaches it (T_EXPANDED); in a part, the plan's. */
+static int walks_dir(struct walker *w, struct irec *child,
+		     const unsigned char *e)
+{
+	const struct dir *d;
+
+	if (!w->plan)
+		return !(child->flags & T_EXPANDED);
+	d = tree_dir_of(w->t, (size_t)(child - w->t->recs));
+	return d && w->plan->walked_by[d - w->t->dirs] == e;
+}
+
+/* The walk from the frames on the stack until it is empty. */
+static errcode_t walk_frames(struct walker *w)
 {
 	struct e4t_tree *t = w->t;
 	errcode_t err = 0;
 	int rc;
-	size_t i;
 
-	for (i = 0; i < t->ndirs; i++)
-		t->recs[t->dirs[i].rec].flags &= (uint8_t)~T_EXPANDED;
-	start->flags &= (uint8_t)~T_EXPANDED;
-	start->flags |= T_REACHED;
-	rc = emit(w, start, E4T_LIVE, w->start_parent);
-	if (rc)
-		return rc;
-	if (!LINUX_S_ISDIR(start->mode))
-		return 0;
-	err = push(w, start);
 	while (!err && w->depth) {
 		struct frame *f = &w->stack[w->depth - 1];
 		const unsigned char *e;
@@ -224,7 +244,8 @@ static errcode_t walk(struct walker *w, struct irec *start)
 			}
 			continue;
 		}
-		child->flags |= T_REACHED;
+		if (!w->plan)
+			child->flags |= T_REACHED;
 		if (w->fn) {
 			err = path_set(w, f->path_len,
 				       (const char *)e + ENT_HDR, e[5]);
@@ -234,9 +255,9 @@ static errcode_t walk(struct walker *w, struct irec *start)
 			if (rc)
 				return rc;
 		}
-		if (!LINUX_S_ISDIR(child->mode))
+		if (!LINUX_S_ISDIR(child->mode) || e == w->stop)
 			continue;
-		if (child->flags & T_EXPANDED) {
+		if (!walks_dir(w, child, e)) {
 			if (w->fn && w->warn)
 				w->warn(E4T_ERR_DIR_LOOP, child->ino, NULL,
 					w->wpriv);
@@ -247,8 +268,28 @@ static errcode_t walk(struct walker *w, struct irec *start)
 	return err;
 }
 
+static errcode_t walk(struct walker *w, struct irec *start)
+{
+	struct e4t_tree *t = w->t;
+	errcode_t err;
+	int rc;
+	size_t i;
+
+	for (i = 0; i < t->ndirs; i++)
+		t->recs[t->dirs[i].rec].flags &= (uint8_t)~T_EXPANDED;
+	start->flags &= (uint8_t)~T_EXPANDED;
+	start->flags |= T_REACHED;
+	rc = emit(w, start, E4T_LIVE, w->start_parent);
+	if (rc)
+		return rc;
+	if (!LINUX_S_ISDIR(start->mode))
+		return 0;
+	err = push(w, start);
+	return err ? err : walk_frames(w);
+}
+
 /* The first live directory with an entry naming record r (its index). */
-static ext2_ino_t parent_of(const struct e4t_tree *t, size_t r)
+ext2_ino_t tree_parent_of(const struct e4t_tree *t, size_t r)
 {
 	size_t i;
 
@@ -264,6 +305,33 @@ static ext2_ino_t parent_of(const struct e4t_tree *t, size_t r)
 		}
 	}
 	return 0;
+}
+
+/* The orphan and deleted inodes among records first to end (path
+ * "<INO>"): after a walk from / has marked what it reaches. */
+static errcode_t emit_rest(struct walker *w, size_t first, size_t end)
+{
+	struct e4t_tree *t = w->t;
+	errcode_t err = 0;
+	size_t i;
+
+	for (i = first; i < end && !err; i++) {
+		struct irec *o = &t->recs[i];
+		char name[24];
+		enum e4t_status st;
+
+		if (o->status == E4T_DELETED)
+			st = E4T_DELETED;
+		else if (!(o->flags & T_REACHED))
+			st = E4T_ORPHAN;
+		else
+			continue;
+		snprintf(name, sizeof(name), "<%u>", o->ino);
+		err = path_set(w, 0, name, strlen(name));
+		if (!err)
+			err = emit(w, o, st, 0);
+	}
+	return err;
 }
 
 errcode_t e4t_tree_walk(struct e4t_tree *t, ext2_ino_t start,
@@ -287,33 +355,15 @@ errcode_t e4t_tree_walk_warn(struct e4t_tree *t, ext2_ino_t start,
 	if (!r || r->status != E4T_LIVE)
 		return E4T_ERR_NOT_IN_USE;
 	if (start != EXT2_ROOT_INO)
-		w.start_parent = parent_of(t, (size_t)(r - t->recs));
+		w.start_parent = tree_parent_of(t, (size_t)(r - t->recs));
 	/* "/a/b/" names its rows "/a/b/c", as "/a/b" does */
 	while (len > 1 && start_path[len - 1] == '/')
 		len--;
 	err = path_set(&w, 0, start_path, len);
 	if (!err)
 		err = walk(&w, r);
-	if (!err && (t->flags & E4T_TREE_DELETED) && start == EXT2_ROOT_INO) {
-		size_t i;
-
-		for (i = 0; i < t->nrecs && !err; i++) {
-			struct irec *o = &t->recs[i];
-			char name[24];
-			enum e4t_status st;
-
-			if (o->status == E4T_DELETED)
-				st = E4T_DELETED;
-			else if (!(o->flags & T_REACHED))
-				st = E4T_ORPHAN;
-			else
-				continue;
-			snprintf(name, sizeof(name), "<%u>", o->ino);
-			err = path_set(&w, 0, name, strlen(name));
-			if (!err)
-				err = emit(&w, o, st, 0);
-		}
-	}
+	if (!err && (t->flags & E4T_TREE_DELETED) && start == EXT2_ROOT_INO)
+		err = emit_rest(&w, 0, t->nrecs);
 	free(w.stack);
 	free(w.path);
 	return err;
@@ -324,6 +374,49 @@ errcode_t tree_mark_reached(struct e4t_tree *t, struct irec *root)
 	struct walker w = { .t = t };
 	errcode_t err = walk(&w, root);
 
+	free(w.stack);
+	free(w.path);
+	return err;
+}
+
+errcode_t e4t_tree_walk_part(struct e4t_tree *t, const struct e4t_tree_parts *p,
+			     size_t i, e4t_row_fn fn, void *priv,
+			     e4t_warn_fn warn_fn, void *wpriv)
+{
+	struct walker w = { .t = t,
+			    .fn = fn,
+			    .priv = priv,
+			    .warn = warn_fn,
+			    .wpriv = wpriv,
+			    .plan = p };
+	const struct tree_part *tp = &p->v[i];
+	errcode_t err = 0;
+
+	switch (tp->kind) {
+	case TP_START:
+		err = path_set(&w, 0, p->start_path, p->start_len);
+		if (!err)
+			err = emit(&w, p->start, E4T_LIVE, p->start_parent);
+		break;
+	case TP_ENTS: {
+		const struct dir *d = &t->dirs[tp->dir];
+		const unsigned char *e = tree_ents_of(t, d);
+
+		err = path_set(&w, 0, p->paths + tp->path, tp->path_len);
+		if (tp->stop_last)
+			w.stop = e + tp->last;
+		if (!err)
+			err = push_at(&w, &t->recs[d->rec], e + tp->first,
+				      tp->count);
+		if (!err)
+			err = walk_frames(&w);
+		break;
+	}
+	case TP_REST:
+		err = emit_rest(&w, tp->first, tp->first + tp->count);
+		break;
+	default: break;
+	}
 	free(w.stack);
 	free(w.path);
 	return err;
