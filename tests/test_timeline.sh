@@ -316,9 +316,11 @@ test_threads_give_identical_output() {
 	assertTrue "identical rows, undercounted" "cmp -s '$TMP/t1.out' '$OUT'"
 }
 
-# The walk runs on a second thread and hands its rows over in batches
-# (lib/fs/treepipe.c); rows and warnings come out as with one thread,
-# over more rows than the batches hold, and a write error stops both.
+# With two threads the walk runs in parts (test_parts_give_identical_
+# output), or with --sort or -d on a second thread that hands its rows
+# over in batches (lib/fs/treepipe.c); rows and warnings come out as
+# with one thread, over more rows than the batches hold, and a write
+# error stops both.
 test_walk_thread_gives_identical_output() {
 	local src="$TMP/pipe-src" img="$TMP/pipe.img" i f t rc1 rc2
 	for i in 1 2 3 4 5 6; do
@@ -365,8 +367,128 @@ test_walk_thread_gives_identical_output() {
 	assertEquals "full disk: status, one thread" "$rc1" "$rc2"
 	assertContains "full disk: said" "$(cat "$TMP/pipe.full2.err")" \
 		"No space left on device"
-	assertTrue "full disk: identical messages" \
+	# (two threads walk in parts: the warnings before the error may
+	# differ, test_parts_give_identical_output; the walk on a second
+	# thread, with --sort, gives the same)
+	assertEquals "full disk: identical error" \
+		"$(grep 'No space' "$TMP/pipe.full1.err")" \
+		"$(grep 'No space' "$TMP/pipe.full2.err")"
+	for t in 1 2; do
+		timeout 60 "$E4TIME" timeline -f mactime --sort mtime \
+			--threads $t "$img" >/dev/full 2>"$TMP/pipe.full$t.err"
+		eval "rc$t=$?"
+	done
+	assertEquals "full disk, sorted: status" "$rc1" "$rc2"
+	assertTrue "full disk, sorted: identical messages" \
 		"cmp -s '$TMP/pipe.full1.err' '$TMP/pipe.full2.err'"
+}
+
+# The walk cut into parts that threads walk and format at once, written
+# in order (lib/fs/treepart.c, tools/partrun.c): with parts of 1 to 500
+# rows (test hook E4TIME_TEST_PART_ROWS) on 2, 3 and 8 threads, every
+# format and export -d (the orphan and deleted records in parts too)
+# give the rows, warnings (names of unused inodes, a loop, a symlink
+# whose target cannot be read, mactime's times before 1970) and status
+# of one thread; a full disk stops it with the same error.
+test_parts_give_identical_output() {
+	local src="$TMP/parts-src" img="$TMP/parts.img" i pr t f runs=0 rc1
+	if [ "${E4T_TEST_HOOKS:-}" != yes ]; then
+		skip_test "no test hooks (./configure --enable-test-hooks)"
+		return
+	fi
+	for i in 1 2 3; do
+		mkdir -p "$src/d$i/sub"
+		(cd "$src/d$i" && seq -f 'file%03g' 1 300 | xargs touch)
+		(cd "$src/d$i/sub" && seq -f 's%02g' 1 40 | xargs touch)
+	done
+	ln -s d1/file001 "$src/fast-link"
+	ln -s "$(printf 'x%.0s' $(seq 1 200))" "$src/slow-link"
+	touch -d 1960-01-01 "$src/d2/file007"
+	mke2fs -q -F -t ext4 -b 1024 -N 2048 -d "$src" "$img" 16M >/dev/null ||
+		{ fail "mke2fs -d failed"; return; }
+	debugfs -w -R "ln <2000> /d1/unused-early" "$img" >/dev/null 2>&1
+	debugfs -w -R "ln <2001> /d3/sub/unused-late" "$img" >/dev/null 2>&1
+	debugfs -w -R "link /d2 /d3/loop" "$img" >/dev/null 2>&1
+	# the slow symlink's block zeroed: its target cannot be read
+	debugfs -w -R "sif /slow-link block[0] 0" "$img" >/dev/null 2>&1
+	# a deleted file and an orphan for export -d
+	debugfs -w -R "rm /d1/file002" "$img" >/dev/null 2>&1
+	debugfs -w -R "unlink /d1/file003" "$img" >/dev/null 2>&1
+	for f in mactime bodyfile jsonl csv export; do
+		if [ $f = export ]; then
+			set -- export -d
+		else
+			set -- timeline -f $f
+		fi
+		run_ro "$img" "$@" --threads 1 "$img"
+		rc1=$RC
+		sed '1s/"exported":"[^"]*"//' "$OUT" >"$TMP/parts.t1.out"
+		cp "$ERR" "$TMP/parts.t1.err"
+		assertEquals "$f: status, one thread" 1 "$rc1"
+		for pr in 1 7 500; do
+			for t in 2 3 8; do
+				E4TIME_TEST_PART_ROWS=$pr run_ro "$img" "$@" \
+					--threads $t "$img"
+				runs=$((runs + 1))
+				sed -i '1s/"exported":"[^"]*"//' "$OUT"
+				assertEquals "$f $pr rows a part, $t threads: status" \
+					"$rc1" "$RC"
+				assertTrue "$f $pr rows a part, $t threads: rows" \
+					"cmp -s '$TMP/parts.t1.out' '$OUT'"
+				assertTrue "$f $pr rows a part, $t threads: warnings" \
+					"cmp -s '$TMP/parts.t1.err' '$ERR'"
+			done
+		done
+	done
+	assertEquals "runs" 45 "$runs"
+	# what the one-thread runs said, so that the comparison means it
+	run_ro "$img" timeline -f mactime --threads 1 "$img"
+	# 3 x (300 files, sub, its 40) and the three directories, /,
+	# lost+found, two links, two unused inodes' names, the loop's name,
+	# less the deleted and the unlinked file
+	assertEquals "rows" 1031 "$(wc -l <"$OUT")"
+	assertContains "unused inode" "$(cat "$ERR")" "<2001>"
+	assertContains "loop" "$(cat "$ERR")" "loop"
+	assertContains "symlink" "$(cat "$ERR")" "slow-link: symlink target"
+	assertContains "before 1970" "$(cat "$ERR")" "before 1970"
+	# the walk was cut and run on the threads asked for
+	E4TIME_TEST_PART_ROWS=7 E4TIME_TEST_PARTS_SAY=1 run_ro "$img" \
+		timeline -f mactime --threads 3 "$img"
+	assertContains "cut" "$(cat "$ERR")" "parts on 3 threads"
+	assertTrue "many parts: $(grep -o '[0-9]* parts' "$ERR")" \
+		"[ $(grep -o '[0-9]* parts' "$ERR" | cut -d' ' -f1) -gt 100 ]"
+	# a full disk: nothing hangs, the same error
+	for t in 1 4; do
+		E4TIME_TEST_PART_ROWS=7 timeout 60 "$E4TIME" timeline \
+			-f mactime --threads $t "$img" \
+			>/dev/full 2>"$TMP/parts.full$t.err"
+		eval "rc$t=$?"
+	done
+	assertEquals "full disk: status" 8 "$rc4"
+	assertEquals "full disk: status, one thread" "$rc1" "$rc4"
+	# (the warnings before the error may differ: a part's are written
+	# before its rows, one thread's as its rows fill 64 KiB)
+	assertEquals "full disk: identical error" \
+		"$(grep 'No space' "$TMP/parts.full1.err")" \
+		"$(grep 'No space' "$TMP/parts.full4.err")"
+	assertContains "full disk: said" "$(cat "$TMP/parts.full4.err")" \
+		"writing the timeline: No space left on device"
+}
+
+# --threads takes 0 to 64.
+test_threads_option_range() {
+	local n
+	for n in 0 1 2 3 64; do
+		run_ro "$TMP/ext4-4k.img" timeline --threads $n "$TMP/ext4-4k.img"
+		assertEquals "--threads $n" 0 "$RC"
+	done
+	for n in 65 -1 x 2x ''; do
+		"$E4TIME" timeline --threads "$n" "$TMP/ext4-4k.img" >/dev/null \
+			2>"$TMP/threads.err"
+		assertEquals "--threads '$n': usage" 2 "$?"
+		assertContains "--threads '$n': said" "$(cat "$TMP/threads.err")" \
+			"use 0 (choose) or 1 to 64"
+	done
 }
 
 # Directories are read from the block maps packed during the inode pass

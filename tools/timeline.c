@@ -508,6 +508,12 @@ static errcode_t walk_parts(struct tl_ctx *c, struct e4t_tree *tree,
 	r.write = write_part;
 	r.priv = c;
 	err = part_run(&r);
+#ifdef E4T_TEST_HOOKS
+	/* test hook (test_timeline): how the walk was cut and run */
+	if (getenv("E4TIME_TEST_PARTS_SAY"))
+		fprintf(stderr, "e4time: test: %zu parts on %d threads\n", np,
+			n);
+#endif
 out:
 	free(w);
 	free(workers);
