@@ -25,11 +25,14 @@
 void e4t_huge_hint(void *p, size_t len)
 {
 #ifdef MADV_HUGEPAGE
-	uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	uintptr_t b = ((uintptr_t)p + len) & ~(HUGE_PAGE - 1);
+	uintptr_t at = (uintptr_t)p;
+	size_t head = (size_t)((HUGE_PAGE - at % HUGE_PAGE) % HUGE_PAGE);
+	size_t body;
 
-	if (len >= 2 * HUGE_PAGE && b > a)
-		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+	if (len < 2 * HUGE_PAGE || len - head < HUGE_PAGE)
+		return;
+	body = (len - head) & ~(HUGE_PAGE - 1);
+	(void)madvise((char *)p + head, body, MADV_HUGEPAGE);
 #else
 	(void)p;
 	(void)len;

@@ -45,7 +45,7 @@ struct cutter {
 
 static int is_dir_rec(const struct cutter *c, uint32_t rec)
 {
-	return (c->live_dir[rec / 64] >> (rec % 64)) & 1;
+	return (int)((c->live_dir[rec / 64] >> (rec % 64)) & 1);
 }
 
 /* The directory of record rec (one of t->dirs: it is a live one). */
