@@ -27,6 +27,11 @@
 errcode_t e4t_grow(void *arrp, size_t *cap, size_t need, size_t elem,
 		   size_t first);
 
+/* Threads worth starting now (at most max, at least 1): the processors
+ * this process may run on, less those other tasks are running on or
+ * waiting for at this moment (cpus.c). */
+int e4t_cpus_free(int max);
+
 /* Huge pages, where the system has them, under a large array of len
  * bytes at p (e4t_grow asks for them itself). */
 void e4t_huge_hint(void *p, size_t len);

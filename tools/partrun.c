@@ -8,14 +8,10 @@
  * fault in).  Threads wait on one condition, a wake-up a part at most:
  * none hands another anything smaller than a part.
  */
-/* sched_getaffinity(2), CPU_COUNT */
-/* NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
-#define _GNU_SOURCE
 #include "config.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -180,14 +176,5 @@ errcode_t part_run(const struct part_run *r)
 
 int part_threads(int max)
 {
-	cpu_set_t set;
-	long n = 0;
-
-	if (!sched_getaffinity(0, sizeof(set), &set))
-		n = CPU_COUNT(&set);
-	if (n <= 0)
-		n = sysconf(_SC_NPROCESSORS_ONLN);
-	if (n <= 0)
-		n = 1;
-	return n < max ? (int)n : max;
+	return e4t_cpus_free(max);
 }

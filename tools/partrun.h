@@ -43,8 +43,8 @@ struct part_run {
  * threads run: not an error unless none can). */
 errcode_t part_run(const struct part_run *r);
 
-/* The threads worth running on this machine: the CPUs this process may
- * use (sched_getaffinity), at most max. */
+/* The threads worth running now: e4t_cpus_free (the processors this
+ * process may use, less those other tasks keep busy), at most max. */
 int part_threads(int max);
 
 #endif /* E4TIME_PARTRUN_H */

@@ -416,7 +416,7 @@ static dgrp_t split_point(ext2_filsys fs, int threads)
 	dgrp_t g;
 
 	if (fs->group_desc_count < 2 || threads == 1 ||
-	    (threads == 0 && sysconf(_SC_NPROCESSORS_ONLN) < 2))
+	    (threads == 0 && e4t_cpus_free(2) < 2))
 		return 0;
 	used = used_in(fs, 0, fs->group_desc_count);
 	if (threads == 0 && used < 65536) /* not worth a thread */
@@ -705,8 +705,7 @@ static size_t dir_split_point(const struct e4t_tree *t)
 	uint64_t total = 0, sum = 0;
 	size_t i;
 
-	if (t->cb.threads == 1 ||
-	    (t->cb.threads == 0 && sysconf(_SC_NPROCESSORS_ONLN) < 2))
+	if (t->cb.threads == 1 || (t->cb.threads == 0 && e4t_cpus_free(2) < 2))
 		return 0;
 	for (i = 0; i < t->ndirs; i++)
 		total += t->recs[t->dirs[i].rec].size;

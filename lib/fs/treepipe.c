@@ -283,7 +283,7 @@ static int want_thread(int threads)
 {
 	if (threads == 1)
 		return 0;
-	return threads >= 2 || sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	return threads >= 2 || e4t_cpus_free(2) >= 2;
 }
 
 errcode_t e4t_tree_walk_threaded(struct e4t_tree *tree, ext2_ino_t start,
