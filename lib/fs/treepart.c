@@ -309,6 +309,8 @@ errcode_t e4t_tree_parts(struct e4t_tree *t, ext2_ino_t start,
 	if (!p)
 		return ENOMEM;
 	p->start = r;
+	/* as a walk marks it (the parts write nothing): not an orphan */
+	r->flags |= T_REACHED;
 	p->start_len = len;
 	p->start_path = malloc(len + 1);
 	if (!p->start_path) {
