@@ -33,7 +33,7 @@ errcode_t e4t_grow(void *arrp, size_t *cap, size_t need, size_t elem,
 int e4t_cpus_free(int max);
 
 /* Huge pages, where the system has them, under a large array of len
- * bytes at p (e4t_grow asks for them itself). */
+ * bytes at p that will be written whole (grow.c). */
 void e4t_huge_hint(void *p, size_t len);
 
 /*

@@ -18,7 +18,7 @@
 
 #include "partrun.h"
 
-#define SLOTS_PER_WORKER 4
+#define SLOTS_PER_WORKER 3
 
 struct runner {
 	const struct part_run *r;

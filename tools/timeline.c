@@ -20,7 +20,7 @@
 
 /* Rows in a part of a walk on several threads (about: a part ends at
  * the end of a directory's run of entries), and the most threads. */
-#define PART_ROWS    8192
+#define PART_ROWS    4096
 #define PART_THREADS 8
 
 /* --hash: rows wait here until their files are hashed, a batch at a
