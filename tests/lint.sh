@@ -10,9 +10,7 @@
 # exits 1 when a check failed.
 #
 # Environment (make lint sets it): TOP_SRCDIR, the source tree;
-# LINT_CPPFLAGS, the build's -D and -I flags (absolute paths);
-# LINT_BUILDDIR, the build tree (its -I stays an -I for clang-tidy, as
-# the source tree's; the others become -isystem, below); CPPCHECK
+# LINT_CPPFLAGS, the build's -D and -I flags (absolute paths); CPPCHECK
 # and CLANG_TIDY, the commands (empty: skipped); LINT_JOBS, parallel
 # clang-tidy runs.
 set -u
@@ -76,29 +74,12 @@ else
 fi
 
 if [ -n "$CLANG_TIDY" ]; then
-	# The libraries' headers (an -I outside the source and build trees:
-	# pkg-config's /usr/include/ext2fs, ...) as system headers
-	# (-isystem): the static analyzer then follows their inline
-	# functions (ext2fs.h has about fifty) into the calls our code makes,
-	# but no longer analyses each of them again on its own in every file
-	# that includes them, which cost about a third of clang-tidy's time
-	# in the files that include ext2fs.h (undo_io.c: 15 s, 10.7 s with
-	# -isystem).  Their diagnostics were never ours (HeaderFilterRegex).
-	TIDY_CPPFLAGS=
-	for w in $LINT_CPPFLAGS; do
-		case $w in
-		-I"$TOP_SRCDIR" | -I"$TOP_SRCDIR"/*) ;;
-		-I"${LINT_BUILDDIR:-$TOP_SRCDIR}" | -I"${LINT_BUILDDIR:-$TOP_SRCDIR}"/*) ;;
-		-I/*) w="-isystem${w#-I}" ;;
-		esac
-		TIDY_CPPFLAGS="$TIDY_CPPFLAGS $w"
-	done
-	export CLANG_TIDY TIDY_CPPFLAGS out
+	export CLANG_TIDY LINT_CPPFLAGS out
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	printf '%s\n' "${files[@]}" | xargs -P "$LINT_JOBS" -I{} bash -c '
 		f={}
 		# shellcheck disable=SC2086
-		$CLANG_TIDY --quiet "$f" -- $TIDY_CPPFLAGS \
+		$CLANG_TIDY --quiet "$f" -- $LINT_CPPFLAGS \
 			>"$out/tidy.${f//\//_}" 2>&1 ||
 			echo "$f" >>"$out/tidy.failed"
 	'
