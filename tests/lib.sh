@@ -23,11 +23,48 @@ E4T_SKIP_THIS=0
 E4T_REPORTS_OUTSIDE=0 # reports found outside any test: failures
 VALGRIND_NOTES='^==[0-9]+== (Warning: noted but unhandled ioctl 0x4c05 |   This could cause spurious value errors|   See README_MISSING_SYSCALL_OR_IOCTL)'
 
+# shunit2 (2.1.8) counts with expr(1): `expr N + 1` twice for every
+# assert passed, failed or skipped, `expr "$cond" : '\([0-9]*\)'` once
+# for every assertTrue/assertFalse.  A process for each is about 10 ms of
+# CPU here (1,000 asserts: 56 s, 11 s without them), much of a suite's
+# time where a loop asserts a lot (test_completion, test_check's kill
+# points).  The same answers from bash: expr as a function for those two
+# forms (any other goes to expr(1)), and shunit2's three counters without
+# a command substitution (shunit_counters, from oneTimeSetUp, once
+# shunit2 has defined its own).
+expr() {
+	if [ $# = 3 ] && [ "$2" = + ] && [[ $1$3 =~ ^[0-9]+$ ]]; then
+		echo $(($1 + $3))
+	elif [ $# = 3 ] && [ "$2" = : ] && [ "$3" = '\([0-9]*\)' ]; then
+		[[ $1 =~ ^[0-9]* ]]
+		echo "${BASH_REMATCH[0]}"
+	else
+		command expr "$@"
+	fi
+}
+
+shunit_counters() {
+	[ "${SHUNIT_VERSION:-}" = 2.1.8 ] || return 0
+	_shunit_assertPass() {
+		__shunit_assertsPassed=$((__shunit_assertsPassed + 1))
+		__shunit_assertsTotal=$((__shunit_assertsTotal + 1))
+	}
+	_shunit_incFailedCount() {
+		__shunit_assertsFailed=$((__shunit_assertsFailed + 1))
+		__shunit_assertsTotal=$((__shunit_assertsTotal + 1))
+	}
+	_shunit_assertSkip() {
+		__shunit_assertsSkipped=$((__shunit_assertsSkipped + 1))
+		__shunit_assertsTotal=$((__shunit_assertsTotal + 1))
+	}
+}
+
 # shunit2 calls these; a suite that needs its own defines suite_setup /
 # suite_teardown / per_test_setup instead.  (Not test_setup: shunit2 runs
 # every function whose name starts with "test" as a test, and counts it
 # passed; a suite that still defines one fails here.)
 oneTimeSetUp() {
+	shunit_counters
 	if type test_setup >/dev/null 2>&1; then
 		echo "$SUITE: test_setup would run as a test: name it per_test_setup" >&2
 		return 1
@@ -55,7 +92,9 @@ oneTimeTearDown() {
 
 setUp() {
 	E4T_SKIP_THIS=0
-	E4T_T0=$(date +%s%N)
+	# (bash's clock, in microseconds: no process)
+	E4T_T0=${EPOCHREALTIME/./}
+	leaks_setup
 	if type per_test_setup >/dev/null 2>&1; then per_test_setup; fi
 	return 0
 }
@@ -67,7 +106,7 @@ tearDown() {
 	check_reports "${_shunit_test_:-?}"
 	# How long the test took (the set-up's per_test_setup included): a
 	# line tests/slowest.sh reads from the logs.
-	echo "TIME: $SUITE ${_shunit_test_:-?} $((($(date +%s%N) - E4T_T0) / 1000000)) ms"
+	echo "TIME: $SUITE ${_shunit_test_:-?} $(((${EPOCHREALTIME/./} - E4T_T0) / 1000)) ms"
 	return 0
 }
 
@@ -95,6 +134,100 @@ run_t() {
 # sanitizer build needs only the path.  Every test still runs.
 reps() {
 	if [ "${E4T_QUICK:-0}" = 1 ]; then echo "$2"; else echo "$1"; fi
+}
+
+# Shared loops.  E4T_SHARE=rest (.ci/run's normal build, beside the
+# sanitizer build's E4T_QUICK=1): the loops that E4T_QUICK=1 samples
+# (kill points, random kills, the images of a repeated path) run here
+# only what the sample leaves out, so that in one CI run every point
+# runs exactly once over the two builds, as DAMAGE_FIRST does for the
+# damaged copies.  Without E4T_QUICK and E4T_SHARE (a plain make check)
+# every point runs, as before.  The sample stays small (a point costs
+# two to three times as much in the sanitizer build), so the rest is
+# most of the loop; each loop asserts the count of its own share.
+#
+# mine I N: whether point I (0, 1, ...) of a loop runs in this build,
+# when E4T_QUICK=1's sample is every Nth point (I mod N = 0).
+mine() {
+	if [ "${E4T_QUICK:-0}" = 1 ]; then
+		[ $(($1 % $2)) = 0 ]
+	elif [ "${E4T_SHARE:-}" = rest ]; then
+		[ $(($1 % $2)) != 0 ]
+	fi
+}
+
+# share FULL SAMPLE: how many runs of a loop of FULL runs in this build:
+# FULL, SAMPLE with E4T_QUICK=1, FULL - SAMPLE with E4T_SHARE=rest.
+share() {
+	if [ "${E4T_QUICK:-0}" = 1 ]; then
+		echo "$2"
+	elif [ "${E4T_SHARE:-}" = rest ]; then
+		echo $(($1 - $2))
+	else
+		echo "$1"
+	fi
+}
+
+# share_list "FULL..." "SAMPLE...": the words of a loop over FULL that
+# run in this build: FULL, SAMPLE with E4T_QUICK=1, the words of FULL
+# not in SAMPLE with E4T_SHARE=rest.
+share_list() {
+	local w out=()
+	if [ "${E4T_QUICK:-0}" = 1 ]; then
+		echo "$2"
+	elif [ "${E4T_SHARE:-}" = rest ]; then
+		for w in $1; do
+			[[ " $2 " == *" $w "* ]] || out+=("$w")
+		done
+		echo "${out[*]}"
+	else
+		echo "$1"
+	fi
+}
+
+# LeakSanitizer in the sanitizer build: its check at a process's exit
+# costs about 40 ms for e4time --version, 85 ms for a timeline of a
+# small image (twice the rest of ASan's cost), and finds nothing that
+# one run of the same path does not.  The suites of E4T_LEAKS_OFF repeat
+# a few paths over many images, copies or kill points: in them it is
+# off (detect_leaks=0), but in the tests of E4T_LEAKS_KEEP (SUITE:TEST,
+# one or two of each, which run its commands to their end); everywhere
+# else (the unit tests, the suites that run each command once a case:
+# cli, timeline, cases, damage, hostile, journal, ...) it is on, so that
+# every command and its error paths still run under it in CI.  ASan and
+# UBSan stay on everywhere.  E4T_LEAKS=all: on in every test.
+# (HACKING.md, Hardening; .ci/run.)
+E4T_LEAKS_OFF="test_damage_gen test_check test_crash test_deleted test_status
+	test_volumes test_safety test_backup_sb test_churn test_strict"
+E4T_LEAKS_KEEP="test_damage_gen:test_ext4_4k test_damage_gen:test_ext4_1k_inline
+	test_damage_gen:test_ext4_128 test_damage_gen:test_ext4_reuse
+	test_damage_gen:test_samba_dosattrib
+	test_check:test_ext3_grow_moves_xattrs_to_a_block
+	test_check:test_statuses_and_refusals test_check:test_crtime_unset_and_after_ctime
+	test_crash:test_undo_disk_full_midway
+	test_crash:test_undo_full_check_yes_answers_what_was_written
+	test_deleted:test_kernel_journal_names_and_states
+	test_deleted:test_committed_images_deleted_file
+	test_status:test_good_image test_status:test_damaged_inode
+	test_volumes:test_every_read_command_reads_a_partition_as_the_bare_image
+	test_volumes:test_damaged_partition_tables
+	test_safety:test_undo_file_is_the_image test_safety:test_fuse_mount_ro
+	test_backup_sb:test_zeroed_primary test_backup_sb:test_writes_refuse
+	test_churn:test_wrapped_live test_churn:test_damage_bad_commit_checksum
+	test_strict:test_slash_after_file_is_not_a_directory
+	test_strict:test_manifest_duplicate_keys"
+
+# leaks_setup: ASAN_OPTIONS for the test about to run (setUp): leak
+# detection off in a test of E4T_LEAKS_OFF's suites but E4T_LEAKS_KEEP.
+leaks_setup() {
+	[ -n "${E4T_ASAN_BASE:-}" ] || return 0
+	ASAN_OPTIONS=$E4T_ASAN_BASE
+	if [ "${E4T_LEAKS:-}" != all ] &&
+		[[ " ${E4T_LEAKS_OFF//$'\n'/ } " == *[[:space:]]"$SUITE"[[:space:]]* ]] &&
+		[[ " ${E4T_LEAKS_KEEP//$'\n'/ } " != *[[:space:]]"$SUITE:${_shunit_test_:-}"[[:space:]]* ]]; then
+		ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+	fi
+	export ASAN_OPTIONS
 }
 
 # direct_python: python3 as the system's binary when the one on PATH is a
@@ -130,6 +263,7 @@ reports_setup() {
 	[ -n "${ASAN_OPTIONS+set}" ] || [ -n "${E4TIME_WRAPPER:-}" ] || return 0
 	if [ -n "${ASAN_OPTIONS+set}" ]; then
 		export ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$E4T_REPORTS/asan"
+		E4T_ASAN_BASE=$ASAN_OPTIONS
 	fi
 	# The wrapper is split on blanks: no blanks in its paths.
 	cat >"$TMP/bin/e4time" <<EOF || return 1
@@ -216,8 +350,18 @@ run() {
 # check_stderr WHAT: fail when $ERR holds a sanitizer or valgrind report
 # (one that went to stderr: options set by hand, no log file).
 check_stderr() {
-	# (an empty stderr, most runs', costs no process)
+	# (an empty stderr, most runs', costs no process; nor one without
+	# the words every report has, read by bash: a damaged image's runs
+	# all warn)
 	[ -s "$ERR" ] || return 0
+	# (read stops at a NUL, with status 0: then grep reads it all)
+	local text=
+	if ! IFS= read -r -d '' text <"$ERR"; then
+		case $text in
+		*Sanitizer* | *"runtime error: "* | *==*) ;;
+		*) return 0 ;;
+		esac
+	fi
 	if grep -vE "$VALGRIND_NOTES" "$ERR" |
 		grep -qE 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|runtime error: |^==[0-9]+== '; then
 		cat "$ERR"
@@ -238,28 +382,65 @@ check_stderr() {
 # hash of a large image twice per run).  Anything else (a block device,
 # a file on a read-only mount) is hashed.
 untouched_mark() {
-	local f
+	local f regular=() lines=
+	local -A touched=()
 	for f in "$@"; do
-		if [ -f "$f" ] && [ ! -L "$f" ] &&
-			touch -m -d @1000000000.123456789 "$f" 2>/dev/null; then
-			printf 'm\t%s\n' "$f"
+		[ -f "$f" ] && [ ! -L "$f" ] && regular+=("$f")
+	done
+	# one touch for them all; file by file only when one could not be
+	# touched (a read-only mount)
+	if [ "${#regular[@]}" -gt 0 ] &&
+		! touch -m -d @1000000000.123456789 -- "${regular[@]}" 2>/dev/null; then
+		regular=()
+		for f in "$@"; do
+			[ -f "$f" ] && [ ! -L "$f" ] &&
+				touch -m -d @1000000000.123456789 -- "$f" 2>/dev/null &&
+				regular+=("$f")
+		done
+	fi
+	for f in "${regular[@]}"; do
+		touched[$f]=1
+	done
+	for f in "$@"; do
+		if [ -n "${touched[$f]:-}" ]; then
+			lines+="m"$'\t'"$f"$'\n'
 		elif [ -e "$f" ]; then
-			printf 'h\t%s\n' "$f"
+			lines+="h"$'\t'"$f"$'\n'
 		else
-			printf 'a\t%s\n' "$f"
+			lines+="a"$'\t'"$f"$'\n'
 		fi
-	done | untouched_state
+	done
+	untouched_state <<<"${lines%$'\n'}"
 }
 
 # untouched_state: the state of each "METHOD<tab>FILE" line read (m: size
 # and mtime; h: the bytes' SHA-256; a: absent), after it (a tab between).
+# One stat(1) for all the m files (each a process costs about 10 ms of
+# CPU; run_ro marks and checks around every read-only run).
 untouched_state() {
-	local how f
+	local how f hows=() files=() mfiles=() name rest i
+	local -A mstate=()
 	while IFS=$'\t' read -r how f; do
+		[ -n "$how$f" ] || continue
+		hows+=("$how")
+		files+=("$f")
+		[ "$how" = m ] && mfiles+=("$f")
+	done
+	if [ "${#mfiles[@]}" -gt 0 ]; then
+		while IFS=$'\t' read -r name rest; do
+			mstate[$name]=$rest
+		done < <(stat -c $'%n\t%s %.9Y' -- "${mfiles[@]}" 2>/dev/null)
+	fi
+	for ((i = 0; i < ${#files[@]}; i++)); do
+		how=${hows[i]} f=${files[i]}
 		case $how in
-		m) printf '%s\t%s\t%s\n' "$how" "$f" "$(stat -c '%s %.9Y' "$f" 2>&1)" ;;
+		m) printf '%s\t%s\t%s\n' "$how" "$f" "${mstate[$f]:-gone}" ;;
 		h) printf '%s\t%s\t%s\n' "$how" "$f" "$(sha256sum <"$f" 2>&1)" ;;
-		*) printf '%s\t%s\t%s\n' "$how" "$f" "$([ -e "$f" ] && echo present)" ;;
+		*) if [ -e "$f" ]; then
+			printf '%s\t%s\tpresent\n' "$how" "$f"
+		else
+			printf '%s\t%s\t\n' "$how" "$f"
+		fi ;;
 		esac
 	done
 }
@@ -267,8 +448,12 @@ untouched_state() {
 # untouched_check STATE: silent when every file is as untouched_mark left
 # it, else prints what changed and returns 1.
 untouched_check() {
-	local now
-	now=$(echo "$1" | cut -f1,2 | untouched_state)
+	local now line lines=
+	while IFS= read -r line; do
+		[[ $line == *$'\t'*$'\t'* ]] || continue
+		lines+="${line%$'\t'*}"$'\n'
+	done <<<"$1"
+	now=$(untouched_state <<<"${lines%$'\n'}")
 	[ "$1" = "$now" ] && return 0
 	diff <(echo "$1") <(echo "$now") | grep '^[<>]'
 	return 1

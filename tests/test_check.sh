@@ -447,13 +447,23 @@ kill_each_write() {
 	KUNDO=$(default_undo "$IMG")
 	# every write point; every third with E4T_QUICK=1 (the sanitizer
 	# build of .ci/run: a killed process runs no code a finished one
-	# does not; the normal build kills at each)
-	for n in $(seq 1 "$(reps 1 3)" "$max"); do
+	# does not), the other two thirds with E4T_SHARE=rest (CI's normal
+	# build; tests/lib.sh, mine)
+	local runs=0 want=0 k
+	for n in $(seq 1 "$max"); do
+		mine $((n - 1)) 3 || continue
+		runs=$((runs + 1))
 		kill_after "$n" "$@"
 		[ "$RC" = 137 ] || break
 		KILLS=$((KILLS + 1))
 		after_kill "$n" "$check"
 	done
+	# this build's share of the points up to the last one run
+	for ((k = 1; k <= n; k++)); do
+		mine $((k - 1)) 3 && want=$((want + 1))
+	done
+	assertEquals "write points run (this build's share of 1..$n)" \
+		"$want" "$runs"
 }
 
 # kill_after N ARGS...: check -y ARGS on a copy of $TMP/orig.img, killed
@@ -627,9 +637,10 @@ test_killed_while_moving_xattrs_to_a_block() {
 }
 
 # Killed at random times (SIGKILL after a random delay, not at a write:
-# in the middle of a system call too), 40 runs (20 with E4T_QUICK=1; the
-# delays narrow onto the writes: most runs are killed in their middle,
-# where 100 runs over the whole span once gave 12) on the ext4 image of
+# in the middle of a system call too), 40 runs (20 with E4T_QUICK=1, the
+# other 20 with E4T_SHARE=rest; the delays narrow onto the writes: most
+# runs are killed in their middle, where 100 runs over the whole span
+# once gave 12) on the ext4 image of
 # test_killed_while_moving_xattrs_to_a_block: after the replay, both
 # xattrs there and e2fsck -fn clean every time; the undo file restores
 # the image as the kill left it.  The seed is printed.
@@ -650,7 +661,9 @@ test_killed_at_random_times_journaled() {
 	span=$(((t1 - t0) / 1000))
 	[ "$span" -gt 0 ] || span=1000
 	LEAKS=0 LEAKS_OK='' KERNEL='' REPLAYED=0
-	total=$(reps 40 20)
+	# 40 runs: 20 in each build with E4T_QUICK=1 and E4T_SHARE=rest
+	# (the quarter asserted below is of this build's runs)
+	total=$(share 40 20)
 	# The delays are drawn from [lo, hi): lo the longest delay seen
 	# that killed the run before it wrote (no undo file), hi the
 	# shortest that let it finish (the undo file renamed into place).

@@ -181,33 +181,42 @@ kill_point() {
 # kill_series ARGS...: kill points from 1 on (all of them with
 # E4T_CRASH_EVERY=1; else 1..6, then a third more each time) until the
 # writer finishes on its own, then bisection to the last write, so that
-# the last kill point is right after it (before close).  With
-# E4T_QUICK=1 (the sanitizer build of .ci/run: a killed process runs no
-# code a finished one does not, so the sanitizer learns little from
-# more kills), 1, then 16 times as far each time, and no bisection.
-# KILLS: how many were killed; WRITES: the writer's number of image
-# writes (with E4T_QUICK=1, at least that many).
+# the last kill point is right after it (before close).  The series is
+# shared (tests/lib.sh, mine): with E4T_QUICK=1 (the sanitizer build of
+# .ci/run: a killed process runs no code a finished one does not, so the
+# sanitizer learns little from more kills) every 8th point of it (1, 13,
+# 117, 1165, ...) and no bisection; with E4T_SHARE=rest (CI's normal
+# build) the other points and the bisection (which then starts from the
+# first of its own points that finished).  KILLS: how many were killed;
+# WRITES: the writer's number of image writes (with E4T_QUICK=1, at
+# least that many).
 kill_series() {
-	local n=1 lo=0 hi mid rc first
-	first=$(reps 6 1)
+	local n=1 k=0 lo=0 hi mid rc runs=0 want=0 i
 	KILLS=0
 	while :; do
-		kill_point $n "$@"
-		rc=$?
-		[ $rc = 2 ] && return 1
-		[ $rc = 1 ] && break
-		lo=$n
-		if [ "${E4T_CRASH_EVERY:-0}" = 1 ] || [ $n -lt "$first" ]; then
+		if [ "${E4T_CRASH_EVERY:-0}" = 1 ] || mine $k 8; then
+			runs=$((runs + 1))
+			kill_point $n "$@"
+			rc=$?
+			[ $rc = 2 ] && return 1
+			[ $rc = 1 ] && break
+			lo=$n
+		fi
+		k=$((k + 1))
+		if [ "${E4T_CRASH_EVERY:-0}" = 1 ] || [ $n -lt 6 ]; then
 			n=$((n + 1))
 		else
-			if [ "${E4T_QUICK:-0}" = 1 ]; then
-				n=$((n * 16))
-			else
-				n=$((n + n / 3))
-			fi
+			n=$((n + n / 3))
 		fi
 	done
 	hi=$n
+	# this build's share of the series' points up to the one that
+	# finished
+	for ((i = 0; i <= k; i++)); do
+		{ [ "${E4T_CRASH_EVERY:-0}" = 1 ] || mine $i 8; } && want=$((want + 1))
+	done
+	assertEquals "$1: points of the series run (this build's share of $((k + 1)))" \
+		"$want" "$runs"
 	local sampled=0
 	if [ "${E4T_QUICK:-0}" = 1 ] && [ "${E4T_CRASH_EVERY:-0}" != 1 ]; then
 		sampled=1 hi=$((lo + 1))
@@ -228,6 +237,9 @@ kill_series() {
 	fi
 }
 
+# The counts asserted below: the whole series' with E4T_SHARE=rest too
+# (its share is all but every 8th point: 21 of 24 kills for backfill, 19
+# of 22 for import), the sample's (3: 1, 13 and 117) with E4T_QUICK=1.
 test_backfill_killed_after_n_writes() {
 	need_image && need_hooks || return 0
 	kill_series "${BACKFILL[@]}" --threads 1
