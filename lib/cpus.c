@@ -10,6 +10,8 @@
 
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "e4time.h"
@@ -19,14 +21,24 @@
 static long runnable(void)
 {
 	FILE *fp = fopen("/proc/loadavg", "re");
-	long n = 0;
+	char line[128], *p = NULL, *end;
+	long n;
+	int field;
 
 	if (!fp)
 		return 0;
-	if (fscanf(fp, "%*s %*s %*s %ld/", &n) != 1)
-		n = 0;
+	if (fgets(line, sizeof(line), fp))
+		p = line;
 	fclose(fp);
-	return n;
+	for (field = 0; p && field < 3; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return 0;
+	n = strtol(p, &end, 10);
+	return end != p && *end == '/' && n > 0 ? n : 0;
 }
 
 /*
