@@ -1132,8 +1132,9 @@ test_undo_line_is_a_line_of_its_own() {
 	local rc
 	"$E4TIME" check -y "$IMG" >"$TMP/log" 2>&1
 	rc=$?
-	# (the summary says what was left, when the status says so)
-	assertEquals "status: $(grep -E 'checked|left|refus|busy|lock' "$TMP/log" | head -5; tail -3 "$TMP/log")" 1 $rc
+	# (the summary and the first other problems say what was left,
+	# when the status says so: CI's normal build saw 106 left twice)
+	assertEquals "status: $(grep -E 'checked|left|refus|busy|lock' "$TMP/log" | head -5; grep -v 'Carry nanoseconds' "$TMP/log" | grep -m5 '^/f'; tail -3 "$TMP/log")" 1 $rc
 	assertEquals "a line per fix" $n \
 		"$(grep -c '^/f[0-9]* <[0-9]*>: T0001 mtime: .*Carry nanoseconds into seconds? yes$' "$TMP/log")"
 	assertEquals "the undo file's line, whole" 1 \
