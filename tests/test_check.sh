@@ -1125,6 +1125,10 @@ test_undo_line_is_a_line_of_its_own() {
 		echo "$i" >"$TMP/many/f$i"
 		script+="sif /f$i mtime 0x40000000"$'\n'
 		script+="sif /f$i mtime_extra 0xEE6B2800"$'\n'
+		# crtime set too: mke2fs -d stamps it with its own start, which
+		# a loaded machine can put after the ctime the files got here
+		# (T0005 left, no source to fix it)
+		script+="sif /f$i crtime 0x40000000"$'\n'
 	done
 	mkfs.ext4 -q -F -I 256 -N 512 -d "$TMP/many" "$IMG" 8M >/dev/null 2>&1 ||
 		fail "mkfs"
