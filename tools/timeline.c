@@ -214,17 +214,25 @@ static void row_flags(struct tl_ctx *c, const struct e4t_row *row)
 	}
 }
 
+/* max, or with a test hook (the variable var) fewer: 1 to max - 1. */
+static size_t hook_fewer(const char *var, size_t max)
+{
+#ifdef E4T_TEST_HOOKS
+	const char *v = getenv(var);
+	unsigned long n = v ? strtoul(v, NULL, 10) : 0;
+
+	if (n > 0 && n < max)
+		return n;
+#else
+	(void)var;
+#endif
+	return max;
+}
+
 /* Rows in a batch: PEND_ROWS, or with a test hook (test_hash), fewer. */
 static size_t pend_max(void)
 {
-#ifdef E4T_TEST_HOOKS
-	const char *v = getenv("E4TIME_TEST_HASH_BATCH");
-	unsigned long n = v ? strtoul(v, NULL, 10) : 0;
-
-	if (n > 0 && n < PEND_ROWS)
-		return n;
-#endif
-	return PEND_ROWS;
+	return hook_fewer("E4TIME_TEST_HASH_BATCH", PEND_ROWS);
 }
 
 /* Hash the waiting rows' files, then write the rows in order. */
@@ -416,14 +424,7 @@ static int emit_sorted(void *priv, const struct e4t_row *row)
  * so that the small test images are cut into many parts too. */
 static size_t part_rows(void)
 {
-#ifdef E4T_TEST_HOOKS
-	const char *v = getenv("E4TIME_TEST_PART_ROWS");
-	unsigned long n = v ? strtoul(v, NULL, 10) : 0;
-
-	if (n > 0 && n < PART_ROWS)
-		return n;
-#endif
-	return PART_ROWS;
+	return hook_fewer("E4TIME_TEST_PART_ROWS", PART_ROWS);
 }
 
 /* A part of the walk, on a worker's copy of the context (partrun.c). */
