@@ -45,7 +45,6 @@ static void make_part(struct runner *u, size_t i, void *worker)
 	struct part_out *o = &u->slot[i % u->window];
 	errcode_t err;
 
-	o->read_errors = o->neg_times = o->big_times = 0;
 	err = u->r->make(i, o, worker);
 	pthread_mutex_lock(&u->lock);
 	o->err = err;

@@ -23,7 +23,8 @@ struct part_out {
 	int done;
 };
 
-/* Make part i into out, with a worker's own state (workers[k]). */
+/* Make part i into out (its counts set, its buffer and held notes
+ * added to), with a worker's own state (workers[k]). */
 typedef errcode_t (*part_make_fn)(size_t i, struct part_out *out, void *worker);
 /* Write a made part, in order, on the caller's thread: 0 or an errno
  * (writing stops). */

@@ -28,6 +28,7 @@ struct cut_frame {
 	 * n entries, about rows names with what lies under them */
 	uint64_t seg;
 	uint32_t n;
+	const unsigned char *last; /* the run's last entry so far */
 	uint64_t rows;
 	size_t path_len;
 };
@@ -185,16 +186,8 @@ static errcode_t plan_cut(struct cutter *c, uint32_t start, uint64_t rows)
 		int big = 0;
 
 		if (!f->left) {
-			if (f->n) {
-				const unsigned char *e0 =
-					tree_ents_of(t, &t->dirs[f->dir]);
-				const unsigned char *last = e0 + f->seg;
-				uint32_t k;
-
-				for (k = 1; k < f->n; k++)
-					last += ENT_HDR + last[5];
-				err = cut_run(c, f, last, 0);
-			}
+			if (f->n)
+				err = cut_run(c, f, f->last, 0);
 			c->depth--;
 			continue;
 		}
@@ -202,6 +195,7 @@ static errcode_t plan_cut(struct cutter *c, uint32_t start, uint64_t rows)
 		f->next += ENT_HDR + e[5];
 		f->left--;
 		f->n++;
+		f->last = e;
 		f->rows++;
 		memcpy(&rec, e, sizeof(rec));
 		if ((e[4] & 1) && is_dir_rec(c, rec)) {
