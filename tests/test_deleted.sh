@@ -421,7 +421,7 @@ test_kernel_journal_names_and_states() {
 		assertContains "$(cat "$OUT")" "|/docs/report_2.txt (journal tid "
 		assertEquals "$f: bodyfile row before the deletion" \
 			"0|/docs/report_2.txt (journal tid $tid) (deleted)|$ino|-rw-------|$uid|$gid|$size|$at|$mt|$ct|$cr" \
-			"$(grep "^0|/docs/report_2.txt (journal tid $tid) (deleted)|" "$OUT")"
+			"$(grep -Fx "0|/docs/report_2.txt (journal tid $tid) (deleted)|$ino|-rw-------|$uid|$gid|$size|$at|$mt|$ct|$cr" "$OUT")"
 		run_ro "$f" timeline -d --journal -f csv "$f"
 		assertEquals "$f: csv header" \
 			"path,ino,type,mode,uid,gid,size,links,atime,mtime,ctime,crtime,dtime,status,name_source,source,tid,commit_time,generation" \
