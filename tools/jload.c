@@ -233,7 +233,9 @@ errcode_t jrows_load_on(struct e4t_image *img, e4t_warn_fn warn, void *priv,
 		jr->trans[i].commit_nsec = t->commit_nsec;
 	}
 	if (!err)
-		err = e4t_audit_run_flags(img, j, on_copy, jr, audit_flags, &a);
+		err = e4t_audit_run_flags(img, j, on_copy, jr,
+					  audit_flags | E4T_AUDIT_NO_INODES,
+					  &a);
 	if (!err)
 		err = parts_err(jr);
 	e4t_audit_free(a);

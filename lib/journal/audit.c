@@ -306,7 +306,8 @@ struct slot {
 	const struct e4t_jtrans *data_t; /* ... in this transaction */
 	const uint8_t *first;		 /* the first copy seen ... */
 	size_t first_ti;		 /* ... in this transaction */
-	uint8_t *disk;			 /* the home block on disk */
+	uint64_t disk_hash;		 /* of the home block on disk ... */
+	int disk_read;			 /* ... when it could be read */
 	uint8_t *own;			 /* data when it is ours */
 	uint8_t *first_own;		 /* first when it is ours */
 	int live_seen;			 /* a copy is in the live log */
@@ -368,7 +369,6 @@ static void copies_free(struct copies *c)
 	for (i = 0; i < c->cap; i++) {
 		free(c->s[i].own);
 		free(c->s[i].first_own);
-		free(c->s[i].disk);
 	}
 	free(c->s);
 }
@@ -464,10 +464,12 @@ static int record(struct audit_ctx *ac, struct e4t_icopy *c, const uint8_t *old,
 		ac->a->changes[c->change]++;
 		ac->a->inode_updates++;
 		if (c->ino >= 1 && c->ino <= ac->ninodes) {
-			ac->per_ino[c->ino - 1][c->change]++;
+			if (ac->per_ino) /* not E4T_AUDIT_NO_INODES */
+				ac->per_ino[c->ino - 1][c->change]++;
 			if (c->change == E4T_CH_ATIME &&
 			    !relatime_needed(old, c->raw, isize)) {
-				ac->relatime_skip[c->ino - 1]++;
+				if (ac->relatime_skip)
+					ac->relatime_skip[c->ino - 1]++;
 				ac->a->relatime_would_skip++;
 			}
 		}
@@ -494,6 +496,7 @@ struct part {
 	struct audit_ctx ac; /* ac.a: this share's totals */
 	uint8_t *other;	     /* the first share: trans with other blocks */
 	uint8_t *buf, *tmp;
+	uint8_t *dbuf; /* a home block, read again when needed */
 	int stop;
 	int disk_after; /* E4T_AUDIT_DISK_AFTER */
 	errcode_t err;
@@ -502,6 +505,40 @@ struct part {
 static int mine(const struct part *p, blk64_t block)
 {
 	return p->nparts == 1 || (unsigned)((block >> 4) % p->nparts) == p->idx;
+}
+
+/*
+ * The home blocks are not kept (a block per inode-table block the journal
+ * holds is as much memory as the journal): a hash of each, and the block
+ * read again into p->dbuf where it is compared or handed out.  A hash
+ * that matches is confirmed byte for byte.
+ */
+static uint64_t block_hash(const uint8_t *d, size_t n)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ULL, w;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, d + i, 8);
+		h = (h ^ w) * 0x100000001B3ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/* The home block into p->dbuf; non-zero when it cannot be read. */
+static errcode_t home_read(struct part *p, blk64_t block)
+{
+	return io_channel_read_blk64(p->fs->io, block, 1, p->dbuf);
+}
+
+static int same_as_home(struct part *p, const struct slot *s,
+			const uint8_t *cur)
+{
+	size_t bs = p->fs->blocksize;
+
+	return block_hash(cur, bs) == s->disk_hash && !home_read(p, s->block) &&
+	       memcmp(p->dbuf, cur, bs) == 0;
 }
 
 static void *audit_part(void *arg)
@@ -541,6 +578,8 @@ static void *audit_part(void *arg)
 				continue;
 			at->itable_blocks++;
 			cur = e4t_journal_block(j, b->jblock);
+			if (cur)
+				e4t_journal_touched(j, 1);
 			if (!cur || (b->flags & E4T_JB_ESCAPED)) {
 				err = e4t_journal_read_copy(j, b, p->buf);
 				if (err)
@@ -554,11 +593,6 @@ static void *audit_part(void *arg)
 			}
 			baseline = s->data == NULL;
 			if (baseline) {
-				s->disk = malloc(p->fs->blocksize);
-				if (!s->disk) {
-					err = ENOMEM;
-					goto out;
-				}
 				s->first = cur;
 				if (cur == p->buf) {
 					s->first_own = malloc(p->fs->blocksize);
@@ -571,17 +605,16 @@ static void *audit_part(void *arg)
 					s->first = s->first_own;
 				}
 				s->first_ti = ti;
-				if (io_channel_read_blk64(p->fs->io, b->fsblock,
-							  1, s->disk)) {
-					free(s->disk);
-					s->disk = NULL;
-				}
+				s->disk_read = !home_read(p, b->fsblock);
+				if (s->disk_read)
+					s->disk_hash = block_hash(
+						p->dbuf, p->fs->blocksize);
 				A->baseline_blocks++;
 			}
 			if (t->flags & E4T_JT_LIVE)
 				s->live_seen = 1;
-			if (s->disk && !s->disk_match &&
-			    memcmp(s->disk, cur, p->fs->blocksize) == 0)
+			if (s->disk_read && !s->disk_match &&
+			    same_as_home(p, s, cur))
 				s->disk_match = 1;
 			/* a block unchanged has no inode changed */
 			if (!baseline &&
@@ -729,15 +762,16 @@ static void *audit_part(void *arg)
 		struct slot *s = &p->cp.s[bi];
 		ext2_ino_t first;
 
-		if (!s->block || !s->disk || !s->first || s->disk_match ||
-		    !s->live_seen)
+		if (!s->block || !s->disk_read || !s->first || s->disk_match ||
+		    !s->live_seen || home_read(p, s->block))
 			continue;
 		first = geom_first_ino(g, s->block);
+		e4t_journal_touched(j, 1); /* s->first, if in the journal */
 		A->disk_baselines++;
 		A->baseline_blocks--;
 		for (k = 0; k < g->ipb && !p->stop; k++) {
 			struct e4t_icopy c;
-			const uint8_t *old = s->disk + k * g->isize;
+			const uint8_t *old = p->dbuf + k * g->isize;
 
 			memset(&c, 0, sizeof(c));
 			c.ino = first + (ext2_ino_t)k;
@@ -764,8 +798,11 @@ static void *audit_part(void *arg)
 		struct slot *s = &p->cp.s[bi];
 		ext2_ino_t first;
 
-		if (!s->block || !s->disk || !s->data || s->live_seen ||
-		    !memcmp(s->data, s->disk, p->fs->blocksize))
+		if (!s->block || !s->disk_read || !s->data || s->live_seen ||
+		    home_read(p, s->block))
+			continue;
+		e4t_journal_touched(j, 1); /* s->data, if in the journal */
+		if (!memcmp(s->data, p->dbuf, p->fs->blocksize))
 			continue;
 		first = geom_first_ino(g, s->block);
 		for (k = 0; k < g->ipb && !p->stop; k++) {
@@ -774,7 +811,7 @@ static void *audit_part(void *arg)
 			memset(&c, 0, sizeof(c));
 			c.ino = first + (ext2_ino_t)k;
 			c.src = E4T_SRC_DISK;
-			c.raw = s->disk + k * g->isize;
+			c.raw = p->dbuf + k * g->isize;
 			c.len = g->isize;
 			c.prev = s->data + k * g->isize;
 			c.prev_t = s->data_t;
@@ -812,6 +849,7 @@ static void part_free(struct part *p)
 	copies_free(&p->cp);
 	free(p->buf);
 	free(p->tmp);
+	free(p->dbuf);
 }
 
 errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
@@ -850,11 +888,13 @@ errcode_t e4t_audit_run_flags(struct e4t_image *img, struct e4t_journal *j,
 		a->ntrans = nt;
 		a->trans = calloc(nt ? nt : 1, sizeof(*a->trans));
 	}
-	if (a && a->trans)
+	if (a && a->trans && !(flags & E4T_AUDIT_NO_INODES)) {
 		ac.per_ino = calloc(g.ninodes, sizeof(*ac.per_ino));
-	if (ac.per_ino)
-		ac.relatime_skip = calloc(g.ninodes, sizeof(uint32_t));
-	if (!a || !a->trans || !other || !ac.relatime_skip) {
+		if (ac.per_ino)
+			ac.relatime_skip = calloc(g.ninodes, sizeof(uint32_t));
+	}
+	if (!a || !a->trans || !other ||
+	    (!(flags & E4T_AUDIT_NO_INODES) && !ac.relatime_skip)) {
 		err = ENOMEM;
 		goto fail;
 	}
@@ -872,7 +912,8 @@ errcode_t e4t_audit_run_flags(struct e4t_image *img, struct e4t_journal *j,
 		parts[k].disk_after = fn && (flags & E4T_AUDIT_DISK_AFTER);
 		parts[k].buf = malloc(fs->blocksize);
 		parts[k].tmp = malloc(g.isize);
-		if (!parts[k].buf || !parts[k].tmp) {
+		parts[k].dbuf = malloc(fs->blocksize);
+		if (!parts[k].buf || !parts[k].tmp || !parts[k].dbuf) {
 			err = ENOMEM;
 			goto fail;
 		}
@@ -937,7 +978,13 @@ errcode_t e4t_audit_run_flags(struct e4t_image *img, struct e4t_journal *j,
 		}
 	}
 	/* per-inode results, for the inodes that changed */
-	{
+	if (!ac.per_ino) {
+		a->inodes = calloc(1, sizeof(*a->inodes));
+		if (!a->inodes) {
+			err = ENOMEM;
+			goto fail;
+		}
+	} else {
 		size_t n = 0, i;
 
 		for (i = 0; i < g.ninodes; i++)

@@ -44,8 +44,7 @@ static uint32_t count_runs(const blk64_t *map, uint32_t n)
 }
 
 static void map_internal_(struct e4t_jmap *m, int fd, uint64_t offset,
-			  const blk64_t *map, uint32_t nblocks, uint32_t bs,
-			  int pop)
+			  const blk64_t *map, uint32_t nblocks, uint32_t bs)
 {
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
 	uint64_t total = (uint64_t)nblocks * bs, fsize, start;
@@ -69,8 +68,8 @@ static void map_internal_(struct e4t_jmap *m, int fd, uint64_t offset,
 
 		start = offset + map[0] * bs;
 		delta = (size_t)(start % psz);
-		p = mmap(NULL, (size_t)total + delta, PROT_READ,
-			 MAP_SHARED | pop, fd, (off_t)(start - delta));
+		p = mmap(NULL, (size_t)total + delta, PROT_READ, MAP_SHARED, fd,
+			 (off_t)(start - delta));
 		if (p == MAP_FAILED)
 			return;
 		m->base = p;
@@ -92,7 +91,7 @@ static void map_internal_(struct e4t_jmap *m, int fd, uint64_t offset,
 		for (n = 1; i + n < nblocks && map[i + n] == map[i] + n; n++)
 			;
 		q = mmap(res + (size_t)i * bs, (size_t)n * bs, PROT_READ,
-			 MAP_SHARED | MAP_FIXED | pop, fd,
+			 MAP_SHARED | MAP_FIXED, fd,
 			 (off_t)(offset + map[i] * bs));
 		/* in place in the reserved range: munmap(p) frees it */
 		if (q == MAP_FAILED) {
@@ -109,7 +108,6 @@ errcode_t e4t_jmap_open(struct e4t_jmap *m, const char *path, uint64_t offset,
 			const blk64_t *map, int fd, uint32_t nblocks,
 			uint32_t bs, int populate)
 {
-	int pop = populate ? MAP_POPULATE : 0;
 	uint64_t total = (uint64_t)nblocks * bs, fsize;
 	int own;
 	void *p;
@@ -120,21 +118,32 @@ errcode_t e4t_jmap_open(struct e4t_jmap *m, const char *path, uint64_t offset,
 	if (!map) {
 		if (fd < 0 || file_size(fd, &fsize) || fsize < total)
 			return 0;
-		p = mmap(NULL, (size_t)total, PROT_READ, MAP_SHARED | pop, fd,
-			 0);
+		p = mmap(NULL, (size_t)total, PROT_READ, MAP_SHARED, fd, 0);
 		if (p == MAP_FAILED)
 			return 0;
 		m->base = p;
 		m->len = (size_t)total;
 		m->mem = p;
+		if (populate)
+			(void)madvise(p, (size_t)total, MADV_WILLNEED);
 		return 0;
 	}
 	own = open(path, O_RDONLY | O_CLOEXEC);
 	if (own < 0)
 		return 0;
-	map_internal_(m, own, offset, map, nblocks, bs, pop);
+	map_internal_(m, own, offset, map, nblocks, bs);
 	close(own); /* the mapping keeps the file */
+	/* read ahead into the page cache, not into this process (a
+	 * MAP_POPULATE would count the whole journal as resident) */
+	if (m->base && populate)
+		(void)madvise(m->base, m->len, MADV_WILLNEED);
 	return 0;
+}
+
+void e4t_jmap_release(const struct e4t_jmap *m)
+{
+	if (m->base)
+		(void)madvise(m->base, m->len, MADV_DONTNEED);
 }
 
 void e4t_jmap_close(struct e4t_jmap *m)

@@ -52,6 +52,7 @@ struct e4t_journal {
 	int damaged;
 	/* the journal in memory, from load on */
 	struct e4t_jmap mm;
+	uint64_t touched; /* blocks read from mm (e4t_journal_touched) */
 };
 
 static void jwarn(struct e4t_journal *j, errcode_t err, uint32_t jblock,
@@ -83,6 +84,7 @@ errcode_t e4t_journal_read(struct e4t_journal *j, uint32_t jblock,
 	if (j->mm.mem) {
 		memcpy(out, j->mm.mem + (size_t)jblock * bs,
 		       (size_t)count * bs);
+		e4t_journal_touched(j, count);
 		return 0;
 	}
 	if (j->fd >= 0) {
@@ -146,14 +148,25 @@ const uint8_t *e4t_journal_block(const struct e4t_journal *j, uint32_t jblock)
 	return j->mm.mem + (size_t)jblock * j->info.blocksize;
 }
 
+void e4t_journal_touched(struct e4t_journal *j, uint32_t n)
+{
+	uint64_t was = __atomic_fetch_add(&j->touched, n, __ATOMIC_RELAXED);
+
+	if (was / E4T_JOURNAL_RELEASE_BLOCKS !=
+	    (was + n) / E4T_JOURNAL_RELEASE_BLOCKS)
+		e4t_jmap_release(&j->mm);
+}
+
 /* Journal block jblock in place, or read into buf; NULL when unreadable. */
 static const uint8_t *block_at(struct e4t_journal *j, uint32_t jblock,
 			       uint8_t *buf)
 {
 	const uint8_t *p = e4t_journal_block(j, jblock);
 
-	if (p)
+	if (p) {
+		e4t_journal_touched(j, 1);
 		return p;
+	}
 	return e4t_journal_read(j, jblock, 1, buf) ? NULL : buf;
 }
 
@@ -1064,6 +1077,9 @@ static errcode_t walk_stale(struct e4t_journal *j)
 		const uint8_t *scan = e4t_journal_block(j, i);
 		uint32_t k;
 
+		if (scan)
+			e4t_journal_touched(j, n);
+
 		if (!scan && e4t_journal_read(j, i, n, cb)) {
 			/* read block by block what can be read */
 			for (k = 0; k < n; k++) {
@@ -1387,6 +1403,7 @@ errcode_t e4t_journal_load(struct e4t_journal *j, unsigned flags,
 		return err;
 	apply_revokes(j);
 	check_replay(j);
+	e4t_jmap_release(&j->mm); /* what the load read */
 	sort_ref = in->sequence;
 	if (j->ntrans > 1)
 		qsort(j->trans, j->ntrans, sizeof(*j->trans), cmp_trans);

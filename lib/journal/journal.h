@@ -147,6 +147,15 @@ errcode_t e4t_journal_read_copy(struct e4t_journal *j,
 /* Journal block jblock where it lies in memory (mapped read-only: never
  * write through it, escape not undone), or NULL: then read it. */
 const uint8_t *e4t_journal_block(const struct e4t_journal *j, uint32_t jblock);
+/*
+ * n more blocks were read where the journal lies in memory
+ * (e4t_journal_block): every E4T_JOURNAL_RELEASE_BLOCKS blocks, the
+ * journal's pages mapped so far are let go.  They stay in the page cache,
+ * a pointer into them stays valid and reads the same bytes again; the
+ * process's resident memory does not grow with the journal.  Any thread.
+ */
+#define E4T_JOURNAL_RELEASE_BLOCKS 256
+void e4t_journal_touched(struct e4t_journal *j, uint32_t n);
 
 /* ------------------------------------------------------------------ */
 /* Inode history from the journal (audit.c)                            */
@@ -286,6 +295,9 @@ errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
  * blocks (c->part: 0 or 1): every copy of an inode comes from one share,
  * in the order above; fn must keep each share's data apart. */
 #define E4T_AUDIT_PARTS 0x0002
+/* No per-inode results (ninodes 0, inodes empty): the caller only wants
+ * fn's copies and the totals; saves 32 bytes per inode of the filesystem. */
+#define E4T_AUDIT_NO_INODES 0x0004
 errcode_t e4t_audit_run_flags(struct e4t_image *img, struct e4t_journal *j,
 			      e4t_icopy_fn fn, void *priv, unsigned flags,
 			      struct e4t_audit **ret);

@@ -316,7 +316,8 @@ errcode_t e4t_rules_journal_cov(struct e4t_image *img, struct e4t_journal *j,
 		if (!jc.inuse)
 			return ENOMEM;
 	}
-	err = e4t_audit_run_flags(img, j, on_copy, &jc, E4T_AUDIT_DISK_AFTER,
+	err = e4t_audit_run_flags(img, j, on_copy, &jc,
+				  E4T_AUDIT_DISK_AFTER | E4T_AUDIT_NO_INODES,
 				  &a);
 	e4t_audit_free(a);
 	if (cov && !err) {
