@@ -284,6 +284,17 @@ static int unpack(const char *top, const char *image)
 	return system(cmd);
 }
 
+/* A fresh ext4 image with inodes of isz bytes at path. */
+static int mkfs_inodes(unsigned isz)
+{
+	char cmd[PATH_MAX + 128];
+
+	snprintf(cmd, sizeof(cmd),
+		 "mke2fs -q -F -t ext4 -I %u -N 256 '%s' 4M >/dev/null 2>&1",
+		 isz, path);
+	return system(cmd);
+}
+
 /* Each inode once: later names of an inode point at its first. */
 static void test_duplicates(void)
 {
@@ -315,6 +326,15 @@ int main(void)
 	for (i = 0; i < sizeof(images) / sizeof(*images); i++) {
 		CHECK(unpack(top, images[i]) == 0, "unpack %s", images[i]);
 		test_csum(images[i]);
+	}
+	/* inodes of 512 and 1024 bytes (the checksum over the inode in
+	 * place, in chunks of another size): fresh from mke2fs */
+	for (i = 512; i <= 1024; i *= 2) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "mke2fs -I %u", i);
+		CHECK(mkfs_inodes(i) == 0, "%s", name);
+		test_csum(name);
 	}
 	CHECK(unpack(top, "ext4-4k") == 0, "unpack ext4-4k");
 	test_read_only();

@@ -32,8 +32,12 @@ static void shift_init(void);
  * shift(crc(s, A), |B C|) ^ shift(crc(0, B), |C|) ^ crc(0, C)), by tables.
  */
 #define CRC_BLK ((size_t)80) /* 10 words a stream: 256-byte inodes, 1 chunk */
+/* and chunks of three streams of 42 words: a 1024-byte inode in one,
+ * where 80-byte ones pay the shifts four times */
+#define CRC_BIG ((size_t)336)
 
 static uint32_t shift_tab[2][4][256]; /* by CRC_BLK, by 2 * CRC_BLK */
+static uint32_t shift_big[2][4][256]; /* by CRC_BIG, by 2 * CRC_BIG */
 static pthread_once_t shift_once = PTHREAD_ONCE_INIT;
 
 __attribute__((target("sse4.2"))) static uint64_t
@@ -57,6 +61,23 @@ crc32c_insn(uint32_t crc, const unsigned char *p, size_t len)
 		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
 	if (len >= 3 * CRC_BLK)
 		pthread_once(&shift_once, shift_init);
+	for (; len >= 3 * CRC_BIG; len -= 3 * CRC_BIG, p += 3 * CRC_BIG) {
+		uint64_t a = c, b = 0, d = 0;
+		size_t i;
+
+		for (i = 0; i < CRC_BIG; i += 8) {
+			uint64_t u, v, w;
+
+			memcpy(&u, p + i, sizeof(u));
+			memcpy(&v, p + CRC_BIG + i, sizeof(v));
+			memcpy(&w, p + 2 * CRC_BIG + i, sizeof(w));
+			a = __builtin_ia32_crc32di(a, u);
+			b = __builtin_ia32_crc32di(b, v);
+			d = __builtin_ia32_crc32di(d, w);
+		}
+		c = shift_by(shift_big[1], (uint32_t)a) ^
+		    shift_by(shift_big[0], (uint32_t)b) ^ (uint32_t)d;
+	}
 	for (; len >= 3 * CRC_BLK; len -= 3 * CRC_BLK, p += 3 * CRC_BLK) {
 		uint64_t a = c, b = 0, d = 0;
 		size_t i;
@@ -161,6 +182,71 @@ static void shift_init(void)
 {
 	shift_fill(shift_tab[0], CRC_BLK);
 	shift_fill(shift_tab[1], 2 * CRC_BLK);
+	shift_fill(shift_big[0], CRC_BIG);
+	shift_fill(shift_big[1], 2 * CRC_BIG);
+}
+
+/*
+ * The inode checksum without copying the inode: the CRC of the inode as
+ * it is, then the checksum words' part taken out again.  The register is
+ * linear in the data, so crc(s, X) ^ crc(s, X') = crc(0, X ^ X'): for X'
+ * the inode with a checksum word zeroed, that is the CRC of the word's two
+ * bytes followed by the zeros to the inode's end, a shift by tables (one
+ * pair per inode size, made once).
+ */
+#define CSUM_LO	    offsetof(struct ext2_inode_large, i_checksum_lo)
+#define CSUM_HI	    offsetof(struct ext2_inode_large, i_checksum_hi)
+#define CSUM_NSIZES 10 /* inode sizes 128 .. 65536 */
+
+struct csum_shift {
+	int ready;
+	uint32_t lo[4][256], hi[4][256];
+};
+static struct csum_shift csum_shifts[CSUM_NSIZES];
+static pthread_mutex_t csum_shift_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const struct csum_shift *csum_shift_for(size_t size)
+{
+	struct csum_shift *sh;
+	unsigned k = 0;
+
+	while (k < CSUM_NSIZES && ((size_t)128 << k) < size)
+		k++;
+	if (k == CSUM_NSIZES || ((size_t)128 << k) != size)
+		return NULL;
+	sh = &csum_shifts[k];
+	if (__atomic_load_n(&sh->ready, __ATOMIC_ACQUIRE))
+		return sh;
+	pthread_mutex_lock(&csum_shift_lock);
+	if (!sh->ready) {
+		shift_fill(sh->lo, size - CSUM_LO - 2);
+		if (size >= CSUM_HI + 2)
+			shift_fill(sh->hi, size - CSUM_HI - 2);
+		__atomic_store_n(&sh->ready, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&csum_shift_lock);
+	return sh;
+}
+
+/* 0 when the CPU has no instruction or the size is not a power of two */
+static int inode_csum_insn(uint32_t seed, const unsigned char *p, size_t size,
+			   const uint32_t pre[2], int has_hi, uint32_t *crc)
+{
+	const struct csum_shift *sh;
+	uint32_t c;
+
+	if (!__builtin_cpu_supports("sse4.2"))
+		return 0;
+	sh = csum_shift_for(size);
+	if (!sh)
+		return 0;
+	c = crc32c_insn(seed, (const unsigned char *)pre, 8);
+	c = crc32c_insn(c, p, size);
+	c ^= shift_by(sh->lo, crc32c_insn(0, p + CSUM_LO, 2));
+	if (has_hi)
+		c ^= shift_by(sh->hi, crc32c_insn(0, p + CSUM_HI, 2));
+	*crc = c;
+	return 1;
 }
 #endif
 
@@ -180,6 +266,14 @@ static uint32_t inode_csum(ext2_filsys fs, ext2_ino_t ino,
 	uint32_t inum = ext2fs_cpu_to_le32(ino), gen = inode->i_generation;
 	uint32_t crc;
 
+#ifdef HAVE_CRC32C_INSN
+	{
+		const uint32_t pre[2] = { inum, gen };
+
+		if (inode_csum_insn(fs->csum_seed, p, size, pre, has_hi, &crc))
+			return crc;
+	}
+#endif
 	if (size <= 1024) {
 		/* one call over a copy: long enough for the 3 streams */
 		uint64_t buf[(8 + 1024) / 8];
