@@ -12,13 +12,21 @@
 # Environment (make lint sets it): TOP_SRCDIR, the source tree;
 # LINT_CPPFLAGS, the build's -D and -I flags (absolute paths); CPPCHECK
 # and CLANG_TIDY, the commands (empty: skipped); LINT_JOBS, parallel
-# clang-tidy runs.
+# clang-tidy runs; LINT_ANALYZER_NODES, the clang static analyzer's
+# budget of explored states per function analysed (max-nodes; default
+# 75000, what its "shallow" mode takes: about half the time of its own
+# default, 225000, on this code, where the analyzer is nine tenths of
+# make lint's CPU; "default" gives its own, for a deeper run by hand).
 set -u
 : "${TOP_SRCDIR:?TOP_SRCDIR must name the source tree}"
 : "${LINT_CPPFLAGS:=}"
 : "${CPPCHECK:=}"
 : "${CLANG_TIDY:=}"
 : "${LINT_JOBS:=$(nproc 2>/dev/null || echo 1)}"
+: "${LINT_ANALYZER_NODES:=75000}"
+LINT_TIDY_ARGS=
+[ "$LINT_ANALYZER_NODES" = default ] ||
+	LINT_TIDY_ARGS="-Xclang -analyzer-config -Xclang max-nodes=$LINT_ANALYZER_NODES"
 
 cd "$TOP_SRCDIR" || exit 1
 files=()
@@ -74,12 +82,12 @@ else
 fi
 
 if [ -n "$CLANG_TIDY" ]; then
-	export CLANG_TIDY LINT_CPPFLAGS out
+	export CLANG_TIDY LINT_CPPFLAGS LINT_TIDY_ARGS out
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	printf '%s\n' "${files[@]}" | xargs -P "$LINT_JOBS" -I{} bash -c '
 		f={}
 		# shellcheck disable=SC2086
-		$CLANG_TIDY --quiet "$f" -- $LINT_CPPFLAGS \
+		$CLANG_TIDY --quiet "$f" -- $LINT_CPPFLAGS $LINT_TIDY_ARGS \
 			>"$out/tidy.${f//\//_}" 2>&1 ||
 			echo "$f" >>"$out/tidy.failed"
 	'

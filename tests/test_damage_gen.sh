@@ -22,9 +22,11 @@
 # command once, not every format: copy N of the I-th image runs timeline
 # in format N+I mod 6, journal's two forms in turn, audit in format N+I
 # mod 3 (10 runs, not 18).  The parsers that the damage reaches are the
-# same whatever the format; over an image's six copies every format
-# still runs, and the formatters run on whole images in their own suites
-# (the normal build runs every format on every copy of its own).
+# same whatever the format; over the images' copies every format still
+# runs (test_every_format_ran), and the formatters run on whole images in
+# their own suites
+# (DAMAGE_ROTATE=1 gives the same turns in any build: .ci/run's normal
+# build takes it for its own copies).
 #
 # Deterministic: DAMAGE_SEED (default 1).  DAMAGE_COPIES damaged and
 # DAMAGE_TRUNCS truncated copies per image (defaults 4 and 2: under two
@@ -93,8 +95,9 @@ run_d() {
 	check_reports "$WHAT: e4time $*"
 }
 
-# E4T_QUICK=1: each copy one format of each command (above), else all.
-ROTATE=$(reps 0 1)
+# E4T_QUICK=1 or DAMAGE_ROTATE=1 (.ci/run's normal build): each copy
+# one format of each command (above), else all.
+ROTATE=${DAMAGE_ROTATE:-$(reps 0 1)}
 # runs a copy: stat, timeline x6, -d, export, journal x2, audit x3,
 # history, anomalies, --flags, backfill; or one of each of the x ones
 RUNS_PER_COPY=$((ROTATE ? 10 : 18))
