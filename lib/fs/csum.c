@@ -52,6 +52,29 @@ crc32c_words(uint64_t c, const unsigned char *p, size_t n)
 	return c;
 }
 
+/* One chunk of three streams of blk bytes each; tab: the shifts by blk
+ * and 2 * blk.  Inlined, blk a constant: the loop is unrolled. */
+__attribute__((target("sse4.2"), always_inline)) static inline uint64_t
+crc32c_chunk(uint64_t c, const unsigned char *p, size_t blk,
+	     const uint32_t tab[2][4][256])
+{
+	uint64_t a = c, b = 0, d = 0;
+	size_t i;
+
+	for (i = 0; i < blk; i += 8) {
+		uint64_t u, v, w;
+
+		memcpy(&u, p + i, sizeof(u));
+		memcpy(&v, p + blk + i, sizeof(v));
+		memcpy(&w, p + 2 * blk + i, sizeof(w));
+		a = __builtin_ia32_crc32di(a, u);
+		b = __builtin_ia32_crc32di(b, v);
+		d = __builtin_ia32_crc32di(d, w);
+	}
+	return shift_by(tab[1], (uint32_t)a) ^ shift_by(tab[0], (uint32_t)b) ^
+	       (uint32_t)d;
+}
+
 __attribute__((target("sse4.2"))) static uint32_t
 crc32c_insn(uint32_t crc, const unsigned char *p, size_t len)
 {
@@ -61,40 +84,10 @@ crc32c_insn(uint32_t crc, const unsigned char *p, size_t len)
 		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
 	if (len >= 3 * CRC_BLK)
 		pthread_once(&shift_once, shift_init);
-	for (; len >= 3 * CRC_BIG; len -= 3 * CRC_BIG, p += 3 * CRC_BIG) {
-		uint64_t a = c, b = 0, d = 0;
-		size_t i;
-
-		for (i = 0; i < CRC_BIG; i += 8) {
-			uint64_t u, v, w;
-
-			memcpy(&u, p + i, sizeof(u));
-			memcpy(&v, p + CRC_BIG + i, sizeof(v));
-			memcpy(&w, p + 2 * CRC_BIG + i, sizeof(w));
-			a = __builtin_ia32_crc32di(a, u);
-			b = __builtin_ia32_crc32di(b, v);
-			d = __builtin_ia32_crc32di(d, w);
-		}
-		c = shift_by(shift_big[1], (uint32_t)a) ^
-		    shift_by(shift_big[0], (uint32_t)b) ^ (uint32_t)d;
-	}
-	for (; len >= 3 * CRC_BLK; len -= 3 * CRC_BLK, p += 3 * CRC_BLK) {
-		uint64_t a = c, b = 0, d = 0;
-		size_t i;
-
-		for (i = 0; i < CRC_BLK; i += 8) {
-			uint64_t u, v, w;
-
-			memcpy(&u, p + i, sizeof(u));
-			memcpy(&v, p + CRC_BLK + i, sizeof(v));
-			memcpy(&w, p + 2 * CRC_BLK + i, sizeof(w));
-			a = __builtin_ia32_crc32di(a, u);
-			b = __builtin_ia32_crc32di(b, v);
-			d = __builtin_ia32_crc32di(d, w);
-		}
-		c = shift_by(shift_tab[1], (uint32_t)a) ^
-		    shift_by(shift_tab[0], (uint32_t)b) ^ (uint32_t)d;
-	}
+	for (; len >= 3 * CRC_BIG; len -= 3 * CRC_BIG, p += 3 * CRC_BIG)
+		c = crc32c_chunk(c, p, CRC_BIG, shift_big);
+	for (; len >= 3 * CRC_BLK; len -= 3 * CRC_BLK, p += 3 * CRC_BLK)
+		c = crc32c_chunk(c, p, CRC_BLK, shift_tab);
 	c = crc32c_words(c, p, len / 8);
 	p += len & ~(size_t)7;
 	for (len &= 7; len; len--)
