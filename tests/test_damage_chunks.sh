@@ -36,10 +36,15 @@ dir_blocks() {
 	debugfs -R "blocks $2" "$1" 2>/dev/null
 }
 
-# fls_rows IMAGE: the rows fls -r -m lists (its virtual $OrphanFiles
-# directory left out: no file of the image).
+# fls_rows IMAGE: the rows of allocated names fls -r -u -m lists (its
+# virtual $OrphanFiles directory left out: no file of the image), to
+# compare with timeline's rows, which are the live names (and /) without
+# --deleted.  Without -u fls also lists "deleted" names it reads in the
+# kernel's htree index blocks (such as "/big/^ (deleted)"): one or two by
+# the directory's hash seed, which once made fls's count 388 to
+# timeline's 387 on an intact image.
 fls_rows() {
-	fls -r -m / "$1" 2>/dev/null | grep -vc '/\$OrphanFiles'
+	fls -r -u -m / "$1" 2>/dev/null | grep -vc '/\$OrphanFiles'
 }
 
 populate() {
@@ -378,6 +383,37 @@ test_e01_chunk_in_a_later_group_two_threads() {
 	assertEquals "--threads 2: status" 1 "$RC"
 	assertTrue "--threads 2: the same rows" "cmp -s '$TMP/t1.out' '$OUT'"
 	assertTrue "--threads 2: the same warnings" "cmp -s '$TMP/t1.err' '$ERR'"
+}
+
+# The chunk that holds the first inode-table block of each group after
+# the first spoilt in turn: --threads 1 and --threads 2 give the same
+# rows and warnings whichever group the two threads split at.  (The
+# first thread's scan reads into the second's first group before it
+# stops: a table that failed there was salvaged and told by both.)
+test_e01_chunk_at_each_group_start_two_threads() {
+	ewf_or_skip || return
+	local img="$TMP/groups.raw" e01="$TMP/gstart.E01" g t n=0 ngroups
+	[ -f "$TMP/groups.E01" ] || {
+		fail "no $TMP/groups.E01 (made by the test before)"
+		return
+	}
+	ngroups=$(dumpe2fs -h "$img" 2>/dev/null | awk -F: '/^Block count/ { print int(($2 + 8191) / 8192) }')
+	assertEquals "groups" 8 "$ngroups"
+	for ((g = 1; g < ngroups; g++)); do
+		t=$(debugfs -R stats "$img" 2>/dev/null |
+			sed -n "s/^ Group  *$g:.*inode table at \([0-9]*\).*/\1/p")
+		cp "$TMP/groups.E01" "$e01"
+		spoil_chunk "$e01" $((t / 32)) || return
+		run_t timeline --format jsonl --threads 1 "$e01"
+		cp "$OUT" "$TMP/g1.out"
+		cp "$ERR" "$TMP/g1.err"
+		assertContains "group $g: told" "$(cat "$ERR")" "inode table block"
+		run_t timeline --format jsonl --threads 2 "$e01"
+		assertTrue "group $g: the same rows" "cmp -s '$TMP/g1.out' '$OUT'"
+		assertEquals "group $g: the same warnings" "$(cat "$TMP/g1.err")" "$(cat "$ERR")"
+		n=$((n + 1))
+	done
+	assertEquals "groups whose table's first chunk was spoilt" 7 "$n"
 }
 
 test_every_case_ran() {

@@ -348,6 +348,15 @@ static void *scan_range(void *arg)
 			err = 0;
 			continue;
 		}
+		/* A group past this job's (the scan reads on into the next
+		 * before it gives the first inode the check below stops at):
+		 * the other job's, and its warning too.  Without this, a
+		 * table that failed at the first block of the second job's
+		 * first group was salvaged and told twice. */
+		if (err && pos.group >= j->end) {
+			err = 0;
+			break;
+		}
 		if (err == EXT2_ET_NEXT_INODE_READ) {
 			/* A piece of the inode table does not read: the rest
 			 * of the group block by block, then the next group. */
