@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "e4time.h"
+#include "fs/csum_int.h"
 #include "journal/jbd2_int.h"
 
 static const char *const change_names[E4T_NCHANGES] = {
@@ -308,6 +309,7 @@ struct slot {
 	size_t first_ti;		 /* ... in this transaction */
 	uint64_t disk_hash;		 /* of the home block on disk ... */
 	int disk_read;			 /* ... when it could be read */
+	int live_block;			 /* a live copy of it will come */
 	uint8_t *own;			 /* data when it is ours */
 	uint8_t *first_own;		 /* first when it is ours */
 	int live_seen;			 /* a copy is in the live log */
@@ -497,6 +499,8 @@ struct part {
 	uint8_t *other;	     /* the first share: trans with other blocks */
 	uint8_t *buf, *tmp;
 	uint8_t *dbuf; /* a home block, read again when needed */
+	blk64_t *live; /* the blocks of this share with a live copy, sorted */
+	size_t nlive;
 	int stop;
 	int disk_after; /* E4T_AUDIT_DISK_AFTER */
 	errcode_t err;
@@ -515,15 +519,8 @@ static int mine(const struct part *p, blk64_t block)
  */
 static uint64_t block_hash(const uint8_t *d, size_t n)
 {
-	uint64_t h = 0x9E3779B97F4A7C15ULL, w;
-	size_t i;
-
-	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&w, d + i, 8);
-		h = (h ^ w) * 0x100000001B3ULL;
-		h ^= h >> 29;
-	}
-	return h;
+	/* CRC32C with the instruction: a few hundred cycles a block */
+	return e4t_crc32c(~0U, d, n);
 }
 
 /* The home block into p->dbuf; non-zero when it cannot be read. */
@@ -541,6 +538,58 @@ static int same_as_home(struct part *p, const struct slot *s,
 	       memcmp(p->dbuf, cur, bs) == 0;
 }
 
+static int cmp_blk(const void *x, const void *y)
+{
+	blk64_t a = *(const blk64_t *)x, b = *(const blk64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The inode-table blocks of this share that a live transaction holds a
+ * usable copy of (the live log is the journal's newest few). */
+static errcode_t live_blocks(struct part *p)
+{
+	struct e4t_journal *j = p->j;
+	size_t nt = e4t_journal_count(j), ti, bi, cap = 0;
+
+	for (ti = 0; ti < nt; ti++) {
+		const struct e4t_jtrans *t = e4t_journal_trans(j, ti);
+
+		if (!usable(t) || !(t->flags & E4T_JT_LIVE))
+			continue;
+		for (bi = 0; bi < t->nblocks; bi++) {
+			const struct e4t_jblock *b = &t->blocks[bi];
+
+			if ((b->flags & E4T_JB_UNUSABLE) ||
+			    !geom_first_ino(p->g, b->fsblock) ||
+			    !mine(p, b->fsblock))
+				continue;
+			if (e4t_grow(&p->live, &cap, p->nlive + 1,
+				     sizeof(*p->live), 64))
+				return ENOMEM;
+			p->live[p->nlive++] = b->fsblock;
+		}
+	}
+	if (p->nlive)
+		qsort(p->live, p->nlive, sizeof(*p->live), cmp_blk);
+	return 0;
+}
+
+static int is_live_block(const struct part *p, blk64_t block)
+{
+	size_t lo = 0, hi = p->nlive;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->live[mid] < block)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nlive && p->live[lo] == block;
+}
+
 static void *audit_part(void *arg)
 {
 	struct part *p = arg;
@@ -548,9 +597,9 @@ static void *audit_part(void *arg)
 	struct e4t_audit *A = p->ac.a;
 	const struct geom *g = p->g;
 	size_t nt = e4t_journal_count(j), ti, bi, k;
-	errcode_t err = 0;
+	errcode_t err = live_blocks(p);
 
-	for (ti = 0; ti < nt && !p->stop; ti++) {
+	for (ti = 0; ti < nt && !p->stop && !err; ti++) {
 		const struct e4t_jtrans *t = e4t_journal_trans(j, ti);
 		struct e4t_audit_trans *at = &A->trans[ti];
 		if (!usable(t))
@@ -605,15 +654,21 @@ static void *audit_part(void *arg)
 					s->first = s->first_own;
 				}
 				s->first_ti = ti;
-				s->disk_read = !home_read(p, b->fsblock);
-				if (s->disk_read)
+				/* only a block with a live copy is compared
+				 * with every copy (the disk baselines below);
+				 * the others' home block is read at the end,
+				 * where E4T_AUDIT_DISK_AFTER asks for it */
+				s->live_block = is_live_block(p, b->fsblock);
+				s->disk_read = !s->live_block ||
+					       !home_read(p, b->fsblock);
+				if (s->live_block && s->disk_read)
 					s->disk_hash = block_hash(
 						p->dbuf, p->fs->blocksize);
 				A->baseline_blocks++;
 			}
 			if (t->flags & E4T_JT_LIVE)
 				s->live_seen = 1;
-			if (s->disk_read && !s->disk_match &&
+			if (s->live_block && s->disk_read && !s->disk_match &&
 			    same_as_home(p, s, cur))
 				s->disk_match = 1;
 			/* a block unchanged has no inode changed */
@@ -850,6 +905,7 @@ static void part_free(struct part *p)
 	free(p->buf);
 	free(p->tmp);
 	free(p->dbuf);
+	free(p->live);
 }
 
 errcode_t e4t_audit_run(struct e4t_image *img, struct e4t_journal *j,
