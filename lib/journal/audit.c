@@ -307,13 +307,12 @@ struct slot {
 	const struct e4t_jtrans *data_t; /* ... in this transaction */
 	const uint8_t *first;		 /* the first copy seen ... */
 	size_t first_ti;		 /* ... in this transaction */
-	uint64_t disk_hash;		 /* of the home block on disk ... */
-	int disk_read;			 /* ... when it could be read */
-	int live_block;			 /* a live copy of it will come */
-	uint8_t *own;			 /* data when it is ours */
-	uint8_t *first_own;		 /* first when it is ours */
-	int live_seen;			 /* a copy is in the live log */
-	int disk_match;			 /* the home block equals some copy */
+	uint32_t disk_hash;		 /* of the home block on disk ... */
+	int disk_read;	    /* ... read (a block with a live copy) */
+	uint8_t *own;	    /* data when it is ours */
+	uint8_t *first_own; /* first when it is ours */
+	int live_seen;	    /* a copy is in the live log */
+	int disk_match;	    /* the home block equals some copy */
 };
 
 struct copies {
@@ -517,7 +516,7 @@ static int mine(const struct part *p, blk64_t block)
  * read again into p->dbuf where it is compared or handed out.  A hash
  * that matches is confirmed byte for byte.
  */
-static uint64_t block_hash(const uint8_t *d, size_t n)
+static uint32_t block_hash(const uint8_t *d, size_t n)
 {
 	/* CRC32C with the instruction: a few hundred cycles a block */
 	return e4t_crc32c(~0U, d, n);
@@ -658,17 +657,16 @@ static void *audit_part(void *arg)
 				 * with every copy (the disk baselines below);
 				 * the others' home block is read at the end,
 				 * where E4T_AUDIT_DISK_AFTER asks for it */
-				s->live_block = is_live_block(p, b->fsblock);
-				s->disk_read = !s->live_block ||
+				s->disk_read = is_live_block(p, b->fsblock) &&
 					       !home_read(p, b->fsblock);
-				if (s->live_block && s->disk_read)
+				if (s->disk_read)
 					s->disk_hash = block_hash(
 						p->dbuf, p->fs->blocksize);
 				A->baseline_blocks++;
 			}
 			if (t->flags & E4T_JT_LIVE)
 				s->live_seen = 1;
-			if (s->live_block && s->disk_read && !s->disk_match &&
+			if (s->disk_read && !s->disk_match &&
 			    same_as_home(p, s, cur))
 				s->disk_match = 1;
 			/* a block unchanged has no inode changed */
@@ -853,7 +851,7 @@ static void *audit_part(void *arg)
 		struct slot *s = &p->cp.s[bi];
 		ext2_ino_t first;
 
-		if (!s->block || !s->disk_read || !s->data || s->live_seen ||
+		if (!s->block || !s->data || s->live_seen ||
 		    home_read(p, s->block))
 			continue;
 		e4t_journal_touched(j, 1); /* s->data, if in the journal */

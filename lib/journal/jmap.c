@@ -106,7 +106,7 @@ static void map_internal_(struct e4t_jmap *m, int fd, uint64_t offset,
 
 errcode_t e4t_jmap_open(struct e4t_jmap *m, const char *path, uint64_t offset,
 			const blk64_t *map, int fd, uint32_t nblocks,
-			uint32_t bs, int populate)
+			uint32_t bs, int readahead)
 {
 	uint64_t total = (uint64_t)nblocks * bs, fsize;
 	int own;
@@ -124,7 +124,7 @@ errcode_t e4t_jmap_open(struct e4t_jmap *m, const char *path, uint64_t offset,
 		m->base = p;
 		m->len = (size_t)total;
 		m->mem = p;
-		if (populate)
+		if (readahead)
 			(void)madvise(p, (size_t)total, MADV_WILLNEED);
 		return 0;
 	}
@@ -135,7 +135,7 @@ errcode_t e4t_jmap_open(struct e4t_jmap *m, const char *path, uint64_t offset,
 	close(own); /* the mapping keeps the file */
 	/* read ahead into the page cache, not into this process (a
 	 * MAP_POPULATE would count the whole journal as resident) */
-	if (m->base && populate)
+	if (m->base && readahead)
 		(void)madvise(m->base, m->len, MADV_WILLNEED);
 	return 0;
 }

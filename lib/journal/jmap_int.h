@@ -21,15 +21,16 @@ struct e4t_jmap {
  * Map the nblocks blocks of bs bytes of a journal: an internal one
  * whose block i is the filesystem block map[i] of the image file path,
  * which holds the filesystem from byte offset on; or (map NULL) the
- * external journal open on fd, block i at byte i * bs.  populate: read
- * the journal ahead into the page cache (a whole-journal scan follows). Nothing
- * is mapped (m->mem NULL, 0 returned) when it cannot be done safely: a hole in
- * the map, a file shorter than the journal, extents that do not fall on page
- * boundaries, a file that cannot be mapped.  The caller then reads.
+ * external journal open on fd, block i at byte i * bs.  readahead: read
+ * the journal into the page cache now (a whole-journal scan follows).
+ * Nothing is mapped (m->mem NULL, 0 returned) when it cannot be done
+ * safely: a hole in the map, a file shorter than the journal, extents that
+ * do not fall on page boundaries, a file that cannot be mapped.  The caller
+ * then reads.
  */
 errcode_t e4t_jmap_open(struct e4t_jmap *m, const char *path, uint64_t offset,
 			const blk64_t *map, int fd, uint32_t nblocks,
-			uint32_t bs, int populate);
+			uint32_t bs, int readahead);
 /*
  * Let go of the pages of the mapping read so far (madvise MADV_DONTNEED):
  * they stay in the page cache and a later read maps them again, the same
