@@ -43,7 +43,11 @@ make_real() {
 	for f in n1 n2 n3 n4; do echo "$f" >"$m/d/$f"; done
 	touch -d '2019-03-04 05:06:07.123456789' "$m/d/touch-d"
 	touch -t 201903040506.07 "$m/d/touch-t"
-	# dropped and stomped at once: what a copy looks like
+	# dropped and stomped at once: what a copy looks like (in a
+	# transaction begun here, so that the 5 s commit timer cannot fall
+	# between the two, however loaded the machine: a CI run once saw
+	# the creation committed alone, journal-set-at-create)
+	sync
 	mkdir "$m/drop"
 	echo dropped >"$m/drop/f"
 	touch -d '2019-03-04 05:06:07.123456789' "$m/drop/f"
