@@ -64,6 +64,7 @@ void dnames_free(struct dnames *d)
 	free(d->before);
 	free(d->shown);
 	free(d->seen);
+	e4t_journal_close(d->own);
 	free(d);
 }
 

@@ -38,6 +38,13 @@ errcode_t dnames_note_jrow(struct dnames *d, const struct e4t_row *row);
  * them (dprefetch.c). */
 errcode_t dnames_prefetch(struct dnames *d, struct e4t_journal *j,
 			  const ext2_ino_t *dirs, size_t n);
+/* timeline --deleted without --journal: the image's journal opened and
+ * loaded now (quietly: when it cannot be, nothing is done and the walk's
+ * end tries again, as without this) and the names read ahead for every
+ * live directory of tree, before the walk's rows are kept (--sort): the
+ * entries parsed to find them are let go first.  The journal is kept for
+ * the walk's end and closed by dnames_free. */
+errcode_t dnames_prefetch_own(struct dnames *d, const struct e4t_tree *tree);
 void dnames_free(struct dnames *d);
 
 #endif

@@ -73,6 +73,7 @@ struct dnames {
 	struct e4t_inode paired; /* the row dnames_row gave last */
 	struct e4t_row_journal jsrc;
 	struct e4t_journal *shared; /* loaded by the caller, or NULL */
+	struct e4t_journal *own;    /* dnames_prefetch_own's (shared too) */
 	int sorted;
 	errcode_t err;
 	struct dshown *shown; /* by inode once the walk is over */

@@ -11,7 +11,9 @@
  * and those of the directories the walk did not reach are left out
  * there.  When the walk reached a directory not read ahead (damage), or
  * the journal the walk's end reads is not that one (its loading failed),
- * the names are read again as without this.
+ * the names are read again as without this.  Without --journal the
+ * journal is opened for it (dnames_prefetch_own), so that the entries
+ * parsed are let go before the walk keeps its rows (--sort).
  */
 #include "config.h"
 
@@ -71,6 +73,27 @@ errcode_t dnames_prefetch(struct dnames *d, struct e4t_journal *j,
 	d->prefetched = 1;
 	d->pre_j = j;
 	return 0;
+}
+
+errcode_t dnames_prefetch_own(struct dnames *d, const struct e4t_tree *tree)
+{
+	struct e4t_journal *j = NULL;
+	ext2_ino_t *dirs = NULL;
+	size_t ndirs = 0;
+	errcode_t err;
+
+	if (d->shared || e4t_journal_open(d->img, NULL, &j))
+		return 0;
+	if (e4t_journal_load(j, E4T_J_STALE, NULL, NULL)) {
+		e4t_journal_close(j);
+		return 0;
+	}
+	d->own = d->shared = j;
+	err = e4t_tree_live_dirs(tree, &dirs, &ndirs);
+	if (!err)
+		err = dnames_prefetch(d, j, dirs, ndirs);
+	free(dirs);
+	return err;
 }
 
 int dnames_prefetched(struct dnames *d, e4t_jname_fn fn)

@@ -32,24 +32,27 @@
 
 #include "jrows_int.h"
 
-static void unpack(const struct jrows *jr, const struct jstate *s,
+static void unpack(struct jrows *jr, uint32_t k, ext2_ino_t ino,
 		   struct e4t_inode *in)
 {
+	struct jfull f;
+
+	jrows_full(jr, k, ino, &f);
 	memset(in, 0, sizeof(*in));
-	in->ino = s->ino;
-	in->mode = s->mode;
-	in->links = s->links;
-	in->uid = s->uid;
-	in->gid = s->gid;
-	in->size = s->size;
-	in->iflags = s->iflags;
+	in->ino = ino;
+	in->mode = f.mode;
+	in->links = f.links;
+	in->uid = f.uid;
+	in->gid = f.gid;
+	in->size = f.size;
+	in->iflags = f.iflags;
 	in->inode_size = (uint16_t)jr->img->inode_size;
-	in->extra_isize = s->extra_isize;
-	in->present = s->present;
-	in->flags = s->flags;
-	in->generation = s->generation;
-	memcpy(in->raw_base, s->raw_base, sizeof(s->raw_base));
-	memcpy(in->raw_extra, s->raw_extra, sizeof(s->raw_extra));
+	in->extra_isize = f.extra_isize;
+	in->present = f.present;
+	in->flags = f.flags;
+	in->generation = f.generation;
+	memcpy(in->raw_base, f.raw_base, sizeof(f.raw_base));
+	memcpy(in->raw_extra, f.raw_extra, sizeof(f.raw_extra));
 	e4t_inode_decode_times(in);
 }
 
@@ -170,7 +173,7 @@ static int is_row_name(struct jrows *jr, const struct jname *n,
 	const char *p;
 	size_t len;
 
-	if (row->path_len < n->name_len + 1 ||
+	if (row->path_len < (size_t)n->name_len + 1 ||
 	    memcmp(row->path + row->path_len - n->name_len,
 		   jr->nbuf + n->name_off, n->name_len) ||
 	    row->path[row->path_len - n->name_len - 1] != '/')
@@ -250,7 +253,7 @@ int jrows_emit(struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
 		return 0;
 	/* the row's own file: the last, when it is the generation now */
 	for (k = jr->head[ino]; k != NONE; k = pstate(jr, k)->next) {
-		if (pstate(jr, k)->born || k == jr->head[ino])
+		if (pborn(jr, k) || k == jr->head[ino])
 			own_first = k;
 		last = k;
 	}
@@ -272,7 +275,7 @@ int jrows_emit(struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
 
 		/* one file: k up to the next born state */
 		while (pstate(jr, end)->next != NONE &&
-		       !pstate(jr, pstate(jr, end)->next)->born)
+		       !pborn(jr, pstate(jr, end)->next))
 			end = pstate(jr, end)->next;
 		if (pstate(jr, end)->next != NONE)
 			to = pstate(jr, pstate(jr, end)->next)->trans;
@@ -282,7 +285,7 @@ int jrows_emit(struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
 			const struct jname *n;
 			size_t len = 0;
 
-			unpack(jr, pstate(jr, m), &in);
+			unpack(jr, m, ino, &in);
 			if (own && same_state(&in, row->inode, predelete))
 				goto next; /* the row says it */
 			if (!own && !first_row)
@@ -342,6 +345,8 @@ void jrows_free(struct jrows *jr)
 		return;
 	free(jr->parts[0].v);
 	free(jr->parts[1].v);
+	free(jr->parts[0].full);
+	free(jr->parts[1].full);
 	free(jr->head);
 	free(jr->tail);
 	free(jr->trans);

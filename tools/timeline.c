@@ -665,6 +665,11 @@ int timeline_run(const struct timeline_args *a)
 			goto out;
 		}
 	}
+	if (!jl && c.dn && (err = dnames_prefetch_own(c.dn, tree))) {
+		report(img->name, "reading deleted names", err);
+		status = EXIT_INTERNAL;
+		goto out;
+	}
 	if (a->journal) {
 		err = jrows_load_finish(jl, lib_warn, &wc, &c.jr);
 		jl = NULL;

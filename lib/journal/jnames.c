@@ -35,11 +35,14 @@
 
 #include "jnames_int.h"
 
+/* The names of the records being sorted (cmp_rec): the thread's own, as
+ * two threads may sort at once. */
+static _Thread_local const char *sort_names;
+
 /* By directory, inode and name (each is there once). */
 static int cmp_rec(const void *x, const void *y)
 {
 	const struct jn_rec *a = x, *b = y;
-	int r;
 
 	if (a->dir != b->dir)
 		return a->dir < b->dir ? -1 : 1;
@@ -47,10 +50,18 @@ static int cmp_rec(const void *x, const void *y)
 		return a->ino < b->ino ? -1 : 1;
 	if (a->name_len != b->name_len)
 		return a->name_len < b->name_len ? -1 : 1;
-	r = memcmp(a->name, b->name, a->name_len);
-	if (r)
-		return r;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+	return memcmp(sort_names + a->name_off, sort_names + b->name_off,
+		      a->name_len);
+}
+
+/* c's records by directory, inode and name. */
+static void sort_recs(struct jn_ctx *c)
+{
+	if (c->n < 2)
+		return;
+	sort_names = c->names;
+	qsort(c->v, c->n, sizeof(*c->v), cmp_rec);
+	sort_names = NULL;
 }
 
 /* Is dir in the sorted list (a 0 there is an unreadable one)? */
@@ -59,10 +70,84 @@ static int ino_in(const ext2_ino_t *v, size_t n, ext2_ino_t dir)
 	return dir && bsearch(&dir, v, n, sizeof(*v), jn_cmp_ino) != NULL;
 }
 
-errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
+/*
+ * The directories in batches of about the same number of blocks, at most
+ * JN_BATCHES of them and at least JN_BATCH_MIN blocks each, by inode
+ * number: the entries of one batch are held at a time (a journal holds
+ * hundreds of thousands), each batch a pass over the journal's tags.
+ * The entries of a directory depend on its own blocks only, so the
+ * batches give what one would.
+ */
+#define JN_BATCHES   8
+#define JN_BATCH_MIN 512
+
+typedef errcode_t (*jn_batch_fn)(struct e4t_image *img, struct e4t_journal *j,
+				 const ext2_ino_t *dirs, size_t ndirs,
+				 void *arg, int *stop);
+
+static errcode_t in_batches(struct e4t_image *img, struct e4t_journal *j,
 			    const ext2_ino_t *dirs, size_t ndirs,
-			    e4t_jname_fn fn, void *priv)
+			    jn_batch_fn run, void *arg)
 {
+	ext2_filsys fs = img->fs;
+	ext2_ino_t *sd = malloc((ndirs + 1) * sizeof(*sd));
+	uint64_t *cost = malloc((ndirs + 1) * sizeof(*cost));
+	uint64_t total = 0, budget;
+	size_t n = 0, i, from;
+	errcode_t err = 0;
+	int stop = 0;
+
+	if (!sd || !cost) {
+		free(sd);
+		free(cost);
+		return ENOMEM;
+	}
+	if (ndirs) {
+		memcpy(sd, dirs, ndirs * sizeof(*sd));
+		qsort(sd, ndirs, sizeof(*sd), jn_cmp_ino);
+	}
+	for (i = 0; i < ndirs; i++) {
+		struct ext2_inode inode;
+
+		if (n && sd[n - 1] == sd[i])
+			continue;
+		sd[n] = sd[i];
+		/* its blocks, and its inode's copies (inline_data) */
+		cost[n] = 1;
+		if (!ext2fs_read_inode(fs, sd[n], &inode) &&
+		    LINUX_S_ISDIR(inode.i_mode))
+			cost[n] += EXT2_I_SIZE(&inode) / fs->blocksize;
+		total += cost[n++];
+	}
+	budget = total / JN_BATCHES;
+	if (budget < JN_BATCH_MIN)
+		budget = JN_BATCH_MIN;
+	for (from = 0; from < n && !err && !stop; from = i) {
+		uint64_t sum = cost[from];
+
+		for (i = from + 1; i < n && sum + cost[i] <= budget; i++)
+			sum += cost[i];
+		err = run(img, j, sd + from, i - from, arg, &stop);
+	}
+	free(sd);
+	free(cost);
+	e4t_journal_let_go(j); /* the pages the copies were read from */
+	return err;
+}
+
+/* What a batch gives its entries to: one of the two. */
+struct jn_cb {
+	e4t_jname_fn names;
+	e4t_jentry_fn entries;
+	void *priv;
+};
+
+static errcode_t names_batch(struct e4t_image *img, struct e4t_journal *j,
+			     const ext2_ino_t *dirs, size_t ndirs, void *arg,
+			     int *stop)
+{
+	const struct jn_cb *cb = arg;
+	e4t_jname_fn fn = cb->names;
 	struct jn_ctx c = { .inodes_count = img->fs->super->s_inodes_count };
 	ext2_ino_t *dirs_had = NULL; /* sorted; 0: unreadable now */
 	size_t ndirs_had = 0;
@@ -70,35 +155,41 @@ errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
 	size_t i, k;
 
 	err = jn_collect(img, j, dirs, ndirs, &c, &dirs_had, &ndirs_had);
+	jn_ctx_trim(&c);
 	/* the deleted ones, by directory, inode and name */
 	for (i = 0, k = 0; !err && i < c.n; i++)
 		if (!c.v[i].live && ino_in(dirs_had, ndirs_had, c.v[i].dir))
 			c.v[k++] = c.v[i];
 	c.n = err ? 0 : k;
-	for (i = 0; i < c.n; i++)
-		c.v[i].name = c.names + c.v[i].name_off;
-	if (c.n)
-		qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
-	for (i = 0; !err && i < c.n; i++) {
+	sort_recs(&c);
+	for (i = 0; !err && !*stop && i < c.n; i++) {
 		struct e4t_jname e;
 		const struct e4t_jtrans *t;
 
 		t = e4t_journal_trans(j, c.v[i].trans);
 		e.dir = c.v[i].dir;
 		e.ino = c.v[i].ino;
-		e.name = c.v[i].name;
+		e.name = c.names + c.v[i].name_off;
 		e.name_len = c.v[i].name_len;
 		e.file_type = c.v[i].file_type;
 		e.trans = c.v[i].trans;
 		e.tid = t->tid;
 		e.commit_sec = t->commit_sec;
 		e.commit_nsec = t->commit_nsec;
-		if (fn(&e, priv))
-			break;
+		*stop = fn(&e, cb->priv);
 	}
 	jn_ctx_free(&c);
 	free(dirs_had);
 	return err;
+}
+
+errcode_t e4t_journal_names(struct e4t_image *img, struct e4t_journal *j,
+			    const ext2_ino_t *dirs, size_t ndirs,
+			    e4t_jname_fn fn, void *priv)
+{
+	struct jn_cb cb = { .names = fn, .priv = priv };
+
+	return in_batches(img, j, dirs, ndirs, names_batch, &cb);
 }
 
 errcode_t e4t_journal_dir_names(struct e4t_image *img, struct e4t_journal *j,
@@ -142,16 +233,14 @@ errcode_t e4t_journal_dir_names(struct e4t_image *img, struct e4t_journal *j,
 		qsort(c.blocks, c.nblocks, sizeof(*c.blocks), jn_cmp_dblock);
 		err = jn_read_copies(img, j, &c);
 	}
-	for (i = 0; !err && i < c.n; i++)
-		c.v[i].name = c.names + c.v[i].name_off;
-	if (!err && c.n)
-		qsort(c.v, c.n, sizeof(*c.v), cmp_rec);
+	if (!err)
+		sort_recs(&c);
 	for (i = 0; !err && i < c.n; i++) {
 		const struct e4t_jtrans *t = e4t_journal_trans(j, c.v[i].trans);
 		struct e4t_jname e = {
 			.dir = dir,
 			.ino = c.v[i].ino,
-			.name = c.v[i].name,
+			.name = c.names + c.v[i].name_off,
 			.name_len = c.v[i].name_len,
 			.file_type = c.v[i].file_type,
 			.trans = c.v[i].trans,
@@ -164,22 +253,25 @@ errcode_t e4t_journal_dir_names(struct e4t_image *img, struct e4t_journal *j,
 			break;
 	}
 	jn_ctx_free(&c);
+	e4t_journal_let_go(j); /* the pages the copies were read from */
 	return err;
 }
 
-errcode_t e4t_journal_entries(struct e4t_image *img, struct e4t_journal *j,
-			      const ext2_ino_t *dirs, size_t ndirs,
-			      e4t_jentry_fn fn, void *priv)
+static errcode_t entries_batch(struct e4t_image *img, struct e4t_journal *j,
+			       const ext2_ino_t *dirs, size_t ndirs, void *arg,
+			       int *stop)
 {
+	const struct jn_cb *cb = arg;
+	e4t_jentry_fn fn = cb->entries;
 	struct jn_ctx c = { .inodes_count = img->fs->super->s_inodes_count,
 			    .intervals = 1 };
 	ext2_ino_t *dirs_had = NULL;
 	size_t ndirs_had = 0, i;
 	errcode_t err;
-	int stop = 0;
 
 	err = jn_collect(img, j, dirs, ndirs, &c, &dirs_had, &ndirs_had);
-	for (i = 0; !err && !stop && i < c.nclosed; i++) {
+	jn_ctx_trim(&c);
+	for (i = 0; !err && !*stop && i < c.nclosed; i++) {
 		const struct jn_closed *x = &c.closed[i];
 		struct e4t_jentry e = {
 			.dir = x->dir,
@@ -191,9 +283,9 @@ errcode_t e4t_journal_entries(struct e4t_image *img, struct e4t_journal *j,
 			.gone = x->gone,
 		};
 
-		stop = fn(&e, priv);
+		*stop = fn(&e, cb->priv);
 	}
-	for (i = 0; !err && !stop && i < c.n; i++) {
+	for (i = 0; !err && !*stop && i < c.n; i++) {
 		const struct jn_rec *r = &c.v[i];
 		struct e4t_jentry e = {
 			.dir = r->dir,
@@ -202,16 +294,25 @@ errcode_t e4t_journal_entries(struct e4t_image *img, struct e4t_journal *j,
 			.name_len = r->name_len,
 			.first = r->first,
 			.last = r->trans,
-			.gone = r->gone,
+			.gone = r->gone == JN_NONE ? SIZE_MAX : r->gone,
 			/* the directory holds it now: the interval is open */
 			.live = r->live && ino_in(dirs_had, ndirs_had, r->dir),
 		};
 
 		if (e.live)
 			e.gone = SIZE_MAX;
-		stop = fn(&e, priv);
+		*stop = fn(&e, cb->priv);
 	}
 	jn_ctx_free(&c);
 	free(dirs_had);
 	return err;
+}
+
+errcode_t e4t_journal_entries(struct e4t_image *img, struct e4t_journal *j,
+			      const ext2_ino_t *dirs, size_t ndirs,
+			      e4t_jentry_fn fn, void *priv)
+{
+	struct jn_cb cb = { .entries = fn, .priv = priv };
+
+	return in_batches(img, j, dirs, ndirs, entries_batch, &cb);
 }

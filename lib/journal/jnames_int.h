@@ -17,9 +17,14 @@
 /* The entries a block's (or inline directory's) last copy held: indexes
  * into jn_ctx.v. */
 struct pvec {
-	size_t *v;
+	uint32_t *v;
 	size_t n, cap;
 };
+
+/* A transaction index, or none (a record's gone while it is held). */
+#define JN_NONE UINT32_MAX
+/* jn_rec.held_by of an inline directory's inode (else a block's index) */
+#define JN_HELD_INODE 0x80000000U
 
 struct dblock {
 	blk64_t blk;
@@ -38,28 +43,33 @@ struct dinode {
 	struct pvec held;
 };
 
+/*
+ * An entry (directory, inode, name), 40 bytes: a journal holds hundreds
+ * of thousands of them, and timeline -d --journal collects them twice at
+ * once.  Transactions are indexes (e4t_journal_trans), under 2^32 as the
+ * journal's blocks are; its index in jn_ctx.v is its order of arrival.
+ */
 struct jn_rec {
 	ext2_ino_t dir, ino;
-	unsigned name_len, file_type;
-	size_t name_off;
-	const char *name; /* set once every name is in */
-	size_t trans;	  /* the last transaction that held it */
-	int live;	  /* the directory holds it now */
-	size_t seq;
+	uint32_t name_off; /* in jn_ctx.names */
+	uint32_t trans;	   /* the last transaction that held it */
 	uint32_t hash;
 	/* e4t_journal_entries: its current interval */
-	size_t first;		/* the first transaction that held it */
-	size_t gone;		/* the copy without it after; SIZE_MAX */
-	const struct pvec *blk; /* the block whose copy held it last */
-	size_t stamp;		/* the copy that held it last (+ 1) */
+	uint32_t first;	  /* the first transaction that held it */
+	uint32_t gone;	  /* the copy without it after; JN_NONE */
+	uint32_t stamp;	  /* the copy that held it last (+ 1) */
+	uint32_t held_by; /* whose copy held it last: a block's index + 1,
+			   * or an inline inode's | JN_HELD_INODE */
+	uint8_t name_len, file_type;
+	uint8_t live; /* the directory holds it now */
 };
 
 /* An interval that ended before the entry came back. */
 struct jn_closed {
 	ext2_ino_t dir, ino;
-	size_t name_off;
-	unsigned name_len;
-	size_t first, last, gone;
+	uint32_t name_off;
+	uint32_t first, last, gone;
+	uint8_t name_len;
 };
 
 /* A slot of the hash: the record's index + 1 (0: empty) and its hash. */
@@ -87,6 +97,7 @@ struct jn_ctx {
 	/* e4t_journal_entries: intervals */
 	int intervals;
 	struct pvec *held; /* of the block being parsed */
+	uint32_t held_id;  /* its jn_rec.held_by */
 	struct pvec found; /* the entries of the copy being parsed */
 	size_t copyno;	   /* copies parsed (+ 1) */
 	struct jn_closed *closed;
@@ -100,8 +111,8 @@ struct jn_ctx {
 /* jnrecs.c: the entries of the copies */
 
 /* Before a copy of the block whose entries are held is parsed (intervals
- * only), and after it. */
-void jn_copy_begin(struct jn_ctx *c, struct pvec *held);
+ * only; id: what jn_rec.held_by calls it), and after it. */
+void jn_copy_begin(struct jn_ctx *c, struct pvec *held, uint32_t id);
 void jn_copy_end(struct jn_ctx *c);
 /* An entry of a copy of directory c->dir (e4t_slack_parse_fn): kept,
  * unless it is "." or "..", its inode number is out of range or (not
@@ -130,6 +141,10 @@ errcode_t jn_collect(struct e4t_image *img, struct e4t_journal *j,
 		     const ext2_ino_t *dirs, size_t ndirs, struct jn_ctx *c,
 		     ext2_ino_t **dirs_had, size_t *ndirs_had);
 
+/* jnrecs.c: the copies are all parsed: let go of what finding records
+ * and their intervals took (the hash, the blocks' entries); the records
+ * and their names stay. */
+void jn_ctx_trim(struct jn_ctx *c);
 /* jnrecs.c: free what c holds (not c). */
 void jn_ctx_free(struct jn_ctx *c);
 

@@ -148,7 +148,8 @@ static void parse_inline_copy(ext2_filsys fs, const unsigned char *raw,
 	c->dir = d->dir;
 	c->enc = d->enc;
 	if (c->intervals)
-		jn_copy_begin(c, &d->held);
+		jn_copy_begin(c, &d->held,
+			      (uint32_t)(d - c->inodes) | JN_HELD_INODE);
 	/* i_block (at 0x28): the parent's number, then entries */
 	g.len = EXT4_MIN_INLINE_DATA_SIZE - EXT4_INLINE_DATA_DOTDOT_SIZE;
 	e4t_slack_parse(raw + 0x28 + EXT4_INLINE_DATA_DOTDOT_SIZE, &g,
@@ -214,6 +215,12 @@ errcode_t jn_read_copies(struct e4t_image *img, struct e4t_journal *j,
 
 	if (!buf)
 		return ENOMEM;
+	/* transactions and copies are counted in 32 bits (struct jn_rec) */
+	if (nt >= JN_NONE || c->nblocks >= JN_HELD_INODE ||
+	    c->ninodes >= JN_HELD_INODE) {
+		free(buf);
+		return EOVERFLOW;
+	}
 	for (ti = 0; ti < nt && !err && !c->err; ti++) {
 		const struct e4t_jtrans *t = e4t_journal_trans(j, ti);
 
@@ -263,7 +270,9 @@ errcode_t jn_read_copies(struct e4t_image *img, struct e4t_journal *j,
 				c->enc = d->enc;
 				c->trans = ti;
 				if (c->intervals)
-					jn_copy_begin(c, &d->held);
+					jn_copy_begin(
+						c, &d->held,
+						(uint32_t)(d - c->blocks) + 1);
 				e4t_slack_parse(buf, &g, no_slack_entry,
 						jn_on_copy_entry, c);
 				if (c->intervals && !c->err)

@@ -78,13 +78,13 @@ static int tab_room(struct jn_ctx *c)
 }
 
 /* e4t_journal_entries: entry i is in the copy being parsed. */
-static int track(struct jn_ctx *c, size_t i)
+static int track(struct jn_ctx *c, uint32_t i)
 {
 	struct jn_rec *r = &c->v[i];
 
 	if (r->stamp == c->copyno)
 		return 0; /* twice in one copy (damage) */
-	if (r->gone != SIZE_MAX && c->trans >= r->gone) {
+	if (r->gone != JN_NONE && c->trans >= r->gone) {
 		/* back after it was gone: a new interval */
 		struct jn_closed *x;
 
@@ -101,12 +101,12 @@ static int track(struct jn_ctx *c, size_t i)
 		x->first = r->first;
 		x->last = r->trans;
 		x->gone = r->gone;
-		r->first = c->trans;
-		r->gone = SIZE_MAX;
+		r->first = (uint32_t)c->trans;
+		r->gone = JN_NONE;
 	}
-	r->trans = c->trans;
-	r->stamp = c->copyno;
-	r->blk = c->held;
+	r->trans = (uint32_t)c->trans;
+	r->stamp = (uint32_t)c->copyno;
+	r->held_by = c->held_id;
 	if (e4t_grow(&c->found.v, &c->found.cap, c->found.n + 1,
 		     sizeof(*c->found.v), 64)) {
 		c->err = ENOMEM;
@@ -117,10 +117,11 @@ static int track(struct jn_ctx *c, size_t i)
 }
 
 /* Before a copy of the block whose entries are held is parsed. */
-void jn_copy_begin(struct jn_ctx *c, struct pvec *held)
+void jn_copy_begin(struct jn_ctx *c, struct pvec *held, uint32_t id)
 {
 	c->copyno++;
 	c->held = held;
+	c->held_id = id;
 	c->found.n = 0;
 }
 
@@ -134,8 +135,9 @@ void jn_copy_end(struct jn_ctx *c)
 	for (k = 0; k < h->n; k++) {
 		struct jn_rec *r = &c->v[h->v[k]];
 
-		if (r->blk == h && r->stamp != c->copyno && r->gone == SIZE_MAX)
-			r->gone = c->trans;
+		if (r->held_by == c->held_id && r->stamp != c->copyno &&
+		    r->gone == JN_NONE)
+			r->gone = (uint32_t)c->trans;
 	}
 	t = *h; /* the found entries become the block's */
 	*h = c->found;
@@ -147,12 +149,13 @@ void jn_copy_end(struct jn_ctx *c)
 static int add_rec(struct jn_ctx *c, ext2_ino_t ino, const char *name,
 		   unsigned nl, unsigned ft)
 {
-	uint32_t h = rec_hash(c->dir, ino, name, nl);
+	uint32_t h = rec_hash(c->dir, ino, name, nl), i;
 	struct jn_rec *r;
 	struct jn_slot *slot;
 
 	if (tab_room(c) ||
 	    e4t_grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v), 256) ||
+	    c->names_len + nl > UINT32_MAX ||
 	    e4t_grow(&c->names, &c->names_cap, c->names_len + nl, 1, 4096)) {
 		c->err = ENOMEM;
 		return 1;
@@ -163,8 +166,8 @@ static int add_rec(struct jn_ctx *c, ext2_ino_t ino, const char *name,
 		if (c->intervals)
 			return track(c, slot->idx - 1);
 		if (c->trans >= r->trans) { /* the latest copy's */
-			r->trans = c->trans;
-			r->file_type = ft;
+			r->trans = (uint32_t)c->trans;
+			r->file_type = (uint8_t)ft;
 		}
 		return 0;
 	}
@@ -173,20 +176,20 @@ static int add_rec(struct jn_ctx *c, ext2_ino_t ino, const char *name,
 	r = &c->v[c->n];
 	r->dir = c->dir;
 	r->ino = ino;
-	r->name_len = nl;
-	r->file_type = ft;
-	r->name_off = c->names_len;
-	r->trans = c->trans;
+	r->name_len = (uint8_t)nl;
+	r->file_type = (uint8_t)ft;
+	r->name_off = (uint32_t)c->names_len;
+	r->trans = (uint32_t)c->trans;
 	r->live = 0;
 	r->hash = h;
-	r->seq = c->n++;
-	r->first = c->trans;
-	r->gone = SIZE_MAX;
-	r->blk = NULL;
+	r->first = (uint32_t)c->trans;
+	r->gone = JN_NONE;
+	r->held_by = 0;
 	r->stamp = 0;
 	memcpy(c->names + c->names_len, name, nl);
 	c->names_len += nl;
-	return c->intervals ? track(c, r->seq) : 0;
+	i = (uint32_t)c->n++;
+	return c->intervals ? track(c, i) : 0;
 }
 
 int jn_on_copy_entry(ext2_ino_t ino, const char *name, unsigned nl, unsigned ft,
@@ -216,6 +219,25 @@ int jn_on_live(ext2_ino_t dir, ext2_ino_t ino, const char *name, unsigned nl,
 	if (slot->idx)
 		c->v[slot->idx - 1].live = 1;
 	return 0;
+}
+
+void jn_ctx_trim(struct jn_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nblocks; i++) {
+		free(c->blocks[i].held.v);
+		memset(&c->blocks[i].held, 0, sizeof(c->blocks[i].held));
+	}
+	for (i = 0; i < c->ninodes; i++) {
+		free(c->inodes[i].held.v);
+		memset(&c->inodes[i].held, 0, sizeof(c->inodes[i].held));
+	}
+	free(c->found.v);
+	memset(&c->found, 0, sizeof(c->found));
+	free(c->tab);
+	c->tab = NULL;
+	c->tab_cap = 0;
 }
 
 void jn_ctx_free(struct jn_ctx *c)

@@ -157,6 +157,11 @@ void e4t_journal_touched(struct e4t_journal *j, uint32_t n)
 		e4t_jmap_release(&j->mm);
 }
 
+void e4t_journal_let_go(struct e4t_journal *j)
+{
+	e4t_jmap_release(&j->mm);
+}
+
 /* Journal block jblock in place, or read into buf; NULL when unreadable. */
 static const uint8_t *block_at(struct e4t_journal *j, uint32_t jblock,
 			       uint8_t *buf)

@@ -154,8 +154,11 @@ const uint8_t *e4t_journal_block(const struct e4t_journal *j, uint32_t jblock);
  * a pointer into them stays valid and reads the same bytes again; the
  * process's resident memory does not grow with the journal.  Any thread.
  */
-#define E4T_JOURNAL_RELEASE_BLOCKS 256
+#define E4T_JOURNAL_RELEASE_BLOCKS 64
 void e4t_journal_touched(struct e4t_journal *j, uint32_t n);
+/* The same now, whatever was read: at the end of a pass over the journal
+ * whose caller goes on to other work with the journal open. */
+void e4t_journal_let_go(struct e4t_journal *j);
 
 /* ------------------------------------------------------------------ */
 /* Inode history from the journal (audit.c)                            */
