@@ -285,11 +285,11 @@ int jrows_emit(struct jrows *jr, const struct e4t_row *row, e4t_row_fn fn,
 			const struct jname *n;
 			size_t len = 0;
 
+			if (!own && !first_row)
+				goto next; /* shown after the first name */
 			unpack(jr, m, ino, &in);
 			if (own && same_state(&in, row->inode, predelete))
 				goto next; /* the row says it */
-			if (!own && !first_row)
-				goto next; /* shown after the first name */
 			r.inode = &in;
 			jr->rj = jr->trans[pstate(jr, m)->trans];
 			n = name_at(jr, ino, pstate(jr, m)->trans, from, to,
