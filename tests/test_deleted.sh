@@ -1078,6 +1078,45 @@ test_journal_threads_change_nothing() {
 		"[ $warned -gt 0 ]"
 }
 
+# The journal's directory entries are read in batches of directories
+# (lib/journal/jnames.c: one batch's entries held at a time); a
+# directory's entries depend on its own blocks only, so batches of one
+# directory each (the test hook) give the same rows, warnings and status
+# as the one batch a small image takes: deleted names (timeline -d),
+# every entry with its intervals (--journal) and both at once.
+test_journal_batches_change_nothing() {
+	local name img a n=0 names
+	if [ "${E4T_TEST_HOOKS:-}" != yes ]; then
+		skip_test "no test hooks (./configure --enable-test-hooks)"
+		return
+	fi
+	# CI's sanitizer build (E4T_QUICK=1): one image; the normal build
+	# (E4T_SHARE=rest): the others
+	names=$(share_list "ext4-reuse churn-wrapped-live ext4-1k-inline churn-1k-live" ext4-reuse)
+	for name in $names; do
+		img=$(unpack "$name") || {
+			fail "unpack $name"
+			return
+		}
+		for a in "-d" "-d --journal" "--journal --threads 1"; do
+			# shellcheck disable=SC2086 # the options, split
+			run_ro "$img" timeline $a -f jsonl "$img"
+			cp "$OUT" "$TMP/b1.out"
+			cp "$ERR" "$TMP/b1.err"
+			local rc1=$RC
+			# shellcheck disable=SC2086
+			E4TIME_TEST_JN_BATCH=1 run_ro "$img" timeline $a -f jsonl "$img"
+			assertEquals "$name $a: status" "$rc1" "$RC"
+			assertTrue "$name $a: the same rows" "cmp -s '$TMP/b1.out' '$OUT'"
+			assertTrue "$name $a: the same warnings" \
+				"cmp -s '$TMP/b1.err' '$ERR'"
+			assertTrue "$name $a: rows" "[ -s '$OUT' ]"
+			n=$((n + 1))
+		done
+	done
+	assertEquals "runs compared" $((3 * $(wc -w <<<"$names"))) "$n"
+}
+
 test_journal_reused_no_duplicate_rows() {
 	local img n=0 d r
 	img=$(unpack ext4-reuse) || {

@@ -124,6 +124,12 @@ static errcode_t in_batches(struct e4t_image *img, struct e4t_journal *j,
 	budget = total / JN_BATCHES;
 	if (budget < JN_BATCH_MIN)
 		budget = JN_BATCH_MIN;
+#ifdef E4T_TEST_HOOKS
+	/* test hook (test_deleted): batches of N blocks, so that the small
+	 * images are read in many */
+	if (getenv("E4TIME_TEST_JN_BATCH"))
+		budget = strtoull(getenv("E4TIME_TEST_JN_BATCH"), NULL, 10);
+#endif
 	for (from = 0; from < n && !err && !stop; from = i) {
 		uint64_t sum = cost[from];
 
