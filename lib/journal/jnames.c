@@ -127,8 +127,12 @@ static errcode_t in_batches(struct e4t_image *img, struct e4t_journal *j,
 #ifdef E4T_TEST_HOOKS
 	/* test hook (test_deleted): batches of N blocks, so that the small
 	 * images are read in many */
-	if (getenv("E4TIME_TEST_JN_BATCH"))
-		budget = strtoull(getenv("E4TIME_TEST_JN_BATCH"), NULL, 10);
+	{
+		const char *v = getenv("E4TIME_TEST_JN_BATCH");
+
+		if (v)
+			budget = strtoull(v, NULL, 10);
+	}
 #endif
 	for (from = 0; from < n && !err && !stop; from = i) {
 		uint64_t sum = cost[from];
