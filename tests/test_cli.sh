@@ -558,4 +558,47 @@ test_write_error_is_reported() {
 	assertEquals "image unchanged" "$before" "$after"
 }
 
+# An output buffer that runs out of memory (tools/linebuf.h; test hook
+# E4TIME_TEST_LB_FAIL=N: the Nth growth of a buffer fails) cuts the output
+# short, never silently: the run exits 8 with a line saying so, or (the
+# failed buffer was not needed after all) gives the whole output; never a
+# crash, never a different output with success.
+test_output_out_of_memory_is_reported() {
+	local cmd n runs=0 cut=0 rc0
+	if [ "${E4T_TEST_HOOKS:-}" != yes ]; then
+		skip_test "no test hooks (./configure --enable-test-hooks)"
+		return
+	fi
+	local cmds=("timeline $IMG" "timeline -f jsonl $IMG"
+		"timeline -f csv --threads 1 $IMG" "timeline -f text $IMG"
+		"timeline -f mactime --sort mtime $IMG" "export $IMG"
+		"info $IMG" "info -f jsonl $IMG" "check -n $IMG"
+		"stat $IMG /a.txt" "anomalies -f jsonl $IMG"
+		"volumes -f jsonl $IMG")
+	for cmd in "${cmds[@]}"; do
+		# shellcheck disable=SC2086 # the command's words
+		"$E4TIME" $cmd >"$TMP/oom-ref.out" 2>"$TMP/oom-ref.err"
+		rc0=$?
+		for n in 1 2 3; do
+			# shellcheck disable=SC2086
+			E4TIME_TEST_LB_FAIL=$n "$E4TIME" $cmd >"$TMP/oom.out" \
+				2>"$TMP/oom.err"
+			RC=$?
+			runs=$((runs + 1))
+			assertTrue "$cmd ($n): no crash ($RC)" "[ $RC -lt 128 ]"
+			if [ "$RC" = 8 ] && [ "$rc0" != 8 ]; then
+				cut=$((cut + 1))
+				assertEquals "$cmd ($n): one line says why" 1 \
+					"$(grep -c -e 'out of memory' -e 'Cannot allocate memory' "$TMP/oom.err")"
+			else
+				assertEquals "$cmd ($n): the same status" "$rc0" "$RC"
+				assertTrue "$cmd ($n): the whole output" \
+					"cmp -s '$TMP/oom-ref.out' '$TMP/oom.out'"
+			fi
+		done
+	done
+	assertEquals "runs" $((${#cmds[@]} * 3)) "$runs"
+	assertTrue "some runs were cut short ($cut)" "[ $cut -gt 0 ]"
+}
+
 . shunit2

@@ -51,7 +51,7 @@ static void rec_features(struct report *r, const struct ext2_super_block *sb)
 {
 	const __u32 words[3] = { sb->s_feature_compat, sb->s_feature_incompat,
 				 sb->s_feature_ro_compat };
-	struct lbuf b = { NULL, 0, 0 };
+	struct lbuf b = { 0 };
 	int i, bit;
 
 	for (i = 0; i < 3;
@@ -134,7 +134,7 @@ static int info_run(struct cmd_ctx *ctx, int argc, char **argv)
 	rec_epoch(&r, "write_time", SB_TIME(sb->s_wtime), ctx->local);
 	rec_u64(&r, "mount_count", sb->s_mnt_count);
 	rec_end(&r);
-	return report_finish(&r) ? cond_status(COND_OUTPUT) : EXIT_OK;
+	return report_finish(&r) ? report_failed() : EXIT_OK;
 }
 
 const struct cmdinfo info_cmd = {

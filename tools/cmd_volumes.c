@@ -205,7 +205,7 @@ static int volumes_run(struct cmd_ctx *ctx, int argc, char **argv)
 			    &schema);
 		for (i = 0; i < vs->n; i++)
 			rec_volume(&r, &vs->v[i], ctx->local);
-		status = report_finish(&r) ? cond_status(COND_OUTPUT) : damaged;
+		status = report_finish(&r) ? report_failed() : damaged;
 	}
 	evidence_close(ev);
 	return status;

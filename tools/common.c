@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "linebuf.h"
 #include "escape.h"
 
 #define SECTOR_SIZE 512ULL
@@ -216,7 +217,25 @@ int finish_stdout(int status)
 			strerror(errno ? errno : EIO));
 		return EXIT_INTERNAL;
 	}
+	/* an output buffer ran out of memory (linebuf.h), where the command
+	 * did not fail on it itself */
+	if (lb_lost_output() && status != EXIT_INTERNAL) {
+		fprintf(stderr,
+			"%s: standard output: out of memory: the output is "
+			"cut short\n",
+			progname);
+		return EXIT_INTERNAL;
+	}
 	return status;
+}
+
+int report_failed(void)
+{
+	/* a write error: finish_stdout says it */
+	if (!ferror(stdout))
+		fprintf(stderr, "%s: standard output: %s\n", progname,
+			strerror(errno ? errno : EIO));
+	return cond_status(COND_OUTPUT);
 }
 
 int grow_array(void *p, size_t *cap, size_t n, size_t elem)

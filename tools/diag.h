@@ -39,6 +39,9 @@ char *fmt_time(const struct e4t_ts *ts, int local, char sep, char *buf,
 
 /* Flush stdout; on a write error say so and return EXIT_INTERNAL. */
 int finish_stdout(int status);
+/* A report's rows could not all be written (report_finish): say why
+ * (unless stdout's error will: finish_stdout); COND_OUTPUT's status. */
+int report_failed(void);
 
 /* Make room for one more element in *p (doubling); 0 or ENOMEM. */
 int grow_array(void *p, size_t *cap, size_t n, size_t elem);

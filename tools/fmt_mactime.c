@@ -73,6 +73,9 @@ static void mac_row(struct out *o, const struct e4t_row *row)
 	char *d = lb_reserve(b, 4 * 21 + 1), *prev_at = NULL;
 	size_t prev_len = 0;
 
+	if (!d)
+		return; /* out of memory: b failed */
+
 	for (i = 0; i < 4; i++) {
 		const struct e4t_ts *ts = &in->ts[body_fields[i]];
 		int64_t sec = 0;

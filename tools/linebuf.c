@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -12,12 +13,40 @@
 #include "escape.h"
 #include "linebuf.h"
 
-void lb_grow(struct lbuf *b, size_t n)
+/* A buffer failed (any thread): lb_lost_output(). */
+static int lost_output;
+
+/* Test hook (test_cli): E4TIME_TEST_LB_FAIL=N, the Nth growth of a
+ * buffer fails as out of memory. */
+static int fail_now(void)
 {
-	if (e4t_grow(&b->p, &b->cap, b->len + n, 1, 4096)) {
-		fprintf(stderr, "%s: out of memory\n", progname);
-		exit(EXIT_INTERNAL);
+#ifdef E4T_TEST_HOOKS
+	static long left = -1;
+	const char *v;
+
+	if (left < 0) {
+		v = getenv("E4TIME_TEST_LB_FAIL");
+		left = v ? strtol(v, NULL, 10) : 0;
 	}
+	return left > 0 && __atomic_sub_fetch(&left, 1, __ATOMIC_RELAXED) == 0;
+#else
+	return 0;
+#endif
+}
+
+int lb_grow(struct lbuf *b, size_t n)
+{
+	if (!b->failed && !fail_now() &&
+	    !e4t_grow(&b->p, &b->cap, b->len + n, 1, 4096))
+		return 0;
+	b->failed = 1;
+	__atomic_store_n(&lost_output, 1, __ATOMIC_RELAXED);
+	return -1;
+}
+
+int lb_lost_output(void)
+{
+	return __atomic_load_n(&lost_output, __ATOMIC_RELAXED);
 }
 
 const char lb_digit_pairs[201] =
@@ -60,7 +89,8 @@ void lb_printf(struct lbuf *b, const char *fmt, ...)
 	if (n < 0)
 		return;
 	if ((size_t)n >= b->cap - b->len) {
-		lb_grow(b, (size_t)n + 1);
+		if (lb_grow(b, (size_t)n + 1))
+			return;
 		va_start(ap, fmt);
 		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
 		va_end(ap);
@@ -90,13 +120,21 @@ int lb_flush(struct lbuf *b, FILE *fp)
 	size_t n = b->len;
 
 	b->len = 0;
+	if (b->failed) { /* what it holds may lack what did not fit */
+		errno = ENOMEM;
+		return -1;
+	}
 	if (n && is_terminal(fp)) {
-		struct lbuf t = { NULL, 0, 0 };
+		struct lbuf t = { NULL, 0, 0, 0 };
 		int rc = 0;
 
 		esc_terminal(&t, b->p, n);
-		if (fwrite(t.p, 1, t.len, fp) != t.len)
+		if (t.failed) {
+			errno = ENOMEM;
 			rc = -1;
+		} else if (fwrite(t.p, 1, t.len, fp) != t.len) {
+			rc = -1;
+		}
 		free(t.p);
 		return rc;
 	}
@@ -110,4 +148,5 @@ void lb_free(struct lbuf *b)
 	free(b->p);
 	b->p = NULL;
 	b->len = b->cap = 0;
+	b->failed = 0;
 }

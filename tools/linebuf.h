@@ -11,18 +11,28 @@
 #include <stdio.h>
 #include <string.h>
 
+/*
+ * Out of memory, a buffer fails (failed): what does not fit in it then is
+ * dropped, lb_flush writes nothing more from it and returns -1 with errno
+ * ENOMEM, and lb_lost_output() says so at the end of the run (the
+ * command exits EXIT_INTERNAL): the output is cut short, never silently
+ * and never with a half-written row.
+ */
 struct lbuf {
 	char *p;
 	size_t len, cap;
+	int failed;
 };
 
-/* Make room for n more bytes; exits with EXIT_INTERNAL when out of memory. */
-void lb_grow(struct lbuf *b, size_t n);
+/* Make room for n more bytes: 0, or -1 when out of memory (b failed). */
+int lb_grow(struct lbuf *b, size_t n);
+/* Did a buffer fail in this run? */
+int lb_lost_output(void);
 
 static inline void lb_putc(struct lbuf *b, char c)
 {
-	if (b->len + 1 > b->cap)
-		lb_grow(b, 1);
+	if (b->len + 1 > b->cap && lb_grow(b, 1))
+		return;
 	b->p[b->len++] = c;
 }
 
@@ -31,8 +41,8 @@ static inline void lb_write(struct lbuf *b, const void *s, size_t n)
 	/* b->p may still be NULL, and memcpy(NULL, s, 0) is undefined */
 	if (n == 0)
 		return;
-	if (b->len + n > b->cap)
-		lb_grow(b, n);
+	if (b->len + n > b->cap && lb_grow(b, n))
+		return;
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 }
@@ -42,11 +52,12 @@ static inline void lb_puts(struct lbuf *b, const char *s)
 	lb_write(b, s, strlen(s));
 }
 
-/* Room for n more bytes at the end: where they go (lb_grow's exit). */
+/* Room for n more bytes at the end: where they go; NULL when out of
+ * memory (nothing is to be written then, b->len left as it is). */
 static inline char *lb_reserve(struct lbuf *b, size_t n)
 {
-	if (b->len + n > b->cap)
-		lb_grow(b, n);
+	if (b->len + n > b->cap && lb_grow(b, n))
+		return NULL;
 	return b->p + b->len;
 }
 
@@ -111,7 +122,8 @@ static inline void lb_u64(struct lbuf *b, uint64_t v)
 {
 	char *d = lb_reserve(b, 20);
 
-	b->len = (size_t)(lb_put_u64(d, v) - b->p);
+	if (d)
+		b->len = (size_t)(lb_put_u64(d, v) - b->p);
 }
 
 void lb_i64(struct lbuf *b, int64_t v);

@@ -191,6 +191,8 @@ void lb_body_middle(struct out *o, const struct e4t_row *row, const char *mode,
 	lb_link_target(o, row, esc);
 	/* the rest in room reserved once: 4 numbers, the mode, 5 bars */
 	d = lb_reserve(b, (size_t)4 * 20 + mlen + 6);
+	if (!d)
+		return; /* out of memory: b failed */
 	*d++ = '|';
 	d = lb_put_u64(d, in->ino);
 	*d++ = '|';
