@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * util.h --- the helpers every lib/ folder uses: growing arrays and
- * searching sorted ones (grow.c), reading files and io_channel options
- * (ioutil.c).  Part of the API; included by e4time.h.
+ * searching sorted ones (grow.c), warnings held for another thread
+ * (held.c), reading files and io_channel options (ioutil.c).  Part of the API;
+ * included by e4time.h.
  */
 #ifndef E4TIME_UTIL_H
 #define E4TIME_UTIL_H
@@ -26,6 +27,44 @@
  */
 errcode_t e4t_grow(void *arrp, size_t *cap, size_t need, size_t elem,
 		   size_t first);
+
+/* ------------------------------------------------------------------ */
+/* Warnings held (held.c)                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What a thread would report, held in order for the thread that reports
+ * to give later: a library warning (kind E4T_HELD_WARN: err, inode,
+ * detail) or a note of the caller's own kind (text).  A note that cannot
+ * be kept (out of memory) is counted in lost.
+ */
+#define E4T_HELD_WARN 0
+struct e4t_held_note {
+	errcode_t err;
+	ext2_ino_t ino;
+	int kind;
+	char *text; /* the detail (NULL: none), or the note's text */
+};
+
+struct e4t_held {
+	struct e4t_held_note *v;
+	size_t n, cap;
+	unsigned long lost;
+};
+
+/* A warning held (an e4t_warn_fn: priv is the struct e4t_held). */
+void e4t_held_warn(errcode_t err, ext2_ino_t ino, const char *detail,
+		   void *priv);
+/* A note of the caller's kind held, its text (malloc'd) taken; text
+ * NULL (it could not be made): lost. */
+void e4t_held_note(struct e4t_held *h, int kind, char *text);
+/* The warnings given to warn in order (h holds no other kind), and one
+ * warn(ENOMEM, 0, lost_what) for each lost; then h is empty. */
+void e4t_held_give(struct e4t_held *h,
+		   void (*warn)(errcode_t err, ext2_ino_t ino,
+				const char *detail, void *priv),
+		   void *priv, const char *lost_what);
+void e4t_held_free(struct e4t_held *h);
 
 /* Threads worth starting now (at most max, at least 1): the processors
  * this process may run on, less those other tasks are running on or

@@ -14,59 +14,24 @@
 
 #include "held.h"
 
-static struct held_note *held_add(struct held *h)
+void held_text(struct e4t_held *h, enum held_kind kind, const char *fmt, ...)
 {
-	if (e4t_grow(&h->v, &h->cap, h->n + 1, sizeof(*h->v), 16)) {
-		h->lost++;
-		return NULL;
-	}
-	return &h->v[h->n++];
-}
-
-void held_warn(errcode_t err, ext2_ino_t ino, const char *detail, void *priv)
-{
-	struct held *h = priv;
-	struct held_note *n = held_add(h);
-
-	if (!n)
-		return;
-	n->kind = HELD_WARN;
-	n->err = err;
-	n->ino = ino;
-	n->text = detail ? strdup(detail) : NULL;
-	if (detail && !n->text) {
-		h->n--;
-		h->lost++;
-	}
-}
-
-void held_text(struct held *h, enum held_kind kind, const char *fmt, ...)
-{
-	struct held_note *n = held_add(h);
+	char *text = NULL;
 	va_list ap;
 	int rc;
 
-	if (!n)
-		return;
-	n->kind = kind;
-	n->err = 0;
-	n->ino = 0;
 	va_start(ap, fmt);
-	rc = vasprintf(&n->text, fmt, ap);
+	rc = vasprintf(&text, fmt, ap);
 	va_end(ap);
-	if (rc < 0) {
-		n->text = NULL;
-		h->n--;
-		h->lost++;
-	}
+	e4t_held_note(h, (int)kind, rc < 0 ? NULL : text);
 }
 
-void held_replay(struct held *h, struct warn_ctx *wc, int *neg_seen)
+void held_replay(struct e4t_held *h, struct warn_ctx *wc, int *neg_seen)
 {
 	size_t i;
 
 	for (i = 0; i < h->n; i++) {
-		struct held_note *n = &h->v[i];
+		struct e4t_held_note *n = &h->v[i];
 
 		switch (n->kind) {
 		case HELD_WARN: lib_warn(n->err, n->ino, n->text, wc); break;
@@ -76,6 +41,7 @@ void held_replay(struct held *h, struct warn_ctx *wc, int *neg_seen)
 			*neg_seen = 1;
 			/* fall through */
 		case HELD_TEXT:
+		default:
 			progress_done();
 			fprintf(stderr, "%s\n", n->text);
 			break;
@@ -86,15 +52,4 @@ void held_replay(struct held *h, struct warn_ctx *wc, int *neg_seen)
 	wc->count += h->lost;
 	h->n = 0;
 	h->lost = 0;
-}
-
-void held_free(struct held *h)
-{
-	size_t i;
-
-	for (i = 0; i < h->n; i++)
-		free(h->v[i].text);
-	free(h->v);
-	h->v = NULL;
-	h->n = h->cap = 0;
 }

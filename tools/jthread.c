@@ -15,13 +15,6 @@
 
 #include "jrows_int.h"
 
-/* A warning of the loading thread, kept for jrows_load_finish. */
-struct jwarn {
-	errcode_t err;
-	ext2_ino_t ino;
-	char *detail;
-};
-
 struct jload {
 	struct e4t_image *img;	  /* the caller's */
 	struct e4t_image *shadow; /* the thread's handle on it */
@@ -30,9 +23,7 @@ struct jload {
 	int one; /* --threads 1: no thread at all */
 	struct jrows *jr;
 	errcode_t err;
-	struct jwarn *w;
-	size_t nw, wcap;
-	int wlost; /* warnings that could not be kept (no memory) */
+	struct e4t_held held; /* its warnings, for jrows_load_finish */
 	/* the journal, once read and audited (jrows_load_journal) */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -58,33 +49,12 @@ void jload_ready(struct jload *jl, struct e4t_journal *j)
 	pthread_mutex_unlock(&jl->lock);
 }
 
-static void keep_warn(errcode_t err, ext2_ino_t ino, const char *detail,
-		      void *priv)
-{
-	struct jload *jl = priv;
-	struct jwarn *w;
-
-	if (e4t_grow(&jl->w, &jl->wcap, jl->nw + 1, sizeof(*jl->w), 16)) {
-		jl->wlost++;
-		return;
-	}
-	w = &jl->w[jl->nw];
-	w->err = err;
-	w->ino = ino;
-	w->detail = detail ? strdup(detail) : NULL;
-	if (detail && !w->detail) {
-		jl->wlost++;
-		return;
-	}
-	jl->nw++;
-}
-
 static void *load_thread(void *arg)
 {
 	struct jload *jl = arg;
 
-	jl->err = jrows_load_on(jl->shadow, keep_warn, jl, jl, E4T_AUDIT_PARTS,
-				&jl->jr);
+	jl->err = jrows_load_on(jl->shadow, e4t_held_warn, &jl->held, jl,
+				E4T_AUDIT_PARTS, &jl->jr);
 	jload_ready(jl, NULL); /* (when it failed before) */
 	return NULL;
 }
@@ -126,7 +96,6 @@ errcode_t jrows_load_finish(struct jload *jl, e4t_warn_fn warn, void *priv,
 			    struct jrows **ret)
 {
 	errcode_t err;
-	size_t i;
 
 	*ret = NULL;
 	if (!jl->started) {
@@ -137,14 +106,8 @@ errcode_t jrows_load_finish(struct jload *jl, e4t_warn_fn warn, void *priv,
 		return err;
 	}
 	pthread_join(jl->thread, NULL);
-	for (i = 0; i < jl->nw; i++) {
-		if (warn)
-			warn(jl->w[i].err, jl->w[i].ino, jl->w[i].detail, priv);
-		free(jl->w[i].detail);
-	}
-	for (i = 0; warn && i < (size_t)jl->wlost; i++)
-		warn(ENOMEM, 0, "a warning of the journal", priv);
-	free(jl->w);
+	e4t_held_give(&jl->held, warn, priv, "a warning of the journal");
+	e4t_held_free(&jl->held);
 	err = jl->err;
 	jrows_free(jl->failed); /* (its journal before its handle) */
 	if (jl->jr)

@@ -61,7 +61,7 @@ struct out {
 	/* a part made on a thread (partrun.c): what would go to stderr is
 	 * held here, in order, and fp is NULL (the rows stay in lb); the
 	 * image's handle is shared, its reads taken in turn (img_lock) */
-	struct held *held;
+	struct e4t_held *held;
 	pthread_mutex_t *img_lock;
 };
 

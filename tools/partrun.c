@@ -163,7 +163,7 @@ errcode_t part_run(const struct part_run *r)
 		pthread_join(tid[k], NULL);
 	for (i = 0; i < u.window; i++) {
 		lb_free(&u.slot[i].lb);
-		held_free(&u.slot[i].held);
+		e4t_held_free(&u.slot[i].held);
 	}
 	pthread_mutex_destroy(&u.lock);
 	pthread_cond_destroy(&u.cond);

@@ -17,7 +17,7 @@
 /* What a part made: its rows, what it would write on stderr, counts. */
 struct part_out {
 	struct lbuf lb;
-	struct held held;
+	struct e4t_held held;
 	unsigned long read_errors, neg_times, big_times;
 	errcode_t err; /* the part stopped there: nothing after is written */
 	int done;

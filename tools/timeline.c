@@ -436,7 +436,7 @@ static errcode_t make_part(size_t i, struct part_out *po, void *worker)
 	w->out.lb = po->lb;
 	w->out.held = &po->held;
 	w->out.read_errors = w->out.neg_times = w->out.big_times = 0;
-	err = e4t_tree_walk_part(w->tree, w->parts, i, on_row, w, held_warn,
+	err = e4t_tree_walk_part(w->tree, w->parts, i, on_row, w, e4t_held_warn,
 				 &po->held);
 	po->lb = w->out.lb;
 	memset(&w->out.lb, 0, sizeof(w->out.lb));

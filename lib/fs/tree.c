@@ -107,50 +107,27 @@ static int classify(const struct e4t_tree *t, ext2_ino_t ino,
  * block groups.  The second job buffers its warnings; they are replayed
  * in inode order after the join, so output never depends on timing.
  */
-struct pending_warning {
-	errcode_t err;
-	ext2_ino_t ino;
-	char detail[160];
-	int has_detail;
-};
-
-/* A job's warnings: reported at once, or kept for wb_flush(). */
+/* A job's warnings: reported at once, or held for wb_flush(). */
 struct warn_buf {
-	struct pending_warning *v;
-	size_t n, cap;
+	struct e4t_held held;
 	int buffered;
 };
 
 static void wb_warn(struct e4t_tree *t, struct warn_buf *wb, errcode_t err,
 		    ext2_ino_t ino, const char *detail)
 {
-	struct pending_warning *w;
-
-	if (!wb->buffered) {
+	if (!wb->buffered)
 		warn(t, err, ino, detail);
-		return;
-	}
-	if (tree_grow((void **)&wb->v, &wb->cap, wb->n + 1, sizeof(*wb->v)))
-		return; /* out of memory: the warning is lost, not the scan */
-	w = &wb->v[wb->n++];
-	w->err = err;
-	w->ino = ino;
-	w->has_detail = detail != NULL;
-	if (detail)
-		snprintf(w->detail, sizeof(w->detail), "%s", detail);
+	else
+		e4t_held_warn(err, ino, detail, &wb->held);
 }
 
-/* Report what was kept, in order, and free it. */
+/* Report what was held, in order, and free it. */
 static void wb_flush(struct e4t_tree *t, struct warn_buf *wb)
 {
-	size_t i;
-
-	for (i = 0; i < wb->n; i++)
-		warn(t, wb->v[i].err, wb->v[i].ino,
-		     wb->v[i].has_detail ? wb->v[i].detail : NULL);
-	free(wb->v);
-	wb->v = NULL;
-	wb->n = wb->cap = 0;
+	e4t_held_give(&wb->held, t->cb.warn, t->cb.priv,
+		      "a warning of the inode scan");
+	e4t_held_free(&wb->held);
 }
 
 struct scan_job {
@@ -536,8 +513,8 @@ static int scan_two(struct e4t_tree *t, dgrp_t mid, errcode_t *err)
 	free(jobs[1].roots);
 	free(jobs[0].dtimes);
 	free(jobs[1].dtimes);
-	free(jobs[0].wb.v);
-	free(jobs[1].wb.v);
+	e4t_held_free(&jobs[0].wb.held);
+	e4t_held_free(&jobs[1].wb.held);
 	return ok ? 0 : -1;
 }
 
