@@ -1117,6 +1117,43 @@ test_journal_batches_change_nothing() {
 	assertEquals "runs compared" $((3 * $(wc -w <<<"$names"))) "$n"
 }
 
+# timeline --journal keeps a journaled state as its place in the journal
+# when the journal can be mapped (a raw image) and whole when it cannot
+# (an evidence container): the same image as qcow2 gives the same rows.
+test_journal_container_same_rows() {
+	local name img a n=0 names rc1
+	command -v qemu-img >/dev/null || {
+		skip_test "no qemu-img (qemu-utils)"
+		return
+	}
+	names=$(share_list "ext4-reuse churn-wrapped-live churn-fastcommit-live" ext4-reuse)
+	for name in $names; do
+		img=$(unpack "$name") || {
+			fail "unpack $name"
+			return
+		}
+		qemu-img convert -O qcow2 "$img" "$TMP/jc.qcow2" || {
+			fail "qemu-img convert $name"
+			continue
+		}
+		for a in "-d --journal -f jsonl" "--journal --threads 1 -f csv"; do
+			# shellcheck disable=SC2086 # the options, split
+			run_ro "$img" timeline $a "$img"
+			cp "$OUT" "$TMP/jc-raw.out"
+			rc1=$RC
+			# shellcheck disable=SC2086
+			run_ro "$TMP/jc.qcow2" timeline $a "$TMP/jc.qcow2"
+			assertEquals "$name $a: status" "$rc1" "$RC"
+			assertTrue "$name $a: the same rows from qcow2" \
+				"cmp -s '$TMP/jc-raw.out' '$OUT'"
+			assertTrue "$name $a: journal rows" \
+				"grep -q 'journal' '$OUT'"
+			n=$((n + 1))
+		done
+	done
+	assertEquals "runs compared" $((2 * $(wc -w <<<"$names"))) "$n"
+}
+
 test_journal_reused_no_duplicate_rows() {
 	local img n=0 d r
 	img=$(unpack ext4-reuse) || {
