@@ -53,10 +53,10 @@ static void body_row(struct out *o, const struct e4t_row *row)
 			continue;
 		}
 		if (prev && e4t_ts_cmp(ts, prev) == 0) {
-			char copy[32];
-
 			/* none: the buffer failed (out of memory) */
 			if (prev_len) {
+				char copy[32];
+
 				memcpy(copy, b->p + prev_at, prev_len);
 				lb_write(b, copy, prev_len);
 			}
