@@ -41,7 +41,9 @@ static const char *const labels[] = {
 	"Last written:", "Mount count:", NULL
 };
 /* clang-format on */
-static const struct rec_schema schema = { "info", keys, 0, labels };
+static const struct rec_schema schema = { .row = "info",
+					  .cols = keys,
+					  .labels = labels };
 
 /* A superblock time: 32 bits and 8 more in ..._hi (40 bits, unsigned) */
 #define SB_TIME(f) ((int64_t)(f) | ((int64_t)(f##_hi) << 32))

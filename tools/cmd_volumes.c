@@ -37,7 +37,7 @@ static const char *const keys[] = {
 	"last_mounted_on", "mount_time", "write_time", "note", NULL
 };
 /* clang-format on */
-static const struct rec_schema schema = { "volume", keys, 0, NULL };
+static const struct rec_schema schema = { .row = "volume", .cols = keys };
 
 static const char *note_of(const struct e4t_vol *v)
 {

@@ -325,18 +325,6 @@ void esc_hex(struct lbuf *b, const char *s, size_t len)
 	}
 }
 
-void esc_json_path(struct lbuf *b, const char *s, size_t len)
-{
-	lb_puts(b, "\"path\":\"");
-	esc_json(b, s, len);
-	lb_putc(b, '"');
-	if (!utf8_valid(s, len)) {
-		lb_puts(b, ",\"path_hex\":\"");
-		esc_hex(b, s, len);
-		lb_puts(b, "\",\"path_utf8\":false");
-	}
-}
-
 void esc_csv(struct lbuf *b, const char *s, size_t len)
 {
 	size_t i;

@@ -31,9 +31,6 @@ void esc_hex(struct lbuf *b, const char *s, size_t len);
 /* The bytes as they are, but each byte that is not part of valid UTF-8
  * as U+FFFD (as esc_json writes it). */
 void utf8_lossy(struct lbuf *b, const char *s, size_t len);
-/* The JSON members "path":"..." of a name, and, when it is not valid
- * UTF-8, "path_hex":"..." (its bytes) and "path_utf8":false. */
-void esc_json_path(struct lbuf *b, const char *s, size_t len);
 /* One RFC 4180 field, quoted when it must be. */
 void esc_csv(struct lbuf *b, const char *s, size_t len);
 /* Output bound for a terminal: every byte as it is but controls other

@@ -21,6 +21,7 @@ struct xd {
 	const char *dir;
 	int started; /* the header is out */
 	struct lbuf lb;
+	struct report rep; /* the rows, written into lb */
 	int quiet;
 	unsigned long shown; /* errors named on stderr */
 };
@@ -32,50 +33,36 @@ static const char *const from_names[] = {
 	[E4T_DW_NONE] = "none",
 };
 
-/* The first line, before the first row: nothing when DIR cannot be
- * opened. */
-static void header(struct xd *x)
-{
-	char now[E4T_ISO_BUFSZ];
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	e4t_iso8601(ts.tv_sec, 0, 0, 'T', INT32_MIN, now, sizeof(now));
-	lb_puts(&x->lb, "{\"e4time_manifest\":1,\"dir\":\"");
-	esc_json(&x->lb, x->dir, strlen(x->dir));
-	lb_printf(&x->lb, "\",\"exported\":\"%s\"}\n", now);
-}
+static const struct rec_schema row_schema = { .untyped = 1 };
 
 static int on_row(const struct e4t_dir_row *r, void *priv)
 {
 	struct xd *x = priv;
-	struct lbuf *b = &x->lb;
+	struct report *rep = &x->rep;
 	int f;
 
+	/* the first line, before the first row: nothing when DIR cannot
+	 * be opened */
 	if (!x->started) {
-		header(x);
+		manifest_header(&x->lb, "dir", x->dir, NULL);
 		x->started = 1;
 	}
-	lb_putc(b, '{');
-	esc_json_path(b, r->path, r->path_len);
-	lb_printf(b,
-		  ",\"src_ino\":%llu,\"type\":\"%s\",\"mode\":\"%04o\","
-		  "\"uid\":%u,\"gid\":%u,\"size\":%llu,\"links\":%u,"
-		  "\"status\":\"live\"",
-		  (unsigned long long)r->ino,
-		  e4t_mode_type_name((uint16_t)r->mode), r->mode & 07777,
-		  r->uid, r->gid, (unsigned long long)r->size, r->nlink);
-	for (f = 0; f < E4T_NFIELDS; f++) {
-		lb_puts(b, ",\"");
-		lb_puts(b, e4t_field_name(f));
-		lb_puts(b, "\":");
-		if (r->ts[f].flags & E4T_TS_STORED)
-			lb_time_json(b, &r->ts[f]);
-		else
-			lb_puts(b, "null");
-	}
-	lb_printf(b, ",\"crtime_from\":\"%s\"}\n", from_names[r->crtime_from]);
-	if (lb_maybe_flush(b, stdout))
+	rec_begin_into(rep, &x->lb, "row");
+	rec_path(rep, "path", r->path, r->path_len);
+	rec_u64(rep, "src_ino", r->ino);
+	rec_cstr(rep, "type", e4t_mode_type_name((uint16_t)r->mode));
+	rec_octal(rep, "mode", r->mode & 07777, 4);
+	rec_u64(rep, "uid", r->uid);
+	rec_u64(rep, "gid", r->gid);
+	rec_u64(rep, "size", r->size);
+	rec_u64(rep, "links", r->nlink);
+	rec_cstr(rep, "status", "live");
+	for (f = 0; f < E4T_NFIELDS; f++)
+		rec_time(rep, e4t_field_name(f),
+			 r->ts[f].flags & E4T_TS_STORED ? &r->ts[f] : NULL);
+	rec_cstr(rep, "crtime_from", from_names[r->crtime_from]);
+	rec_end(rep);
+	if (lb_maybe_flush(&x->lb, stdout))
 		return errno ? errno : EIO;
 	return 0;
 }
@@ -115,6 +102,7 @@ int export_dir_run(const char *dir, const char *crtime_from, int cross_mounts,
 	}
 	x.dir = dir;
 	x.quiet = quiet;
+	(void)report_open(&x.rep, RF_JSONL, stdout, &row_schema, NULL);
 	o.cross_mounts = cross_mounts;
 	o.src = src;
 	o.row = on_row;
@@ -124,6 +112,7 @@ int export_dir_run(const char *dir, const char *crtime_from, int cross_mounts,
 	if (lb_flush(&x.lb, stdout) && !err)
 		err = errno ? errno : EIO;
 	lb_free(&x.lb);
+	report_finish(&x.rep);
 	e4t_source_free(src);
 	if (err == ENOMEM)
 		return cond_status(COND_NOMEM);

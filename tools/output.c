@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "output.h"
 
@@ -22,23 +23,6 @@ const struct formatter *formatter_find(const char *name)
 		if (strcmp(formatters[i]->name, name) == 0)
 			return formatters[i];
 	return NULL;
-}
-
-void lb_flags_json(struct lbuf *b, const struct out *o, const char *key)
-{
-	unsigned i;
-
-	if (!o->flags_on)
-		return;
-	lb_puts(b, ",\"");
-	lb_puts(b, key);
-	lb_puts(b, "\":[");
-	for (i = 0; i < o->nflags; i++) {
-		lb_puts(b, i ? ",\"" : "\"");
-		lb_puts(b, o->flags[i]); /* rule ids: [a-z-] */
-		lb_putc(b, '"');
-	}
-	lb_putc(b, ']');
 }
 
 const enum e4t_field body_fields[4] = { E4T_ATIME, E4T_MTIME, E4T_CTIME,
@@ -105,31 +89,6 @@ void lb_body_md5(struct out *o)
 	else
 		lb_putc(&o->lb, '0');
 	lb_putc(&o->lb, '|');
-}
-
-void lb_hash_json(struct out *o)
-{
-	if (!o->hash)
-		return;
-	lb_puts(&o->lb, ",\"");
-	lb_puts(&o->lb, e4t_hash_name(o->hash));
-	lb_puts(&o->lb, "\":");
-	if (o->hash_hex) {
-		lb_putc(&o->lb, '"');
-		lb_puts(&o->lb, o->hash_hex);
-		lb_putc(&o->lb, '"');
-	} else {
-		lb_puts(&o->lb, "null");
-	}
-}
-
-void lb_hash_csv(struct out *o)
-{
-	if (!o->hash)
-		return;
-	lb_putc(&o->lb, ',');
-	if (o->hash_hex)
-		lb_puts(&o->lb, o->hash_hex);
 }
 
 void note_read_error(struct out *o, const struct e4t_row *row, const char *what,
@@ -226,24 +185,35 @@ const char *row_source(const struct e4t_row_journal *j)
 	}
 }
 
-void lb_journal_json(struct lbuf *b, const struct e4t_row *row)
+void manifest_header(struct lbuf *b, const char *key, const char *name,
+		     const char *uuid)
+{
+	static const struct rec_schema schema = { .untyped = 1 };
+	char now[E4T_ISO_BUFSZ];
+	struct timespec ts;
+	struct report r;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	e4t_iso8601(ts.tv_sec, 0, 0, 'T', INT32_MIN, now, sizeof(now));
+	(void)report_open(&r, RF_JSONL, NULL, &schema, NULL); /* no cells */
+	rec_begin_into(&r, b, "manifest");
+	rec_u64(&r, "e4time_manifest", 1);
+	rec_cstr(&r, key, name);
+	if (uuid)
+		rec_cstr(&r, "uuid", uuid);
+	rec_cstr(&r, "exported", now);
+	rec_end(&r);
+}
+
+void rec_journal(struct report *r, const struct e4t_row *row)
 {
 	const struct e4t_row_journal *j = row->journal;
+	struct e4t_ts commit = { .sec = j->commit_sec,
+				 .nsec = j->commit_nsec };
 
-	if (!j)
-		return;
-	lb_printf(b, ",\"source\":\"%s\",\"tid\":%u,\"commit_time\":",
-		  row_source(j), j->tid);
-	if (j->commit_sec) {
-		struct e4t_ts ts = { .sec = j->commit_sec,
-				     .nsec = j->commit_nsec };
-
-		lb_putc(b, '"');
-		lb_iso(b, &ts, 9);
-		lb_putc(b, '"');
-	} else {
-		lb_puts(b, "null");
-	}
+	rec_cstr(r, "source", row_source(j));
+	rec_u64(r, "tid", j->tid);
+	rec_iso(r, "commit_time", j->commit_sec ? &commit : NULL);
 }
 
 const char *status_suffix(enum e4t_status st)

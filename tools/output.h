@@ -11,8 +11,11 @@
 #include "cmd.h"
 #include "escape.h"
 #include "held.h"
+#include "report.h"
 
 #define E4T_OUT_MAXFLAGS 16
+/* jsonl and csv: the columns the options can give (fmt_records.c) */
+#define E4T_OUT_MAXCOLS 24
 
 struct out {
 	FILE *fp;
@@ -38,9 +41,6 @@ struct out {
 	int quiet;
 	/* mactime: times it cannot show or sorts wrongly */
 	unsigned long neg_times, big_times;
-	/* csv: the line end, CR LF, or LF alone on a terminal (where every
-	 * CR, a name's included, is shown as \x0d: see esc_terminal()) */
-	const char *eol;
 	/* timeline --flags: the ids of the anomaly rules that fired on the
 	 * row (jsonl "flags", timesketch "tag", csv "flags"); flags_on 0:
 	 * no such key or column */
@@ -63,6 +63,11 @@ struct out {
 	 * image's handle is shared, its reads taken in turn (img_lock) */
 	struct e4t_held *held;
 	pthread_mutex_t *img_lock;
+	/* jsonl and csv: the record writer, its schema and the csv
+	 * columns (a thread's copy has cells of its own: report_clone) */
+	struct report rep;
+	struct rec_schema schema;
+	const char *cols[E4T_OUT_MAXCOLS];
 };
 
 /* struct formatter.caps: what a format carries */
@@ -106,18 +111,18 @@ void journal_suffix(struct lbuf *b, const struct e4t_row *row);
  * --journal), "journal-predelete" (a deleted inode as the journal last
  * held it before the deletion, --deleted) */
 const char *row_source(const struct e4t_row_journal *j);
-/* timeline --journal and --deleted: ,"source":"...","tid":N,
- * "commit_time":"...Z" (null when unknown) for a row with a journal
- * transaction (a state's; a name's from the journal), nothing for the
- * others */
-void lb_journal_json(struct lbuf *b, const struct e4t_row *row);
+/* timeline --journal and --deleted: the "source", "tid" and
+ * "commit_time" (null when unknown) of a row with a journal transaction
+ * (a state's; a name's from the journal): not for the others */
+void rec_journal(struct report *r, const struct e4t_row *row);
+/* The first line of export's manifests, into b:
+ * {"e4time_manifest":1,"KEY":"NAME"[,"uuid":"UUID"],"exported":"NOW"}
+ * (KEY: "image", or "dir" for --from-dir; uuid NULL: none). */
+void manifest_header(struct lbuf *b, const char *key, const char *name,
+		     const char *uuid);
 /* The MD5 column of both bodyfiles and its '|': the hash with --hash
  * md5, else 0 (no hash: plaso and mactime read it so). */
 void lb_body_md5(struct out *o);
-/* The hash as a JSON member ,"ALG":"HEX" (or null), when --hash. */
-void lb_hash_json(struct out *o);
-/* The hash as a CSV column ,HEX (or empty), when --hash. */
-void lb_hash_csv(struct out *o);
 typedef void (*esc_fn)(struct lbuf *b, const char *s, size_t len);
 /* The fields both bodyfiles share after the name:
  * "(deleted) -> TARGET|ino|mode|uid|gid|size", the link's target
@@ -137,7 +142,5 @@ size_t fake_suffix_at(const char *path, size_t len);
 /* The path escaped by esc, but the '(' fake_suffix_at() finds as \x28:
  * a live "a (deleted)" is then told apart from a deleted "a". */
 void lb_path(struct lbuf *b, const char *path, size_t len, esc_fn esc);
-/* timeline --flags: ,"KEY":["id",...] when flags_on (jsonl, timesketch) */
-void lb_flags_json(struct lbuf *b, const struct out *o, const char *key);
 
 #endif

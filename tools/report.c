@@ -50,16 +50,86 @@ enum report_format report_format_parse(const char *arg, unsigned allowed,
 /* csv: what the values at a level do */
 enum { M_COLS, M_ARRAY, M_OBJS, M_IGNORE };
 
-static int column(const struct report *r, const char *key)
+static int column(struct report *r, const char *key)
 {
+	unsigned h;
+	int c = -1;
 	size_t i;
 
 	if (!key)
 		return -1;
+	h = (unsigned)(((uintptr_t)key >> 3) % REC_KEY_CACHE);
+	if (r->cache[h].name[0] && !strcmp(r->cache[h].name, key))
+		return r->cache[h].col;
 	for (i = 0; i < r->ncols; i++)
-		if (!strcmp(r->schema->cols[i], key))
-			return (int)i;
-	return -1;
+		if (!strcmp(r->schema->cols[i], key)) {
+			c = (int)i;
+			break;
+		}
+	if (strlen(key) < sizeof(r->cache[h].name)) {
+		strcpy(r->cache[h].name, key);
+		r->cache[h].col = c;
+	}
+	return c;
+}
+
+static errcode_t alloc_cells(struct report *r)
+{
+	r->cells = calloc(r->ncols ? r->ncols : 1, sizeof(*r->cells));
+	r->text = calloc(r->ncols ? r->ncols : 1, 1);
+	if (r->cells && r->text)
+		return 0;
+	free(r->cells);
+	free(r->text);
+	r->cells = NULL;
+	r->text = NULL;
+	return ENOMEM;
+}
+
+errcode_t report_open(struct report *r, enum report_format fmt, FILE *fp,
+		      const struct rec_schema *schema, const char *volume)
+{
+	memset(r, 0, sizeof(*r));
+	r->fp = fp;
+	r->fmt = fmt;
+	r->schema = schema;
+	r->volume = volume;
+	r->out = &r->lb;
+	if (fmt == RF_TEXT && schema->labels)
+		while (schema->cols[r->ncols])
+			r->ncols++;
+	if (fmt != RF_CSV)
+		return 0;
+	r->eol = isatty(fileno(fp)) ? "\n" : "\r\n";
+	while (schema->cols[r->ncols])
+		r->ncols++;
+	return alloc_cells(r);
+}
+
+void report_header(const struct report *r, struct lbuf *b)
+{
+	size_t i;
+
+	if (r->fmt != RF_CSV)
+		return;
+	if (r->volume)
+		lb_puts(b, "volume,");
+	for (i = 0; i < r->ncols; i++) {
+		if (i)
+			lb_putc(b, ',');
+		esc_csv(b, r->schema->cols[i], strlen(r->schema->cols[i]));
+	}
+	lb_puts(b, r->eol);
+}
+
+errcode_t report_clone(struct report *copy, const struct report *r)
+{
+	*copy = *r;
+	memset(&copy->lb, 0, sizeof(copy->lb));
+	copy->out = &copy->lb;
+	copy->cells = NULL;
+	copy->text = NULL;
+	return r->cells ? alloc_cells(copy) : 0;
 }
 
 void report_init(struct report *r, enum report_format fmt, FILE *fp,
@@ -72,37 +142,12 @@ void report_init_volume(struct report *r, enum report_format fmt, FILE *fp,
 			const struct rec_schema *schema, const char *volume,
 			int header)
 {
-	size_t i;
-
-	memset(r, 0, sizeof(*r));
-	r->fp = fp;
-	r->fmt = fmt;
-	r->schema = schema;
-	r->volume = volume;
-	if (fmt == RF_TEXT && schema->labels)
-		while (schema->cols[r->ncols])
-			r->ncols++;
-	if (fmt != RF_CSV)
-		return;
-	r->eol = isatty(fileno(fp)) ? "\n" : "\r\n";
-	while (schema->cols[r->ncols])
-		r->ncols++;
-	r->cells = calloc(r->ncols ? r->ncols : 1, sizeof(*r->cells));
-	r->set = calloc(r->ncols ? r->ncols : 1, 1);
-	if (!r->cells || !r->set) {
+	if (report_open(r, fmt, fp, schema, volume)) {
 		fprintf(stderr, "%s: out of memory\n", progname);
 		exit(EXIT_INTERNAL);
 	}
-	if (!header)
-		return;
-	if (volume)
-		lb_puts(&r->lb, "volume,");
-	for (i = 0; i < r->ncols; i++) {
-		if (i)
-			lb_putc(&r->lb, ',');
-		esc_csv(&r->lb, schema->cols[i], strlen(schema->cols[i]));
-	}
-	lb_puts(&r->lb, r->eol);
+	if (header)
+		report_header(r, &r->lb);
 }
 
 int report_finish(struct report *r)
@@ -113,10 +158,10 @@ int report_finish(struct report *r)
 	for (i = 0; r->cells && i < r->ncols; i++)
 		lb_free(&r->cells[i]);
 	free(r->cells);
-	free(r->set);
+	free(r->text);
 	lb_free(&r->lb);
 	r->cells = NULL;
-	r->set = NULL;
+	r->text = NULL;
 	r->ncols = 0;
 	return rc;
 }
@@ -134,13 +179,19 @@ static int is_labels(const struct report *r)
 
 void rec_begin(struct report *r, const char *kind)
 {
+	rec_begin_into(r, &r->lb, kind);
+}
+
+void rec_begin_into(struct report *r, struct lbuf *b, const char *kind)
+{
 	size_t i;
 
+	r->out = b;
 	r->depth = 0;
 	r->first[0] = 1;
 	r->is_arr[0] = 0;
 	if (is_json(r)) {
-		lb_putc(&r->lb, '{');
+		lb_putc(b, '{');
 		if (kind && !r->schema->untyped)
 			rec_cstr(r, "record", kind);
 		if (r->volume)
@@ -154,33 +205,39 @@ void rec_begin(struct report *r, const char *kind)
 			     : M_IGNORE;
 	for (i = 0; i < r->ncols; i++) {
 		r->cells[i].len = 0;
-		r->set[i] = 0;
+		r->text[i] = 0;
 	}
 }
 
 void rec_end(struct report *r)
 {
+	struct lbuf *b = r->out;
 	size_t i;
 
 	if (is_json(r)) {
-		lb_puts(&r->lb, "}\n");
+		lb_puts(b, "}\n");
 	} else if (is_labels(r)) {
 		if (!r->first[0])
-			lb_putc(&r->lb, '\n');
+			lb_putc(b, '\n');
 	} else if (r->mode[0] == M_COLS) {
 		if (r->volume) {
-			esc_csv(&r->lb, r->volume, strlen(r->volume));
-			lb_putc(&r->lb, ',');
+			esc_csv(b, r->volume, strlen(r->volume));
+			lb_putc(b, ',');
 		}
 		for (i = 0; i < r->ncols; i++) {
+			const struct lbuf *c = &r->cells[i];
+
 			if (i)
-				lb_putc(&r->lb, ',');
-			esc_csv(&r->lb, r->cells[i].p ? r->cells[i].p : "",
-				r->cells[i].len);
+				lb_putc(b, ',');
+			if (r->text[i])
+				esc_csv(b, c->p ? c->p : "", c->len);
+			else if (c->len)
+				lb_write(b, c->p, c->len);
 		}
-		lb_puts(&r->lb, r->eol);
+		lb_puts(b, r->eol);
 	}
-	lb_flush(&r->lb, r->fp);
+	if (b == &r->lb)
+		lb_flush(b, r->fp);
 }
 
 /* json: the separator and "key": of the next member or element */
@@ -189,12 +246,12 @@ static void json_key(struct report *r, const char *key)
 	int d = r->depth;
 
 	if (!r->first[d])
-		lb_putc(&r->lb, ',');
+		lb_putc(r->out, ',');
 	r->first[d] = 0;
 	if (!r->is_arr[d] && key) {
-		lb_putc(&r->lb, '"');
-		lb_puts(&r->lb, key);
-		lb_puts(&r->lb, "\":");
+		lb_putc(r->out, '"');
+		lb_puts(r->out, key);
+		lb_puts(r->out, "\":");
 	}
 }
 
@@ -208,10 +265,12 @@ static struct lbuf *csv_cell(struct report *r, const char *key)
 		c = column(r, key);
 		if (c < 0)
 			return NULL;
-		r->set[c] = 1;
+		r->cur = c;
+		r->text[c] = 0;
 		r->cells[c].len = 0;
 		return &r->cells[c];
 	case M_ARRAY:
+		r->cur = r->col[d];
 		if (r->count[d]++)
 			lb_putc(&r->cells[r->col[d]], ' ');
 		return &r->cells[r->col[d]];
@@ -224,7 +283,7 @@ static struct lbuf *value(struct report *r, const char *key)
 {
 	if (is_json(r)) {
 		json_key(r, key);
-		return &r->lb;
+		return r->out;
 	}
 	if (is_labels(r)) {
 		int c = r->depth ? -1 : column(r, key);
@@ -232,10 +291,10 @@ static struct lbuf *value(struct report *r, const char *key)
 		if (c < 0)
 			return NULL;
 		if (!r->first[0])
-			lb_putc(&r->lb, '\n');
+			lb_putc(r->out, '\n');
 		r->first[0] = 0;
-		lb_printf(&r->lb, "%-22s", r->schema->labels[c]);
-		return &r->lb;
+		lb_printf(r->out, "%-22s", r->schema->labels[c]);
+		return r->out;
 	}
 	return csv_cell(r, key);
 }
@@ -252,6 +311,7 @@ void rec_str(struct report *r, const char *key, const char *s, size_t len)
 	}
 	if (!is_json(r)) {
 		lb_write(b, s, len);
+		r->text[r->cur] = 1;
 		return;
 	}
 	lb_putc(b, '"');
@@ -269,7 +329,7 @@ void rec_cstr(struct report *r, const char *key, const char *s)
 
 void rec_path(struct report *r, const char *key, const char *s, size_t len)
 {
-	struct lbuf *b = &r->lb;
+	struct lbuf *b = r->out;
 
 	if (!s) {
 		rec_null(r, key);
@@ -309,7 +369,7 @@ void rec_bool(struct report *r, const char *key, int v)
 
 	if (!b)
 		return;
-	if (is_json(r))
+	if (is_json(r) || r->schema->csv_bool_words)
 		lb_puts(b, v ? "true" : "false");
 	else
 		lb_putc(b, v ? '1' : '0');
@@ -397,7 +457,7 @@ static void open_level(struct report *r, const char *key, int arr)
 		abort(); /* records are described in the code: a bug */
 	if (is_json(r)) {
 		json_key(r, key);
-		lb_putc(&r->lb, arr ? '[' : '{');
+		lb_putc(r->out, arr ? '[' : '{');
 	} else if (r->mode[d] == M_COLS) {
 		if (!arr) {
 			m = M_COLS; /* flattened */
@@ -405,7 +465,7 @@ static void open_level(struct report *r, const char *key, int arr)
 			m = arr == 1 ? M_ARRAY : M_OBJS;
 			r->col[d + 1] = c;
 			r->count[d + 1] = 0;
-			r->set[c] = 1;
+			r->text[c] = 0;
 			r->cells[c].len = 0;
 		}
 	} else if (r->mode[d] == M_OBJS && !arr) {
@@ -422,7 +482,7 @@ static void close_level(struct report *r)
 	int d = r->depth;
 
 	if (is_json(r))
-		lb_putc(&r->lb, r->is_arr[d] ? ']' : '}');
+		lb_putc(r->out, r->is_arr[d] ? ']' : '}');
 	else if (r->mode[d] == M_OBJS)
 		lb_u64(&r->cells[r->col[d]], r->count[d]);
 	if (d > 0)

@@ -3,10 +3,13 @@
  * report.h --- the report formats of stat, journal, audit and history,
  * and record writers: one description of a record (rec_begin, rec_str,
  * rec_u64, ..., rec_end) makes a JSON object on a line of its own
- * (jsonl) or a CSV row (RFC 4180, header line once, as fmt_csv writes).
+ * (jsonl) or a CSV row (RFC 4180, header line once).  Every command's
+ * jsonl and csv are written so, timeline's too (fmt_records.c,
+ * fmt_timesketch.c).
  *
  * jsonl: every record has a "record" key naming its kind first (unless
- * the schema says untyped: journal's records, kept as they always were).
+ * the schema says untyped: journal's, timeline's and export's records,
+ * kept as they always were).
  * Nested objects and arrays are written as they are described.
  *
  * csv: only the records of the schema's row kind are rows; the others
@@ -15,7 +18,9 @@
  * object is flattened), keys without a column are left out, columns
  * without a value are empty.  An array of values is one field, the
  * values separated by spaces; an array of objects (rec_objs_begin) is
- * the number of its objects.  Booleans are 1 or 0, null is empty.
+ * the number of its objects.  Booleans are 1 or 0 (true or false when
+ * the schema says so), null is empty.  A cell is quoted only when a
+ * string went into it and it needs to be.
  */
 #ifndef E4TIME_REPORT_H
 #define E4TIME_REPORT_H
@@ -48,9 +53,13 @@ struct rec_schema {
 	 * "Label:  value" line per key of cols (NULL: text is the
 	 * command's own) */
 	const char *const *labels;
+	/* csv: booleans as true and false (timeline's "encrypted"), not
+	 * 1 and 0 */
+	int csv_bool_words;
 };
 
-#define REC_MAXDEPTH 8
+#define REC_MAXDEPTH  8
+#define REC_KEY_CACHE 32
 
 struct report {
 	FILE *fp;
@@ -58,6 +67,9 @@ struct report {
 	const struct rec_schema *schema;
 	const char *volume; /* report_init_volume(), or NULL */
 	struct lbuf lb;
+	/* where the record being built goes: lb (rec_begin), or the
+	 * caller's buffer (rec_begin_into) */
+	struct lbuf *out;
 	const char *eol; /* csv: CR LF, or LF on a terminal */
 	/* the record being built */
 	int depth;
@@ -68,7 +80,17 @@ struct report {
 	size_t count[REC_MAXDEPTH];	  /* csv: an array's elements */
 	size_t ncols;
 	struct lbuf *cells; /* csv: one per column, raw bytes */
-	unsigned char *set;
+	/* csv: the cell holds a string (rec_str): quoted if it needs to
+	 * be; numbers, times and booleans never need it */
+	unsigned char *text;
+	int cur; /* csv: the column of the value being written */
+	/* csv: the column of a key (-1: none), found by the key's address
+	 * and checked by its name (a key may be built in a buffer used
+	 * again for another) */
+	struct {
+		char name[24];
+		int col;
+	} cache[REC_KEY_CACHE];
 };
 
 /* Start a report on fp (csv: writes the header line). */
@@ -83,8 +105,23 @@ void report_init_volume(struct report *r, enum report_format fmt, FILE *fp,
 /* Write out what is left and free; 0 or -1 (errno set). */
 int report_finish(struct report *r);
 
+/*
+ * For a command that writes records among its own bytes (timeline's
+ * jsonl and csv, made on several threads): set up r as report_init_volume
+ * does but write nothing, 0 or ENOMEM; report_header() writes the csv
+ * header line (nothing in other formats) into b; report_clone() gives a
+ * copy of r cells of its own (a thread's), 0 or ENOMEM.  Records are
+ * begun with rec_begin_into(); report_finish() frees.
+ */
+errcode_t report_open(struct report *r, enum report_format fmt, FILE *fp,
+		      const struct rec_schema *schema, const char *volume);
+void report_header(const struct report *r, struct lbuf *b);
+errcode_t report_clone(struct report *copy, const struct report *r);
+
 void rec_begin(struct report *r, const char *kind);
-/* Ends the record and writes it out. */
+/* A record built in b, left there by rec_end() for the caller to write. */
+void rec_begin_into(struct report *r, struct lbuf *b, const char *kind);
+/* Ends the record; writes it out unless it was begun into a buffer. */
 void rec_end(struct report *r);
 
 /* key is ignored for the elements of an array. */

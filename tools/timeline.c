@@ -324,21 +324,6 @@ static int emit_row(struct tl_ctx *c, const struct e4t_row *row)
 	return 0;
 }
 
-/* The first line of a manifest: what it is and where it came from. */
-static void manifest_header(struct out *o, struct e4t_image *img)
-{
-	char uuid[40], now[E4T_ISO_BUFSZ];
-	struct timespec ts;
-
-	uuid_unparse(img->fs->super->s_uuid, uuid);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	e4t_iso8601(ts.tv_sec, 0, 0, 'T', INT32_MIN, now, sizeof(now));
-	lb_puts(&o->lb, "{\"e4time_manifest\":1,\"image\":\"");
-	esc_json(&o->lb, img->name, strlen(img->name));
-	lb_printf(&o->lb, "\",\"uuid\":\"%s\",\"exported\":\"%s\"}\n", uuid,
-		  now);
-}
-
 /* Kept when one of the --field times is shown and in range. */
 static int keep_row(struct tl_ctx *c, const struct e4t_row *row)
 {
@@ -479,7 +464,7 @@ static errcode_t walk_parts(struct tl_ctx *c, struct e4t_tree *tree,
 	struct part_run r = { 0 };
 	errcode_t err;
 	size_t np;
-	int k;
+	int k, made = 0;
 
 	err = e4t_tree_parts(tree, start, spec, part_rows(), &parts);
 	if (err)
@@ -496,6 +481,11 @@ static errcode_t walk_parts(struct tl_ctx *c, struct e4t_tree *tree,
 	for (k = 0; k < n; k++) {
 		w[k] = *c;
 		memset(&w[k].out.lb, 0, sizeof(w[k].out.lb));
+		if (report_clone(&w[k].out.rep, &c->out.rep)) {
+			err = ENOMEM;
+			goto out;
+		}
+		made = k + 1;
 		w[k].out.fp = NULL;
 		w[k].out.img_lock = &img_lock;
 		w[k].tree = tree;
@@ -516,6 +506,8 @@ static errcode_t walk_parts(struct tl_ctx *c, struct e4t_tree *tree,
 			n);
 #endif
 out:
+	for (k = 0; k < made; k++)
+		report_finish(&w[k].out.rep); /* its cells */
 	free(w);
 	free(workers);
 	e4t_tree_parts_free(parts);
@@ -634,8 +626,12 @@ int timeline_run(const struct timeline_args *a)
 		}
 		c.out.flags_on = 1;
 	}
-	if (a->manifest && (!a->volume || a->vol_first))
-		manifest_header(&c.out, img);
+	if (a->manifest && (!a->volume || a->vol_first)) {
+		char uuid[40];
+
+		uuid_unparse(img->fs->super->s_uuid, uuid);
+		manifest_header(&c.out.lb, "image", img->name, uuid);
+	}
 	if ((a->flags & E4T_TREE_DELETED) && a->deleted_names &&
 	    start == EXT2_ROOT_INO) {
 		err = dnames_new(img, &c.dn);
