@@ -601,4 +601,30 @@ test_output_out_of_memory_is_reported() {
 	assertTrue "some runs were cut short ($cut)" "[ $cut -gt 0 ]"
 }
 
+# The csv record writer that cannot be set up (out of memory for its
+# cells) does not exit: no rows, exit 8, one line saying why.
+test_record_writer_out_of_memory_is_reported() {
+	local cmd runs=0
+	if [ "${E4T_TEST_HOOKS:-}" != yes ]; then
+		skip_test "no test hooks (./configure --enable-test-hooks)"
+		return
+	fi
+	local cmds=("timeline -f csv $IMG" "timeline -f csv --threads 2 $IMG"
+		"timeline -f timesketch-csv $IMG" "info -f csv $IMG"
+		"stat -f csv $IMG /a.txt" "anomalies -f csv $IMG"
+		"volumes -f csv $IMG")
+	for cmd in "${cmds[@]}"; do
+		# shellcheck disable=SC2086 # the command's words
+		E4TIME_TEST_REPORT_NOMEM=1 "$E4TIME" $cmd >"$TMP/rnm.out" \
+			2>"$TMP/rnm.err"
+		RC=$?
+		runs=$((runs + 1))
+		assertEquals "$cmd: status" 8 "$RC"
+		assertEquals "$cmd: one line says why: $(cat "$TMP/rnm.err")" 1 \
+			"$(grep -c -e 'out of memory' -e 'Cannot allocate memory' "$TMP/rnm.err")"
+		assertEquals "$cmd: no rows" 0 "$(wc -l <"$TMP/rnm.out")"
+	done
+	assertEquals "runs" ${#cmds[@]} "$runs"
+}
+
 . shunit2

@@ -325,12 +325,27 @@ void esc_hex(struct lbuf *b, const char *s, size_t len)
 	}
 }
 
+/* Does a CSV field need quotes: a comma, a quote, CR or LF in it (all
+ * at or below ','; one pass, most bytes above) */
+static int csv_quoted(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c <= ',' &&
+		    (c == ',' || c == '"' || c == '\n' || c == '\r'))
+			return 1;
+	}
+	return 0;
+}
+
 void esc_csv(struct lbuf *b, const char *s, size_t len)
 {
 	size_t i;
 
-	if (!memchr(s, ',', len) && !memchr(s, '"', len) &&
-	    !memchr(s, '\n', len) && !memchr(s, '\r', len)) {
+	if (!csv_quoted(s, len)) {
 		lb_write(b, s, len);
 		return;
 	}

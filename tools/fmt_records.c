@@ -21,17 +21,20 @@
 
 #include "output.h"
 
-/* The csv columns, in order: those the options add only with them. */
+/* The csv columns, in order: those the options add only with them.
+ * The keys of record_row() are these strings (the writer finds a
+ * column by its key's address first). */
 static void set_columns(struct out *o)
 {
-	static const char *const base[] = { "path",  "ino",   "type",  "mode",
-					    "uid",   "gid",   "size",  "links",
-					    "atime", "mtime", "ctime", "crtime",
-					    "dtime", "status" };
+	static const char *const base[] = { "path", "ino", "type", "mode",
+					    "uid",  "gid", "size", "links" };
 	size_t n = 0, i;
 
 	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++)
 		o->cols[n++] = base[i];
+	for (i = 0; i < E4T_NFIELDS; i++)
+		o->cols[n++] = e4t_field_name((enum e4t_field)i);
+	o->cols[n++] = "status";
 	if (o->hash)
 		o->cols[n++] = e4t_hash_name(o->hash);
 	if (o->name_sources)
@@ -58,7 +61,7 @@ static void rec_open(struct out *o, enum report_format fmt)
 {
 	set_columns(o);
 	if (report_open(&o->rep, fmt, o->fp, &o->schema, o->volume)) {
-		o->lb.failed = 1; /* no rows: the run ends out of memory */
+		lb_fail(&o->lb); /* no rows: the run ends out of memory */
 		return;
 	}
 	if (!o->no_header)
@@ -100,13 +103,13 @@ static void record_row(struct out *o, const struct e4t_row *row)
 		rec_cstr(r, e4t_hash_name(o->hash), o->hash_hex);
 	if (in->flags & E4T_INO_CSUM_BAD)
 		rec_bool(r, "inode_csum_bad", 1);
-	if (enc || r->fmt == RF_CSV) /* fscrypt: no-key names below */
+	if (enc || (r->fmt == RF_CSV && o->encrypted_col)) /* fscrypt */
 		rec_bool(r, "encrypted", enc);
 	if (row->name_source)
 		rec_cstr(r, "name_source", row->name_source);
 	if (row->journal)
 		rec_journal(r, row);
-	else if (r->fmt == RF_CSV) /* the other rows say where they are */
+	else if (r->fmt == RF_CSV && o->journal_rows) /* the others say */
 		rec_cstr(r, "source", "disk");
 	if (o->generations && (in->flags & E4T_INO_GEN))
 		rec_u64(r, "generation", in->generation);

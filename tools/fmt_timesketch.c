@@ -54,7 +54,7 @@ static void ts_open(struct out *o, enum report_format fmt)
 	set_columns(o);
 	/* no volume of the writer's own: the event says it after the path */
 	if (report_open(&o->rep, fmt, o->fp, &o->schema, NULL)) {
-		o->lb.failed = 1; /* no rows: the run ends out of memory */
+		lb_fail(&o->lb); /* no rows: the run ends out of memory */
 		return;
 	}
 	if (!o->no_header)

@@ -34,13 +34,18 @@ static int fail_now(void)
 #endif
 }
 
+void lb_fail(struct lbuf *b)
+{
+	b->failed = 1;
+	__atomic_store_n(&lost_output, 1, __ATOMIC_RELAXED);
+}
+
 int lb_grow(struct lbuf *b, size_t n)
 {
 	if (!b->failed && !fail_now() &&
 	    !e4t_grow(&b->p, &b->cap, b->len + n, 1, 4096))
 		return 0;
-	b->failed = 1;
-	__atomic_store_n(&lost_output, 1, __ATOMIC_RELAXED);
+	lb_fail(b);
 	return -1;
 }
 

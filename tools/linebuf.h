@@ -24,6 +24,9 @@ struct lbuf {
 	int failed;
 };
 
+/* b fails: out of memory for what it is the output of (lb_grow's, or
+ * its writer's set-up). */
+void lb_fail(struct lbuf *b);
 /* Make room for n more bytes: 0, or -1 when out of memory (b failed). */
 int lb_grow(struct lbuf *b, size_t n);
 /* Did a buffer fail in this run? */

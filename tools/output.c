@@ -208,8 +208,7 @@ void manifest_header(struct lbuf *b, const char *key, const char *name,
 void rec_journal(struct report *r, const struct e4t_row *row)
 {
 	const struct e4t_row_journal *j = row->journal;
-	struct e4t_ts commit = { .sec = j->commit_sec,
-				 .nsec = j->commit_nsec };
+	struct e4t_ts commit = { .sec = j->commit_sec, .nsec = j->commit_nsec };
 
 	rec_cstr(r, "source", row_source(j));
 	rec_u64(r, "tid", j->tid);

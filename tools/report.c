@@ -50,39 +50,48 @@ enum report_format report_format_parse(const char *arg, unsigned allowed,
 /* csv: what the values at a level do */
 enum { M_COLS, M_ARRAY, M_OBJS, M_IGNORE };
 
+/* The column of key, looked for from the one after the last found (a
+ * record's keys mostly come in the columns' order): by the key's
+ * address (the schema's own strings), then by its name. */
 static int column(struct report *r, const char *key)
 {
-	unsigned h;
-	int c = -1;
-	size_t i;
+	const char *const *cols = r->schema->cols;
+	size_t n = r->ncols, i, k;
 
 	if (!key)
 		return -1;
-	h = (unsigned)(((uintptr_t)key >> 3) % REC_KEY_CACHE);
-	if (r->cache[h].name[0] && !strcmp(r->cache[h].name, key))
-		return r->cache[h].col;
-	for (i = 0; i < r->ncols; i++)
-		if (!strcmp(r->schema->cols[i], key)) {
-			c = (int)i;
-			break;
-		}
-	if (strlen(key) < sizeof(r->cache[h].name)) {
-		strcpy(r->cache[h].name, key);
-		r->cache[h].col = c;
-	}
-	return c;
+	for (k = 0, i = r->hint; k < n; k++, i = i + 1 < n ? i + 1 : 0)
+		if (cols[i] == key)
+			goto found;
+	for (k = 0, i = r->hint; k < n; k++, i = i + 1 < n ? i + 1 : 0)
+		if (!strcmp(cols[i], key))
+			goto found;
+	return -1;
+found:
+	r->hint = i + 1 < n ? i + 1 : 0;
+	return (int)i;
 }
 
 static errcode_t alloc_cells(struct report *r)
 {
-	r->cells = calloc(r->ncols ? r->ncols : 1, sizeof(*r->cells));
-	r->text = calloc(r->ncols ? r->ncols : 1, 1);
-	if (r->cells && r->text)
+	size_t n = r->ncols ? r->ncols : 1;
+
+#ifdef E4T_TEST_HOOKS
+	/* test hook (test_cli): the csv writer cannot be set up */
+	if (getenv("E4TIME_TEST_REPORT_NOMEM"))
+		return ENOMEM;
+#endif
+	r->cells = calloc(n, sizeof(*r->cells));
+	r->text = calloc(n, 1);
+	r->early = calloc(n, 1);
+	if (r->cells && r->text && r->early)
 		return 0;
 	free(r->cells);
 	free(r->text);
+	free(r->early);
 	r->cells = NULL;
 	r->text = NULL;
+	r->early = NULL;
 	return ENOMEM;
 }
 
@@ -129,6 +138,7 @@ errcode_t report_clone(struct report *copy, const struct report *r)
 	copy->out = &copy->lb;
 	copy->cells = NULL;
 	copy->text = NULL;
+	copy->early = NULL;
 	return r->cells ? alloc_cells(copy) : 0;
 }
 
@@ -142,11 +152,11 @@ void report_init_volume(struct report *r, enum report_format fmt, FILE *fp,
 			const struct rec_schema *schema, const char *volume,
 			int header)
 {
-	if (report_open(r, fmt, fp, schema, volume)) {
-		fprintf(stderr, "%s: out of memory\n", progname);
-		exit(EXIT_INTERNAL);
-	}
-	if (header)
+	/* out of memory: no rows (no cells), and the output fails at the
+	 * end (finish_stdout says so): no exit from here */
+	if (report_open(r, fmt, fp, schema, volume))
+		lb_fail(&r->lb);
+	else if (header)
 		report_header(r, &r->lb);
 }
 
@@ -159,9 +169,11 @@ int report_finish(struct report *r)
 		lb_free(&r->cells[i]);
 	free(r->cells);
 	free(r->text);
+	free(r->early);
 	lb_free(&r->lb);
 	r->cells = NULL;
 	r->text = NULL;
+	r->early = NULL;
 	r->ncols = 0;
 	return rc;
 }
@@ -200,13 +212,55 @@ void rec_begin_into(struct report *r, struct lbuf *b, const char *kind)
 	}
 	if (is_labels(r))
 		return;
-	r->mode[0] = (kind && r->schema->row && !strcmp(kind, r->schema->row))
+	r->mode[0] = (kind && r->schema->row && r->cells &&
+		      !strcmp(kind, r->schema->row))
 			     ? M_COLS
 			     : M_IGNORE;
+	if (r->mode[0] != M_COLS)
+		return;
 	for (i = 0; i < r->ncols; i++) {
 		r->cells[i].len = 0;
 		r->text[i] = 0;
+		r->early[i] = 0;
 	}
+	r->next = 0;
+	r->streamed = 0;
+	r->hint = 0;
+	if (r->volume) {
+		esc_csv(b, r->volume, strlen(r->volume));
+		lb_putc(b, ',');
+	}
+}
+
+/* csv: column c from its cell */
+static void put_cell(struct report *r, size_t c)
+{
+	const struct lbuf *cell = &r->cells[c];
+
+	if (c)
+		lb_putc(r->out, ',');
+	if (r->text[c])
+		esc_csv(r->out, cell->p ? cell->p : "", cell->len);
+	else if (cell->len)
+		lb_write(r->out, cell->p, cell->len);
+}
+
+/* csv: the columns whose values came early, from next on */
+static void drain(struct report *r)
+{
+	for (; r->next < r->ncols && r->early[r->next]; r->next++)
+		put_cell(r, r->next);
+}
+
+/* csv: the value written in its turn is done: those that came early
+ * for the columns after follow it */
+static void settle(struct report *r)
+{
+	if (!r->streamed)
+		return;
+	r->streamed = 0;
+	r->next++;
+	drain(r);
 }
 
 void rec_end(struct report *r)
@@ -220,20 +274,9 @@ void rec_end(struct report *r)
 		if (!r->first[0])
 			lb_putc(b, '\n');
 	} else if (r->mode[0] == M_COLS) {
-		if (r->volume) {
-			esc_csv(b, r->volume, strlen(r->volume));
-			lb_putc(b, ',');
-		}
-		for (i = 0; i < r->ncols; i++) {
-			const struct lbuf *c = &r->cells[i];
-
-			if (i)
-				lb_putc(b, ',');
-			if (r->text[i])
-				esc_csv(b, c->p ? c->p : "", c->len);
-			else if (c->len)
-				lb_write(b, c->p, c->len);
-		}
+		settle(r);
+		for (i = r->next; i < r->ncols; i++)
+			put_cell(r, i);
 		lb_puts(b, r->eol);
 	}
 	if (b == &r->lb)
@@ -262,10 +305,18 @@ static struct lbuf *csv_cell(struct report *r, const char *key)
 
 	switch (r->mode[d]) {
 	case M_COLS:
+		settle(r);
 		c = column(r, key);
-		if (c < 0)
-			return NULL;
+		if (c < 0 || (size_t)c < r->next)
+			return NULL; /* none, or written: the first stands */
+		if ((size_t)c == r->next) { /* its turn: straight to the row */
+			if (c)
+				lb_putc(r->out, ',');
+			r->streamed = 1;
+			return r->out;
+		}
 		r->cur = c;
+		r->early[c] = 1;
 		r->text[c] = 0;
 		r->cells[c].len = 0;
 		return &r->cells[c];
@@ -309,7 +360,11 @@ void rec_str(struct report *r, const char *key, const char *s, size_t len)
 		esc_text(b, s, len);
 		return;
 	}
-	if (!is_json(r)) {
+	if (!is_json(r) && b == r->out) { /* csv, in its turn */
+		esc_csv(b, s, len);
+		return;
+	}
+	if (!is_json(r)) { /* csv, in a cell */
 		lb_write(b, s, len);
 		r->text[r->cur] = 1;
 		return;
@@ -459,12 +514,15 @@ static void open_level(struct report *r, const char *key, int arr)
 		json_key(r, key);
 		lb_putc(r->out, arr ? '[' : '{');
 	} else if (r->mode[d] == M_COLS) {
+		settle(r);
 		if (!arr) {
 			m = M_COLS; /* flattened */
-		} else if ((c = column(r, key)) >= 0) {
+		} else if ((c = column(r, key)) >= 0 &&
+			   (size_t)c >= r->next) { /* in its cell */
 			m = arr == 1 ? M_ARRAY : M_OBJS;
 			r->col[d + 1] = c;
 			r->count[d + 1] = 0;
+			r->early[c] = 1;
 			r->text[c] = 0;
 			r->cells[c].len = 0;
 		}
@@ -485,6 +543,8 @@ static void close_level(struct report *r)
 		lb_putc(r->out, r->is_arr[d] ? ']' : '}');
 	else if (r->mode[d] == M_OBJS)
 		lb_u64(&r->cells[r->col[d]], r->count[d]);
+	if (r->mode[d] == M_ARRAY || r->mode[d] == M_OBJS)
+		drain(r); /* its column's turn may have come */
 	if (d > 0)
 		r->depth = d - 1;
 }

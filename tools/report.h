@@ -58,8 +58,7 @@ struct rec_schema {
 	int csv_bool_words;
 };
 
-#define REC_MAXDEPTH  8
-#define REC_KEY_CACHE 32
+#define REC_MAXDEPTH 8
 
 struct report {
 	FILE *fp;
@@ -80,20 +79,22 @@ struct report {
 	size_t count[REC_MAXDEPTH];	  /* csv: an array's elements */
 	size_t ncols;
 	struct lbuf *cells; /* csv: one per column, raw bytes */
-	/* csv: the cell holds a string (rec_str): quoted if it needs to
-	 * be; numbers, times and booleans never need it */
-	unsigned char *text;
-	int cur; /* csv: the column of the value being written */
-	/* csv: the column of a key (-1: none), found by the key's address
-	 * and checked by its name (a key may be built in a buffer used
-	 * again for another) */
-	struct {
-		char name[24];
-		int col;
-	} cache[REC_KEY_CACHE];
+	/* csv: a row is written column by column as its values come; a
+	 * value that comes before its column's turn waits in its cell
+	 * (early), written when the turn comes.  The first value of a
+	 * column stands.  text: the cell holds a string (rec_str), quoted
+	 * if it needs to be; numbers, times and booleans never need it */
+	unsigned char *text, *early;
+	size_t next;  /* csv: the column whose turn it is */
+	int streamed; /* csv: the value being written is next's */
+	int cur;      /* csv: the cell of the value being written */
+	size_t hint;  /* csv: where to look for the next key's column */
 };
 
-/* Start a report on fp (csv: writes the header line). */
+/* Start a report on fp (csv: writes the header line).  Out of memory
+ * (csv's cells), r's buffer fails (lb_fail): its records are left out,
+ * report_finish returns -1 and the run ends saying the output was cut
+ * short (finish_stdout); it does not exit. */
 void report_init(struct report *r, enum report_format fmt, FILE *fp,
 		 const struct rec_schema *schema);
 /* The same for the records of one volume of --volume all: each record
