@@ -212,20 +212,29 @@ static struct dbefore *before_of(const struct dnames *d, ext2_ino_t ino)
 	return i < d->nbefore && d->before[i].ino == ino ? &d->before[i] : NULL;
 }
 
+struct e4t_journal *dnames_journal(struct e4t_image *img)
+{
+	struct e4t_journal *j;
+
+	if (e4t_journal_open(img, NULL, &j))
+		return NULL;
+	if (e4t_journal_load(j, E4T_J_STALE, NULL, NULL)) {
+		e4t_journal_close(j);
+		return NULL;
+	}
+	return j;
+}
+
 /* The journal's names of deleted files under the directories walked. */
 static errcode_t journal_names(struct dnames *d)
 {
-	struct e4t_journal *j = d->shared;
+	struct e4t_journal *j = d->shared ? d->shared : dnames_journal(d->img);
 	ext2_ino_t *inos;
 	errcode_t err;
 	size_t i;
 
-	if (!j && e4t_journal_open(d->img, NULL, &j))
+	if (!j)
 		return 0; /* no journal, or none that can be read */
-	if (!d->shared && e4t_journal_load(j, E4T_J_STALE, NULL, NULL)) {
-		e4t_journal_close(j);
-		return 0;
-	}
 	if (d->ndirs)
 		qsort(d->dirs, d->ndirs, sizeof(*d->dirs), cmp_ddir);
 	inos = malloc((d->ndirs + 1) * sizeof(*inos));

@@ -94,6 +94,9 @@ struct dnames {
 	const struct e4t_journal *pre_j; /* the journal read */
 };
 
+/* The image's journal opened and loaded with its stale transactions,
+ * or NULL (none, or none that can be read: no names from it). */
+struct e4t_journal *dnames_journal(struct e4t_image *img);
 /* The names read ahead through fn, when every directory the walk reached
  * was read: 1; else 0 (nothing done). */
 int dnames_prefetched(struct dnames *d, e4t_jname_fn fn);

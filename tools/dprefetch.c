@@ -77,17 +77,13 @@ errcode_t dnames_prefetch(struct dnames *d, struct e4t_journal *j,
 
 errcode_t dnames_prefetch_own(struct dnames *d, const struct e4t_tree *tree)
 {
-	struct e4t_journal *j = NULL;
+	struct e4t_journal *j = d->shared ? NULL : dnames_journal(d->img);
 	ext2_ino_t *dirs = NULL;
 	size_t ndirs = 0;
 	errcode_t err;
 
-	if (d->shared || e4t_journal_open(d->img, NULL, &j))
+	if (!j)
 		return 0;
-	if (e4t_journal_load(j, E4T_J_STALE, NULL, NULL)) {
-		e4t_journal_close(j);
-		return 0;
-	}
 	d->own = d->shared = j;
 	err = e4t_tree_live_dirs(tree, &dirs, &ndirs);
 	if (!err)

@@ -60,7 +60,7 @@ void jrows_full(struct jrows *jr, uint32_t k, ext2_ino_t ino, struct jfull *f)
 	}
 	/* its page let go in time: counted once for the inodes of a block
 	 * read one after the other (the share's own count: two threads) */
-	blk = off / e4t_journal_info(jr->jt)->blocksize + 1;
+	blk = (off >> jr->jblock_bits) + 1;
 	if (blk != p->last_block) {
 		p->last_block = blk;
 		if (++p->blocks_read % JT_EVERY == 0)
@@ -371,6 +371,8 @@ errcode_t jrows_load_on(struct e4t_image *img, e4t_warn_fn warn, void *priv,
 		jr->jt = j;
 		jr->jmem = e4t_journal_block(j, 0);
 		jr->jmem_len = (uint64_t)ji->maxlen * ji->blocksize;
+		/* a filesystem block size: a power of two */
+		jr->jblock_bits = (unsigned)__builtin_ctz(ji->blocksize);
 		err = e4t_audit_run_flags(img, j, on_copy, jr,
 					  audit_flags | E4T_AUDIT_NO_INODES,
 					  &a);

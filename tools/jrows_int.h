@@ -97,6 +97,7 @@ struct jrows {
 	struct e4t_journal *jt;
 	const uint8_t *jmem;
 	uint64_t jmem_len;
+	unsigned jblock_bits; /* log2 of jt's block size */
 	errcode_t err;
 	struct jname *names; /* by inode number */
 	size_t nnames, names_cap;
