@@ -492,6 +492,81 @@ test_parts_give_identical_output() {
 }
 
 # --threads takes 0 to 64.
+# jsonl and csv are one description of a row written two ways
+# (fmt_records.c): with every option that adds a key or a column, each
+# csv row holds what its jsonl row holds, column by column.
+test_csv_and_jsonl_agree() {
+	local img name images=0
+	for name in ext4-reuse ext4-4k; do
+		img=$(unpack "$name") || {
+			fail "unpack $name"
+			return
+		}
+		run_ro "$img" timeline -f jsonl -d --journal --flags --hash sha256 "$img"
+		cp "$OUT" "$TMP/agree.$name.jsonl"
+		run_ro "$img" timeline -f csv -d --journal --flags --hash sha256 "$img"
+		cp "$OUT" "$TMP/agree.$name.csv"
+		images=$((images + 1))
+	done
+	assertEquals "images" 2 "$images"
+	python3 - "$TMP"/agree.ext4-reuse.jsonl "$TMP"/agree.ext4-reuse.csv \
+		"$TMP"/agree.ext4-4k.jsonl "$TMP"/agree.ext4-4k.csv \
+		>"$TMP/agree.out" 2>&1 <<'PYEOF'
+import csv, json, sys
+
+cols = ("path,ino,type,mode,uid,gid,size,links,atime,mtime,ctime,crtime,"
+        "dtime,status,sha256,name_source,source,tid,commit_time,"
+        "generation,flags").split(",")
+bad = rows = journal = flags = named = hashed = 0
+
+def cell(v):
+    if v is None:
+        return ""
+    if isinstance(v, dict):
+        return v["iso"]
+    if isinstance(v, list):
+        return " ".join(v)
+    return str(v)
+
+args = sys.argv[1:]
+for jpath, cpath in zip(args[0::2], args[1::2]):
+    js = [json.loads(l) for l in open(jpath, encoding="utf-8")]
+    with open(cpath, newline="", encoding="utf-8", errors="replace") as f:
+        r = csv.reader(f)
+        header = next(r)
+        cs = list(r)
+    if header != cols:
+        print("%s: header %s" % (cpath, header))
+        bad += 1
+    if len(js) != len(cs):
+        print("%s: %d jsonl rows, %d csv rows" % (cpath, len(js), len(cs)))
+        bad += 1
+    for j, c in zip(js, cs):
+        rows += 1
+        want = dict(j)
+        want.setdefault("source", "disk")
+        for k, v in zip(cols, c):
+            if k == "path" and "path_hex" in j:
+                continue  # csv keeps the bytes, jsonl U+FFFD
+            if cell(want.get(k)) != v:
+                print("%s: %s: %s: jsonl %r, csv %r" % (cpath, j["path"], k, want.get(k), v))
+                bad += 1
+        journal += "tid" in j
+        flags += bool(j.get("flags"))
+        named += "name_source" in j
+        hashed += bool(j.get("sha256"))
+print("rows %d journal %d flags %d named %d hashed %d bad %d"
+      % (rows, journal, flags, named, hashed, bad))
+PYEOF
+	local last
+	last=$(tail -n 1 "$TMP/agree.out")
+	assertEquals "csv and jsonl agree: $(head -5 "$TMP/agree.out")" 0 \
+		"$(echo "$last" | sed -n 's/.* bad \([0-9]*\)$/\1/p')"
+	# the rows that add keys and columns were there to compare
+	echo "$last" | awk '{ exit !($2 > 100 && $4 > 0 && $6 > 0 && $8 > 0 && $10 > 0) }'
+	assertTrue "rows of every kind compared: $last" $?
+}
+
 test_threads_option_range() {
 	local n
 	for n in 0 1 2 3 64; do
