@@ -57,25 +57,16 @@ static void set_columns(struct out *o)
 	o->schema.csv_bool_words = 1;
 }
 
-static void rec_open(struct out *o, enum report_format fmt)
-{
-	set_columns(o);
-	if (report_open(&o->rep, fmt, o->fp, &o->schema, o->volume)) {
-		lb_fail(&o->lb); /* no rows: the run ends out of memory */
-		return;
-	}
-	if (!o->no_header)
-		report_header(&o->rep, &o->lb);
-}
-
 static void jsonl_begin(struct out *o)
 {
-	rec_open(o, RF_JSONL);
+	set_columns(o);
+	out_records_open(o, RF_JSONL, o->volume);
 }
 
 static void csv_begin(struct out *o)
 {
-	rec_open(o, RF_CSV);
+	set_columns(o);
+	out_records_open(o, RF_CSV, o->volume);
 }
 
 static void record_row(struct out *o, const struct e4t_row *row)
@@ -126,17 +117,12 @@ static void record_row(struct out *o, const struct e4t_row *row)
 	rec_end(r);
 }
 
-static void record_end(struct out *o)
-{
-	report_finish(&o->rep); /* the rows are in o->lb: frees */
-}
-
 const struct formatter fmt_jsonl = {
 	.name = "jsonl",
 	.caps = FMT_FLAGS | FMT_HASH,
 	.begin = jsonl_begin,
 	.row = record_row,
-	.end = record_end,
+	.end = out_records_end,
 };
 
 const struct formatter fmt_csv = {
@@ -144,5 +130,5 @@ const struct formatter fmt_csv = {
 	.caps = FMT_FLAGS | FMT_HASH,
 	.begin = csv_begin,
 	.row = record_row,
-	.end = record_end,
+	.end = out_records_end,
 };

@@ -49,26 +49,17 @@ static void set_columns(struct out *o)
 	o->schema.untyped = 1;
 }
 
-static void ts_open(struct out *o, enum report_format fmt)
-{
-	set_columns(o);
-	/* no volume of the writer's own: the event says it after the path */
-	if (report_open(&o->rep, fmt, o->fp, &o->schema, NULL)) {
-		lb_fail(&o->lb); /* no rows: the run ends out of memory */
-		return;
-	}
-	if (!o->no_header)
-		report_header(&o->rep, &o->lb);
-}
-
+/* no volume of the writer's own: the event says it after the path */
 static void json_begin(struct out *o)
 {
-	ts_open(o, RF_JSONL);
+	set_columns(o);
+	out_records_open(o, RF_JSONL, NULL);
 }
 
 static void csv_begin(struct out *o)
 {
-	ts_open(o, RF_CSV);
+	set_columns(o);
+	out_records_open(o, RF_CSV, NULL);
 }
 
 /* One time of the row.  The path is as the row has it in JSON, where
@@ -151,17 +142,12 @@ static void ts_row(struct out *o, const struct e4t_row *row)
 	lb_free(&hex);
 }
 
-static void ts_end(struct out *o)
-{
-	report_finish(&o->rep); /* the events are in o->lb: frees */
-}
-
 const struct formatter fmt_timesketch = {
 	.name = "timesketch",
 	.caps = FMT_FLAGS | FMT_HASH,
 	.begin = json_begin,
 	.row = ts_row,
-	.end = ts_end,
+	.end = out_records_end,
 };
 
 const struct formatter fmt_timesketch_csv = {
@@ -169,5 +155,5 @@ const struct formatter fmt_timesketch_csv = {
 	.caps = FMT_HASH,
 	.begin = csv_begin,
 	.row = ts_row,
-	.end = ts_end,
+	.end = out_records_end,
 };

@@ -205,6 +205,21 @@ void manifest_header(struct lbuf *b, const char *key, const char *name,
 	rec_end(&r);
 }
 
+void out_records_open(struct out *o, enum report_format fmt, const char *volume)
+{
+	if (report_open(&o->rep, fmt, o->fp, &o->schema, volume)) {
+		lb_fail(&o->lb); /* no rows: the run ends out of memory */
+		return;
+	}
+	if (!o->no_header)
+		report_header(&o->rep, &o->lb);
+}
+
+void out_records_end(struct out *o)
+{
+	report_finish(&o->rep); /* the rows are in o->lb: frees */
+}
+
 void rec_journal(struct report *r, const struct e4t_row *row)
 {
 	const struct e4t_row_journal *j = row->journal;

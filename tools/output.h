@@ -111,6 +111,14 @@ void journal_suffix(struct lbuf *b, const struct e4t_row *row);
  * --journal), "journal-predelete" (a deleted inode as the journal last
  * held it before the deletion, --deleted) */
 const char *row_source(const struct e4t_row_journal *j);
+/* The record formats (fmt_records.c, fmt_timesketch.c): the record
+ * writer set up on o->schema (the csv columns the format set), with
+ * volume as its first key or column (or NULL), and the csv header
+ * unless no_header; out of memory, o's buffer fails (no rows, the run
+ * ends saying so).  out_records_end frees it: its `end`. */
+void out_records_open(struct out *o, enum report_format fmt,
+		      const char *volume);
+void out_records_end(struct out *o);
 /* timeline --journal and --deleted: the "source", "tid" and
  * "commit_time" (null when unknown) of a row with a journal transaction
  * (a state's; a name's from the journal): not for the others */
