@@ -651,6 +651,63 @@ test_directory_block_maps() {
 		"[ $(awk '/pread64/ { print $4 }' "$TMP/maps.st") -lt $(awk '/pread64/ { print $4 }' "$TMP/maps.slow.st") ]"
 }
 
+# --threads 1 reads each directory as the walk reaches it, holding no
+# stream of every name (E4T_TREE_WALK_READS): the same rows, status and
+# warnings as two threads (the order of a directory's warnings aside),
+# deep trees and long names included; a directory the walk never reaches
+# (its name unlinked, its inode still in use) is still read, and its bad
+# block still told.
+test_one_thread_reads_directories_as_it_walks() {
+	local src="$TMP/wr-src" img="$TMP/wr.img" blk ino i d rc1 runs=0
+	mkdir -p "$src/names" "$src/away/inner"
+	d=$src/deep
+	for i in $(seq 1 60); do
+		d=$d/level$i
+	done
+	mkdir -p "$d"
+	touch "$d/bottom"
+	(cd "$src/names" &&
+		seq -f 'a-long-name-of-sixty-bytes-or-so-to-take-many-blocks-%06g' \
+			1 400 | xargs touch)
+	touch "$src/away/inner/x" "$src/away/y"
+	mke2fs -q -F -t ext4 -b 1024 -O metadata_csum -d "$src" "$img" 8M \
+		>/dev/null || { fail "mke2fs -d failed"; return; }
+	ino=$(debugfs -R "stat /away" "$img" 2>/dev/null |
+		sed -n 's/^Inode: \([0-9]*\).*/\1/p')
+	blk=$(debugfs -R "blocks /away" "$img" 2>/dev/null | awk '{ print $1 }')
+	# /away's name gone, its inode in use: no walk reaches it
+	debugfs -w -R "unlink /away" "$img" >/dev/null 2>&1
+	# and a byte of its block changed: its checksum no longer verifies
+	printf '\x55' | dd of="$img" bs=1 seek=$((blk * 1024 + 1000)) \
+		conv=notrunc 2>/dev/null
+	# one of /names' blocks too, where the walk reads it
+	blk=$(debugfs -R "blocks /names" "$img" 2>/dev/null | awk '{ print $3 }')
+	printf '\x55' | dd of="$img" bs=1 seek=$((blk * 1024 + 1000)) \
+		conv=notrunc 2>/dev/null
+	for f in jsonl mactime; do
+		run_ro "$img" timeline -f $f --threads 1 "$img"
+		rc1=$RC
+		cp "$OUT" "$TMP/wr.t1.out"
+		sort "$ERR" >"$TMP/wr.t1.err"
+		run_ro "$img" timeline -f $f --threads 2 "$img"
+		runs=$((runs + 1))
+		assertEquals "$f: status" 1 "$rc1"
+		assertEquals "$f: status, two threads" 1 "$RC"
+		assertTrue "$f: the same rows" "cmp -s '$TMP/wr.t1.out' '$OUT'"
+		assertEquals "$f: the same warnings" "$(sort "$ERR")" \
+			"$(cat "$TMP/wr.t1.err")"
+		assertContains "$f: the unreached directory's block" \
+			"$(cat "$TMP/wr.t1.err")" "<$ino>: Directory block checksum"
+		assertContains "$f: the deep file" "$(cat "$TMP/wr.t1.out")" \
+			"/level60/bottom"
+	done
+	assertEquals "runs" 2 "$runs"
+	# 400 names, 60 levels and the bottom file, /, lost+found, names,
+	# deep; the names of the bad block are lost in both runs
+	assertTrue "rows: $(wc -l <"$TMP/wr.t1.out")" \
+		"[ $(wc -l <"$TMP/wr.t1.out") -gt 300 ]"
+}
+
 suite() {
 	local n f
 	for n in $IMGS; do

@@ -58,6 +58,7 @@ struct tl_ctx {
 	int filter;
 	unsigned filter_fields;
 	struct sortrows *sorted; /* --sort: the rows kept until the end */
+	int walk_reads;		 /* E4T_TREE_WALK_READS: one thread walks */
 	/* --flags: the rules and the directories' baselines */
 	struct e4t_rules_ctx rc;
 	struct e4t_copyidx *copies;
@@ -523,6 +524,9 @@ static errcode_t walk_rows(struct tl_ctx *c, struct e4t_tree *tree,
 {
 	int n = c->a->walk_threads;
 
+	if (c->walk_reads) /* the directories read as it goes */
+		return e4t_tree_walk_warn(tree, start, spec, on_row, c,
+					  lib_warn, c->wc);
 	if (!c->dn && !c->jr && !c->pool && !c->sorted && !c->out.flags_on &&
 	    n != 1) {
 		if (!n)
@@ -604,6 +608,19 @@ int timeline_run(const struct timeline_args *a)
 		report(img->name, "journal", err);
 		status = EXIT_INTERNAL;
 		goto out;
+	}
+	/* --threads 1: the walk reads each directory as it reaches it, and
+	 * the names of all are never held at once (a tenth to two fifths
+	 * less memory, as many fewer fresh pages to fault in).  Only when
+	 * asked: a directory's warnings then come in the order of the walk,
+	 * and what --threads 0 prints must not depend on the machine's
+	 * load.  Not for what needs every directory's entries first:
+	 * deleted names, --journal's and --flags' rules, the parent of
+	 * another start. */
+	if (start == EXT2_ROOT_INO && !(topts.flags & E4T_TREE_DELETED) &&
+	    !a->journal && !a->rule_flags && a->walk_threads == 1) {
+		topts.flags |= E4T_TREE_WALK_READS;
+		c.walk_reads = 1;
 	}
 	a->ctx->topts = topts; /* the command's tree, with these options */
 	tree = ctx_tree(a->ctx, &status);

@@ -533,6 +533,14 @@ typedef void (*e4t_progress_fn)(const char *phase, uint64_t done,
 /* keep each inode's i_generation (4 bytes an inode of the filesystem):
  * rows carry it with E4T_INO_DISKGEN */
 #define E4T_TREE_GEN 0x0004
+/* no directory pass: each directory is read when a walk reaches it, so
+ * the entries of all (a stream as large as every name) are never held.
+ * One walk, from / (another start: EINVAL), on the caller's thread;
+ * e4t_tree_parts and e4t_tree_dir_nsec refuse (EINVAL).  A directory's
+ * warnings come when the walk reads it, those of directories it does not
+ * reach at its end (without the flag: all before the walk, in inode
+ * order).  Ignored with E4T_TREE_DELETED. */
+#define E4T_TREE_WALK_READS 0x0008
 
 struct e4t_tree_opts {
 	unsigned flags; /* E4T_TREE_* */

@@ -562,6 +562,7 @@ struct dir_job {
 	struct e4t_image img; /* a copy of t->img, with its own fs handle */
 	size_t first, end;    /* indexes in t->dirs [first, end) */
 	const unsigned char *root; /* t->dirs[first]'s block map, or NULL */
+	char *buf; /* room to read blocks into, or NULL: its own */
 	unsigned char *ents;
 	size_t ents_len, ents_cap;
 	struct warn_buf wb;
@@ -646,7 +647,9 @@ static void *scan_dir_range(void *arg)
 
 	if (!bufblocks)
 		bufblocks = 1;
-	buf = root ? malloc((size_t)bufblocks * j->img.fs->blocksize) : NULL;
+	buf = !root    ? NULL
+	      : j->buf ? j->buf
+		       : malloc((size_t)bufblocks * j->img.fs->blocksize);
 	if (!buf)
 		root = NULL;
 	for (i = j->first; i < j->end && !j->err; i++) {
@@ -680,7 +683,8 @@ static void *scan_dir_range(void *arg)
 			t->cb.progress("directories", d->rec, t->nrecs,
 				       t->cb.priv);
 	}
-	free(buf);
+	if (buf != j->buf)
+		free(buf);
 	return NULL;
 }
 
@@ -768,6 +772,66 @@ static int dir_scan_slow(void)
 #endif
 }
 
+/*
+ * E4T_TREE_WALK_READS: no directory pass.  The walk reads each directory
+ * as it reaches it (tree_read_dir), into a buffer of its depth: the
+ * entries of all directories (a byte stream as large as every name) are
+ * never held at once.  Where each block map starts, for those reads.
+ */
+static errcode_t walk_reads_setup(struct e4t_tree *t)
+{
+	const unsigned char *p = t->roots;
+	size_t i;
+
+	if (!t->roots || t->nroots != t->ndirs || dir_scan_slow())
+		return 0;
+	t->root_at = malloc((t->ndirs ? t->ndirs : 1) * sizeof(*t->root_at));
+	if (!t->root_at)
+		return ENOMEM;
+	for (i = 0; i < t->ndirs; i++) {
+		t->root_at[i] = (size_t)(p - t->roots);
+		p += e4t_dir_root_len(p);
+	}
+	return 0;
+}
+
+errcode_t tree_read_dir(struct e4t_tree *t, size_t dir, unsigned char **ents,
+			size_t *cap, uint32_t *count)
+{
+	struct dir_job j = { .t = t,
+			     .img = *t->img,
+			     .first = dir,
+			     .end = dir + 1,
+			     .ents = *ents,
+			     .ents_cap = *cap };
+
+	if (t->root_at) {
+		if (!t->read_buf)
+			t->read_buf = malloc(DIR_READ);
+		if (!t->read_buf)
+			return ENOMEM;
+		j.root = t->roots + t->root_at[dir];
+		j.buf = t->read_buf;
+	}
+	scan_dir_range(&j);
+	*ents = j.ents;
+	*cap = j.ents_cap;
+	*count = t->dirs[dir].count;
+	return j.err;
+}
+
+void tree_read_done(struct e4t_tree *t)
+{
+	unsigned char *ents = NULL;
+	size_t cap = 0, i;
+	uint32_t n;
+
+	for (i = 0; i < t->ndirs; i++)
+		if (!(t->recs[t->dirs[i].rec].flags & T_EXPANDED))
+			(void)tree_read_dir(t, i, &ents, &cap, &n);
+	free(ents);
+}
+
 static errcode_t scan_dirs(struct e4t_tree *t)
 {
 	struct dir_job jobs[2] = {
@@ -782,6 +846,8 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 	err = list_dirs(t);
 	if (err)
 		return err;
+	if (t->walk_reads)
+		return walk_reads_setup(t);
 	jobs[0].end = t->ndirs;
 	/* the block maps from the inode pass, when they are the dirs' */
 	if (t->roots && t->nroots == t->ndirs && !dir_scan_slow())
@@ -874,8 +940,8 @@ static errcode_t reserve(struct e4t_tree *t)
 	t->recs = recs;
 	t->recs_cap = used;
 	e4t_huge_hint(recs, used * sizeof(*t->recs));
-	if (tree_grow((void **)&t->ents, &t->ents_cap, used * (ENT_HDR + 16),
-		      1))
+	if (!t->walk_reads && tree_grow((void **)&t->ents, &t->ents_cap,
+					used * (ENT_HDR + 16), 1))
 		return ENOMEM;
 	return 0;
 }
@@ -895,6 +961,8 @@ errcode_t e4t_tree_load(struct e4t_image *img, const struct e4t_tree_opts *opts,
 	if (opts)
 		t->cb = *opts;
 	t->flags = t->cb.flags;
+	t->walk_reads = (t->flags & E4T_TREE_WALK_READS) &&
+			!(t->flags & E4T_TREE_DELETED);
 	err = reserve(t);
 	if (!err && (t->flags & E4T_TREE_GEN)) {
 		ext2_filsys fs = img->fs;
@@ -941,6 +1009,8 @@ void e4t_tree_free(struct e4t_tree *t)
 	free(t->ents);
 	free(t->ents2);
 	free(t->roots);
+	free(t->root_at);
+	free(t->read_buf);
 	free(t->dtimes);
 	free(t->gens);
 	free(t->lost);
@@ -1004,6 +1074,8 @@ errcode_t e4t_tree_dir_nsec(const struct e4t_tree *t, struct e4t_dir_nsec **ret,
 
 	*ret = NULL;
 	*n = 0;
+	if (t->walk_reads) /* no entries held */
+		return EINVAL;
 	/* records are in inode order: so is the result */
 	for (i = 0; i < t->ndirs; i++) {
 		const struct dir *d = &t->dirs[i];

@@ -86,6 +86,12 @@ struct e4t_tree {
 	 * order as dirs: from the inode pass to the directory pass */
 	unsigned char *roots;
 	size_t roots_len, nroots;
+	/* E4T_TREE_WALK_READS: no entries held; the walk reads each
+	 * directory as it reaches it (tree_read_dir); root_at[i] is where
+	 * dirs[i]'s block map starts in roots (NULL: none) */
+	int walk_reads;
+	size_t *root_at;
+	char *read_buf;	      /* a directory's blocks as they are read */
 	struct dtime *dtimes; /* sorted by inode */
 	size_t ndtimes;
 	uint32_t *gens; /* E4T_TREE_GEN: i_generation by inode number */
@@ -113,6 +119,14 @@ static inline struct irec *tree_find(const struct e4t_tree *t, ext2_ino_t ino)
 	return &t->recs[t->rank[w] +
 			(size_t)__builtin_popcountll(t->kept[w] & (bit - 1))];
 }
+
+/* E4T_TREE_WALK_READS: read dirs[dir]'s entries into *ents (grown as
+ * needed, *cap bytes), *count of them; its warnings told now. */
+errcode_t tree_read_dir(struct e4t_tree *t, size_t dir, unsigned char **ents,
+			size_t *cap, uint32_t *count);
+/* After such a walk: read the directories it did not reach, for their
+ * warnings (as the directory pass would have told them). */
+void tree_read_done(struct e4t_tree *t);
 
 /* The first entry of directory d. */
 static inline const unsigned char *tree_ents_of(const struct e4t_tree *t,

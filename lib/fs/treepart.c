@@ -294,6 +294,8 @@ errcode_t e4t_tree_parts(struct e4t_tree *t, ext2_ino_t start,
 	errcode_t err;
 
 	*ret = NULL;
+	if (t->walk_reads) /* no entries held to cut */
+		return EINVAL;
 	if (!r || r->status != E4T_LIVE)
 		return E4T_ERR_NOT_IN_USE;
 	/* "/a/b/" names its rows "/a/b/c", as "/a/b" does (the walk) */

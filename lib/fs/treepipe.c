@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "e4time.h"
+#include "fs/tree_int.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -297,7 +298,8 @@ errcode_t e4t_tree_walk_threaded(struct e4t_tree *tree, ext2_ino_t start,
 	errcode_t err;
 	unsigned i;
 
-	if (!want_thread(threads))
+	/* a tree that reads its directories as it walks: on this thread */
+	if (!want_thread(threads) || tree->walk_reads)
 		return e4t_tree_walk_warn(tree, start, start_path, fn, priv,
 					  warn, wpriv);
 	if (posix_memalign((void **)&p, 64, sizeof(*p)))

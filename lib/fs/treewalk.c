@@ -50,6 +50,15 @@ struct walker {
 	 * other parts' (stop) */
 	const struct e4t_tree_parts *plan;
 	const unsigned char *stop;
+	/* E4T_TREE_WALK_READS: the entries of the directory at each depth,
+	 * read as the walk reaches it */
+	struct depth_ents *ents;
+	size_t ents_cap;
+};
+
+struct depth_ents {
+	unsigned char *p;
+	size_t cap;
 };
 
 static errcode_t path_set(struct walker *w, size_t keep, const char *name,
@@ -176,12 +185,44 @@ static errcode_t push_at(struct walker *w, struct irec *dir,
 	return 0;
 }
 
+/* dirs[di]'s entries read into the buffer of the walk's next depth. */
+static errcode_t read_entries(struct walker *w, size_t di,
+			      const unsigned char **first, uint32_t *count)
+{
+	size_t had = w->ents_cap;
+	struct depth_ents *b;
+	errcode_t err;
+
+	err = tree_grow((void **)&w->ents, &w->ents_cap, w->depth + 1,
+			sizeof(*w->ents));
+	if (err)
+		return err;
+	if (w->ents_cap > had)
+		memset(w->ents + had, 0,
+		       (w->ents_cap - had) * sizeof(*w->ents));
+	b = &w->ents[w->depth];
+	err = tree_read_dir(w->t, di, &b->p, &b->cap, count);
+	*first = b->p;
+	return err;
+}
+
 static errcode_t push(struct walker *w, struct irec *dir)
 {
 	const struct dir *d = tree_dir_of(w->t, (size_t)(dir - w->t->recs));
+	const unsigned char *first = NULL;
+	uint32_t count = 0;
 
-	return push_at(w, dir, d ? tree_ents_of(w->t, d) : NULL,
-		       d ? d->count : 0);
+	if (d && w->t->walk_reads) {
+		errcode_t err = read_entries(w, (size_t)(d - w->t->dirs),
+					     &first, &count);
+
+		if (err)
+			return err;
+	} else if (d) {
+		first = tree_ents_of(w->t, d);
+		count = d->count;
+	}
+	return push_at(w, dir, first, count);
 }
 
 /* Whether the name at entry e walks directory child: in a walk, the
@@ -352,6 +393,8 @@ errcode_t e4t_tree_walk_warn(struct e4t_tree *t, ext2_ino_t start,
 	size_t len = strlen(start_path);
 	errcode_t err;
 
+	if (t->walk_reads && start != EXT2_ROOT_INO)
+		return EINVAL; /* the start's parent is an entry not held */
 	if (!r || r->status != E4T_LIVE)
 		return E4T_ERR_NOT_IN_USE;
 	if (start != EXT2_ROOT_INO)
@@ -364,6 +407,14 @@ errcode_t e4t_tree_walk_warn(struct e4t_tree *t, ext2_ino_t start,
 		err = walk(&w, r);
 	if (!err && (t->flags & E4T_TREE_DELETED) && start == EXT2_ROOT_INO)
 		err = emit_rest(&w, 0, t->nrecs);
+	if (t->walk_reads) {
+		size_t i;
+
+		tree_read_done(t);
+		for (i = 0; i < w.ents_cap; i++)
+			free(w.ents[i].p);
+		free(w.ents);
+	}
 	free(w.stack);
 	free(w.path);
 	return err;
