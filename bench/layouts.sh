@@ -175,8 +175,17 @@ for name in $LAYOUTS; do
         log "$name: round $i/$RUNS (load $(load1))"
         run "$OUT/$name.e4.runs" "$E4TIME" timeline --format mactime "$img"
         [ "$i" -gt "$fruns" ] || run "$OUT/$name.fls.runs" timeout "$FLS_TIMEOUT" fls -r -m / "$img"
-        run "$OUT/$name.e4t1.runs" "$E4TIME" timeline --threads 1 --format mactime "$img"
-        run "$OUT/$name.floor.runs" "$FLOOR" "$img"
+        # one thread and the floor take turns to come first: the first
+        # after fls starts on memory the host has taken back meanwhile
+        # (a VM's free page reporting), the second on what the first
+        # has just freed
+        if ((i % 2)); then
+            run "$OUT/$name.e4t1.runs" "$E4TIME" timeline --threads 1 --format mactime "$img"
+            run "$OUT/$name.floor.runs" "$FLOOR" "$img"
+        else
+            run "$OUT/$name.floor.runs" "$FLOOR" "$img"
+            run "$OUT/$name.e4t1.runs" "$E4TIME" timeline --threads 1 --format mactime "$img"
+        fi
         run "$OUT/$name.e4t2.runs" "$E4TIME" timeline --threads 2 --format mactime "$img"
         if [ -n "$OLD" ]; then
             run "$OUT/$name.old.runs" "$OLD" timeline --format mactime "$img"
@@ -199,7 +208,7 @@ bpi() { awk -v k="$1" -v n="$2" 'BEGIN { printf "%.1f", k * 1024 / n }'; }
     echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ); load average at start $LOAD0, at end $LOAD1"
     echo "- machine: $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM; kernel $(uname -r); $(mke2fs -V 2>&1 | head -n 1); TSK $(fls -V 2>&1 | head -n 1)"
     echo "- e4time: binary sha256 $E4_SUM, tree at commit $E4_COMMIT$E4_DIRTY$([ -z "$OLD" ] || echo "; old: $E4TIME_OLD, sha256 $OLD_SUM")"
-    echo "- runs: $RUNS rounds per layout after one untimed warm-up of each, alternating e4time (default threads), fls (after one warm-up, in the first $FLS_RUNS rounds; timeout $FLS_TIMEOUT s: a run with rc 124 timed out, and a warm-up that timed out is the only fls run), e4time --threads 1, the floor, e4time --threads 2$([ -z "$OLD" ] || echo ", the old e4time (default, 1 and 2 threads)"); medians and 90th percentiles (nearest rank) of every run, none dropped for a slow stretch; wall s / CPU s (user + system); the 1-min load average at each layout's start and end in the second table"
+    echo "- runs: $RUNS rounds per layout after one untimed warm-up of each, alternating e4time (default threads), fls (after one warm-up, in the first $FLS_RUNS rounds; timeout $FLS_TIMEOUT s: a run with rc 124 timed out, and a warm-up that timed out is the only fls run), e4time --threads 1 and the floor (taking turns to come first), e4time --threads 2$([ -z "$OLD" ] || echo ", the old e4time (default, 1 and 2 threads)"); medians and 90th percentiles (nearest rank) of every run, none dropped for a slow stretch; wall s / CPU s (user + system); the 1-min load average at each layout's start and end in the second table"
     echo "- images: written by the kernel through a loop mount (\`mount -o loop,noinit_itable\`) by \`bench/mkfiles.c\` (mkdir, open O_CREAT, write, close), then sync, umount, \`e2fsck -fn\` clean; sparse, in \`$LDIR\`"
     echo "- floor: \`bench/layouts-floor.c\`: pread of the inode tables' used parts and of every directory block, one bodyfile line formatted per name (no checksums, no escaping)"
     echo
