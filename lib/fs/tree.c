@@ -772,6 +772,12 @@ static int dir_scan_slow(void)
 #endif
 }
 
+/* Whether the block maps from the inode pass are the directories'. */
+static int roots_usable(const struct e4t_tree *t)
+{
+	return t->roots && t->nroots == t->ndirs && !dir_scan_slow();
+}
+
 /*
  * E4T_TREE_WALK_READS: no directory pass.  The walk reads each directory
  * as it reaches it (tree_read_dir), into a buffer of its depth: the
@@ -783,7 +789,7 @@ static errcode_t walk_reads_setup(struct e4t_tree *t)
 	const unsigned char *p = t->roots;
 	size_t i;
 
-	if (!t->roots || t->nroots != t->ndirs || dir_scan_slow())
+	if (!roots_usable(t))
 		return 0;
 	t->root_at = malloc((t->ndirs ? t->ndirs : 1) * sizeof(*t->root_at));
 	if (!t->root_at)
@@ -849,8 +855,7 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 	if (t->walk_reads)
 		return walk_reads_setup(t);
 	jobs[0].end = t->ndirs;
-	/* the block maps from the inode pass, when they are the dirs' */
-	if (t->roots && t->nroots == t->ndirs && !dir_scan_slow())
+	if (roots_usable(t))
 		jobs[0].root = t->roots;
 	mid = dir_split_point(t);
 	/* The first job fills the stream reserve() sized. */
