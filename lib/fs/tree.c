@@ -5,8 +5,9 @@
  * directory's blocks.  Paths are never looked up one by one; the walk
  * builds them depth first in a single buffer.
  *
- * Memory: one compact record per kept inode (64 bytes, a cache line; the
- * dtime of deleted and orphan inodes, 8 bytes, aside), one entry per
+ * Memory: one compact record per kept inode (48 bytes; what repeats from
+ * inode to inode, once in a table, iattr.c; the dtime of deleted and
+ * orphan inodes, 8 bytes, aside), one entry per
  * directory entry (6 bytes plus the name, in one byte stream) and one
  * 16-byte index per live directory; while the directories are read, a
  * block map of at most 53 bytes (mostly 17) per directory, packed during
@@ -54,19 +55,20 @@ void tree_expand(const struct e4t_tree *t, const struct irec *r,
 		 struct e4t_inode *info)
 {
 	unsigned inode_size = t->img->inode_size;
+	const struct iattr *a = rec_attr(t, r);
 
 	memset(info, 0, sizeof(*info));
 	info->ino = r->ino;
 	info->mode = r->mode;
-	info->links = r->links;
-	info->uid = r->uid;
-	info->gid = r->gid;
-	info->size = r->size;
-	info->iflags = r->iflags;
+	info->links = a->links;
+	info->uid = a->uid;
+	info->gid = a->gid;
+	info->size = (uint64_t)a->size_hi << 32 | r->size_lo;
+	info->iflags = a->iflags;
 	info->inode_size = (uint16_t)inode_size;
-	info->extra_isize = r->extra_isize;
+	info->extra_isize = a->extra_isize;
 	info->flags = r->flags & T_INO_MASK;
-	info->present = e4t_inode_present(inode_size, r->extra_isize);
+	info->present = e4t_inode_present(inode_size, a->extra_isize);
 	memcpy(info->raw_base, r->raw_base, sizeof(r->raw_base));
 	if (r->flags & T_DTIME)
 		info->raw_base[E4T_DTIME] = dtime_of(t, r->ino);
@@ -142,6 +144,8 @@ struct scan_job {
 	 */
 	struct irec *recs;
 	size_t nrecs, cap, limit;
+	struct iattr_tab *attrs; /* t->attrs[0] or [1] */
+	uint32_t attr_tag;	 /* 0 or ATTR_JOB1 */
 	int full;
 	int progress;	      /* the job that reports progress */
 	unsigned char *roots; /* its live directories' block maps */
@@ -179,7 +183,9 @@ static errcode_t add_inode(struct scan_job *j, ext2_ino_t ino,
 {
 	struct e4t_tree *t = j->t;
 	struct e4t_inode info;
+	struct iattr a;
 	struct irec *r = new_rec(j);
+	uint32_t pos;
 
 	if (!r)
 		return ENOMEM; /* or full: scan_inodes() looks */
@@ -187,15 +193,20 @@ static errcode_t add_inode(struct scan_job *j, ext2_ino_t ino,
 	e4t_inode_decode_fields(raw, t->img->inode_size, ino, &info);
 	if (e4t_ino_in(t->orphans, t->norphans, ino))
 		info.flags |= E4T_INO_ORPHAN_LIST;
-	memset(r, 0, sizeof(*r));
+	a.uid = info.uid;
+	a.gid = info.gid;
+	a.iflags = info.iflags;
+	a.size_hi = (uint32_t)(info.size >> 32);
+	a.links = info.links;
+	a.extra_isize = info.extra_isize;
+	if (iattr_find(j->attrs, &a, &pos)) {
+		j->nrecs--;
+		return ENOMEM;
+	}
 	r->ino = ino;
+	r->size_lo = (uint32_t)info.size;
+	r->attr = pos | j->attr_tag;
 	r->mode = info.mode;
-	r->links = info.links;
-	r->uid = info.uid;
-	r->gid = info.gid;
-	r->size = info.size;
-	r->iflags = info.iflags;
-	r->extra_isize = info.extra_isize;
 	r->status = (uint8_t)status;
 	if (ino < t->ngens) /* each job its own inodes */
 		t->gens[ino] = info.generation;
@@ -433,10 +444,13 @@ static int scan_two(struct e4t_tree *t, dgrp_t mid, errcode_t *err)
 		  .first = 0,
 		  .end = mid,
 		  .progress = 1,
+		  .attrs = &t->attrs[0],
 		  .wb.buffered = 1 },
 		{ .t = t,
 		  .first = mid,
 		  .end = fs->group_desc_count,
+		  .attrs = &t->attrs[1],
+		  .attr_tag = ATTR_JOB1,
 		  .wb.buffered = 1 },
 	};
 	uint64_t u0 = used_in(fs, 0, mid);
@@ -515,6 +529,10 @@ static int scan_two(struct e4t_tree *t, dgrp_t mid, errcode_t *err)
 	free(jobs[1].dtimes);
 	e4t_held_free(&jobs[0].wb.held);
 	e4t_held_free(&jobs[1].wb.held);
+	if (!ok) { /* the one job starts its table again */
+		iattr_free(&t->attrs[0]);
+		iattr_free(&t->attrs[1]);
+	}
 	return ok ? 0 : -1;
 }
 
@@ -527,12 +545,16 @@ static errcode_t scan_inodes(struct e4t_tree *t)
 		.first = 0,
 		.end = fs->group_desc_count,
 		.progress = 1,
+		.attrs = &t->attrs[0],
 	};
 	dgrp_t mid = split_point(fs, t->cb.threads);
 	errcode_t err = 0;
 
-	if (mid && !scan_two(t, mid, &err))
+	if (mid && !scan_two(t, mid, &err)) {
+		iattr_done(&t->attrs[0]);
+		iattr_done(&t->attrs[1]);
 		return err;
+	}
 	/* One job: it grows the array reserve() sized. */
 	job.recs = t->recs;
 	job.cap = t->recs_cap;
@@ -548,6 +570,7 @@ static errcode_t scan_inodes(struct e4t_tree *t)
 	t->ndtimes = job.ndtimes;
 	t->lost = job.lost;
 	t->nlost = job.nlost;
+	iattr_done(&t->attrs[0]);
 	return job.err;
 }
 
@@ -655,19 +678,20 @@ static void *scan_dir_range(void *arg)
 	for (i = j->first; i < j->end && !j->err; i++) {
 		struct dir *d = &t->dirs[i];
 		const struct irec *r = &t->recs[d->rec];
+		const struct iattr *a = rec_attr(t, r);
 		size_t before = j->ents_len;
 		uint32_t n = 0;
 
 		d->start = before;
-		j->enc = e4t_nokey_setup(j->img.fs, r->iflags, r->size,
+		j->enc = e4t_nokey_setup(j->img.fs, a->iflags, rec_size(t, r),
 					 &j->nokey);
-		if (root && !(r->iflags & EXT4_INLINE_DATA_FL))
+		if (root && !(a->iflags & EXT4_INLINE_DATA_FL))
 			err = e4t_dir_scan_root(&j->img, r->ino, root, buf,
 						bufblocks, add_edge, dir_warn,
 						j);
 		else
 			err = e4t_dir_scan(&j->img, r->ino,
-					   (r->iflags & EXT4_INLINE_DATA_FL) !=
+					   (a->iflags & EXT4_INLINE_DATA_FL) !=
 						   0,
 					   add_edge, dir_warn, j);
 		if (root)
@@ -698,11 +722,11 @@ static size_t dir_split_point(const struct e4t_tree *t)
 	if (t->cb.threads == 1 || (t->cb.threads == 0 && e4t_cpus_free(2) < 2))
 		return 0;
 	for (i = 0; i < t->ndirs; i++)
-		total += t->recs[t->dirs[i].rec].size;
+		total += rec_size(t, &t->recs[t->dirs[i].rec]);
 	if (t->cb.threads == 0 && total < (16U << 20)) /* not worth a thread */
 		return 0;
 	for (i = 0; i < t->ndirs; i++) {
-		sum += t->recs[t->dirs[i].rec].size;
+		sum += rec_size(t, &t->recs[t->dirs[i].rec]);
 		if (sum * 2 >= total)
 			return i + 1 < t->ndirs ? i + 1 : 0;
 	}
@@ -725,7 +749,7 @@ static void size_stream(struct dir_job *j)
 	void *p;
 
 	for (i = j->first; i < j->end && bytes < bound; i++)
-		bytes += t->recs[t->dirs[i].rec].size;
+		bytes += rec_size(t, &t->recs[t->dirs[i].rec]);
 	if (bytes > bound)
 		bytes = bound;
 	if (bytes <= j->ents_cap || bytes > SIZE_MAX) {
@@ -938,8 +962,9 @@ static errcode_t reserve(struct e4t_tree *t)
 	if (sb->s_free_inodes_count < sb->s_inodes_count)
 		used += sb->s_inodes_count - sb->s_free_inodes_count;
 	/* Reserved, not touched: only what is written takes memory.  The
-	 * records start on a cache line, so each is one line (a larger
-	 * array later, for a superblock that undercounts, may not). */
+	 * records start on a cache line: half of them lie within one
+	 * (a larger array later, for a superblock that undercounts, may
+	 * not start so). */
 	if (posix_memalign(&recs, 64, used * sizeof(*t->recs)))
 		return ENOMEM;
 	t->recs = recs;
@@ -1010,6 +1035,8 @@ void e4t_tree_free(struct e4t_tree *t)
 	if (!t)
 		return;
 	free(t->recs);
+	iattr_free(&t->attrs[0]);
+	iattr_free(&t->attrs[1]);
 	free(t->dirs);
 	free(t->ents);
 	free(t->ents2);
@@ -1107,7 +1134,7 @@ errcode_t e4t_tree_dir_nsec(const struct e4t_tree *t, struct e4t_dir_nsec **ret,
 			c = &t->recs[ci];
 			if (c->status != E4T_LIVE ||
 			    !(e4t_inode_present(t->img->inode_size,
-						c->extra_isize) &
+						rec_attr(t, c)->extra_isize) &
 			      E4T_PRESENT_EXTRA(E4T_MTIME)))
 				continue;
 			dn->entries++;

@@ -8,6 +8,7 @@
 #define E4TIME_FS_TREE_INT_H
 
 #include "e4time.h"
+#include "fs/iattr_int.h"
 
 /* struct irec.flags: E4T_INO_* in the low four bits, then the tree's */
 #define T_INO_MASK 0x0f
@@ -16,26 +17,27 @@
 #define T_DTIME	   0x40 /* i_dtime is not 0: see t->dtimes */
 
 /*
- * An inode as the tree keeps it: 64 bytes, a cache line.  What the
- * inode stores (present) follows from extra_isize; i_dtime, zero but for
- * deleted and orphan inodes, is kept aside.
+ * An inode as the tree keeps it: 48 bytes.  What repeats from inode to
+ * inode (owner, flags, links, i_extra_isize, i_size_high) is in a table,
+ * t->attrs[] (iattr.c): attr is the table (bit 31: the second scan
+ * job's) and the position in it.  What the inode stores (present)
+ * follows from extra_isize; i_dtime, zero but for deleted and orphan
+ * inodes, is kept aside.
  */
 struct irec {
 	uint32_t ino;
+	uint32_t size_lo;
+	uint32_t attr;
 	uint16_t mode;
-	uint16_t links;
-	uint32_t uid;
-	uint32_t gid;
-	uint64_t size;
-	uint32_t iflags;
-	uint16_t extra_isize;
 	uint8_t flags;
 	uint8_t status;
 	uint32_t raw_base[E4T_DTIME]; /* atime, mtime, ctime, crtime */
 	uint32_t raw_extra[E4T_DTIME];
 };
 
-_Static_assert(sizeof(struct irec) == 64, "a record is a cache line");
+_Static_assert(sizeof(struct irec) == 48, "a record is 48 bytes");
+#define ATTR_JOB1 0x80000000U /* attr: in t->attrs[1] */
+
 _Static_assert((E4T_INO_CSUM_BAD | E4T_INO_EXTRA_BAD | E4T_INO_INLINE |
 		E4T_INO_ORPHAN_LIST) <= T_INO_MASK,
 	       "E4T_INO_* fit below the tree's flags");
@@ -75,7 +77,8 @@ struct e4t_tree {
 	unsigned flags;
 	struct irec *recs;
 	size_t nrecs, recs_cap;
-	struct dir *dirs; /* in record (inode) order */
+	struct iattr_tab attrs[2]; /* struct irec.attr: one per scan job */
+	struct dir *dirs;	   /* in record (inode) order */
 	size_t ndirs;
 	unsigned char *ents;
 	size_t ents_len, ents_cap;
@@ -108,6 +111,18 @@ struct e4t_tree {
 	uint32_t *rank;
 	size_t nwords;
 };
+
+/* The fields of r kept in t->attrs. */
+static inline const struct iattr *rec_attr(const struct e4t_tree *t,
+					   const struct irec *r)
+{
+	return &t->attrs[r->attr >> 31].v[r->attr & ~ATTR_JOB1];
+}
+
+static inline uint64_t rec_size(const struct e4t_tree *t, const struct irec *r)
+{
+	return (uint64_t)rec_attr(t, r)->size_hi << 32 | r->size_lo;
+}
 
 static inline struct irec *tree_find(const struct e4t_tree *t, ext2_ino_t ino)
 {

@@ -155,7 +155,7 @@ static inline void prefetch_next(const struct e4t_tree *t, struct frame *f)
 	if (!(e[4] & 1))
 		return;
 	memcpy(&c, e, sizeof(c));
-	__builtin_prefetch(&t->recs[c]); /* 64 bytes, one line */
+	__builtin_prefetch(&t->recs[c]); /* 48 bytes: its first line */
 }
 
 /* Walk dir's count entries from first next: a frame on the stack. */
