@@ -651,6 +651,64 @@ test_directory_block_maps() {
 		"[ $(awk '/pread64/ { print $4 }' "$TMP/maps.st") -lt $(awk '/pread64/ { print $4 }' "$TMP/maps.slow.st") ]"
 }
 
+# The blocks of the next directories are read ahead in one go while they
+# lie close together (e4t_dir_ahead): 300 directories made one after the
+# other by mke2fs -d take a dozen reads, not 300.  With the image cut
+# short inside such a read, that read fails and each directory's run is
+# read as before: the same rows, status and warnings as libext2fs' block
+# iteration (test hook E4TIME_TEST_DIR_SCAN_SLOW), one thread or two.
+test_directories_read_ahead() {
+	local src="$TMP/ra-src" img="$TMP/ra.img" cut="$TMP/ra-cut.img"
+	local i last rc1 runs=0 reads
+	if [ "${E4T_TEST_HOOKS:-}" != yes ]; then
+		skip_test "no test hooks (./configure --enable-test-hooks)"
+		return
+	fi
+	for i in $(seq -w 1 300); do
+		mkdir -p "$src/d$i"
+		touch "$src/d$i/f"
+	done
+	mke2fs -q -F -t ext4 -b 4096 -d "$src" "$img" 32M >/dev/null ||
+		{ fail "mke2fs -d failed"; return; }
+	last=$(debugfs -R "blocks /d300" "$img" 2>/dev/null | awk '{ print $1 }')
+	assertEquals "/d300's block 10 after /d290's" "$last" \
+		"$(($(debugfs -R "blocks /d290" "$img" 2>/dev/null |
+			awk '{ print $1 }') + 10))"
+	cp "$img" "$cut"
+	truncate -s $(((last - 5) * 4096)) "$cut"
+	for i in 1 2; do
+		E4TIME_TEST_DIR_SCAN_SLOW=1 run_ro "$cut" timeline -f jsonl \
+			--threads $i "$cut"
+		rc1=$RC
+		cp "$OUT" "$TMP/ra.slow.out"
+		cp "$ERR" "$TMP/ra.slow.err"
+		run_ro "$cut" timeline -f jsonl --threads $i "$cut"
+		runs=$((runs + 1))
+		assertEquals "$i: status" 1 "$RC"
+		assertEquals "$i: status, libext2fs' iteration" 1 "$rc1"
+		assertEquals "$i: rows (/, lost+found, 300 directories, 294 files)" \
+			596 "$(wc -l <"$OUT")"
+		assertContains "$i: the last directory's block" "$(cat "$ERR")" \
+			"short read (reading block $last)"
+		assertTrue "$i: same rows" "cmp -s '$TMP/ra.slow.out' '$OUT'"
+		assertTrue "$i: same warnings" "cmp -s '$TMP/ra.slow.err' '$ERR'"
+		run_ro "$img" timeline -f jsonl --threads $i "$img"
+		assertEquals "$i: whole image, status" 0 "$RC"
+		assertEquals "$i: whole image, rows" 602 "$(wc -l <"$OUT")"
+	done
+	assertEquals "runs" 2 "$runs"
+	if ! command -v strace >/dev/null; then
+		skip_test "strace missing: reads not counted"
+		return
+	fi
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0" \
+		strace -f -c -e trace=pread64 -o "$TMP/ra.st" \
+		"$E4TIME" timeline --threads 1 "$img" >/dev/null 2>&1
+	reads=$(awk '/pread64/ { print $4 }' "$TMP/ra.st")
+	assertTrue "300 directories in $reads reads (at most 30)" \
+		"[ ${reads:-999} -le 30 ]"
+}
+
 # --threads 1 reads each directory as the walk reaches it, holding no
 # stream of every name (E4T_TREE_WALK_READS): the same rows, status and
 # warnings as two threads (the order of a directory's warnings aside),

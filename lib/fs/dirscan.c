@@ -339,8 +339,68 @@ size_t e4t_dir_root_len(const unsigned char *root)
 				    : 5 + 12 * (size_t)(root[0] & ROOT_COUNT);
 }
 
+/* Run i of block map p: its first block and length. */
+static void root_run(const unsigned char *p, unsigned i, uint64_t *start,
+		     uint16_t *len)
+{
+	const unsigned char *x = p + 5 + (size_t)12 * i;
+
+	*start = 0;
+	memcpy(len, x + 4, 2);
+	memcpy(start, x + 6, 6);
+}
+
+#define AHEAD_GAP (16U << 10) /* bytes read between two runs, unneeded */
+
+void e4t_dir_ahead(struct e4t_image *img, struct e4t_dir_ahead *a,
+		   const unsigned char *root, const unsigned char *end)
+{
+	ext2_filsys fs = img->fs;
+	blk64_t first = fs->super->s_first_data_block;
+	blk64_t count = ext2fs_blocks_count(fs->super);
+	blk64_t gap = AHEAD_GAP / fs->blocksize, s, e;
+	const unsigned char *p;
+	uint64_t start;
+	uint16_t len;
+	int more = 1;
+
+	if (!a->mem || !a->cap || root >= end || root[0] == ROOT_SLOW ||
+	    !(root[0] & ROOT_COUNT))
+		return;
+	root_run(root, 0, &start, &len);
+	if (start >= a->start && start + len <= a->start + a->n)
+		return; /* held */
+	a->n = 0;
+	if (start < first || start >= count || len > a->cap ||
+	    count - start < len)
+		return;
+	s = start;
+	e = start + len;
+	for (p = root; p < end && more; p += e4t_dir_root_len(p)) {
+		unsigned n = p[0] == ROOT_SLOW ? 0 : p[0] & ROOT_COUNT, i;
+
+		for (i = (p == root) ? 1 : 0; i < n && more; i++) {
+			root_run(p, i, &start, &len);
+			if (start >= s && start + len <= e)
+				continue;
+			if (start < e || start - e > gap || start >= count ||
+			    count - start < len || start + len - s > a->cap)
+				more = 0;
+			else
+				e = start + len;
+		}
+	}
+	if (e - s < 2)
+		return; /* one block: read where it is needed */
+	if (io_channel_read_blk64(fs->io, s, (int)(e - s), a->mem))
+		return;
+	a->start = s;
+	a->n = (unsigned)(e - s);
+}
+
 errcode_t e4t_dir_scan_root(struct e4t_image *img, ext2_ino_t dir,
-			    const unsigned char *root, char *buf,
+			    const unsigned char *root,
+			    const struct e4t_dir_ahead *ahead, char *buf,
 			    unsigned bufblocks, e4t_dirent_fn fn,
 			    e4t_warn_fn warn, void *priv)
 {
@@ -374,6 +434,7 @@ errcode_t e4t_dir_scan_root(struct e4t_image *img, ext2_ino_t dir,
 			blk64_t blk = start + j;
 			unsigned k = 0, b;
 			errcode_t err;
+			char *held;
 
 			if (blk < first || blk >= count) {
 				c.nblocks++;
@@ -386,10 +447,19 @@ errcode_t e4t_dir_scan_root(struct e4t_image *img, ext2_ino_t dir,
 			while (j + k < len && k < bufblocks &&
 			       start + j + k < count)
 				k++;
-			err = io_channel_read_blk64(fs->io, blk, (int)k, buf);
+			if (ahead && blk >= ahead->start &&
+			    blk + k <= ahead->start + ahead->n) {
+				held = ahead->mem +
+				       (size_t)(blk - ahead->start) * bs;
+				err = 0;
+			} else {
+				held = buf;
+				err = io_channel_read_blk64(fs->io, blk, (int)k,
+							    buf);
+			}
 			for (b = 0; b < k && !c.stop; b++) {
 				c.nblocks++;
-				c.buf = buf + (size_t)b * bs;
+				c.buf = held + (size_t)b * bs;
 				/* a run that failed: block by block, to name
 				 * the one that cannot be read */
 				if (err) {

@@ -372,8 +372,29 @@ errcode_t e4t_dir_scan(struct e4t_image *img, ext2_ino_t dir, int inline_data,
 size_t e4t_dir_root_pack(const struct ext2_inode_large *raw,
 			 unsigned char *out);
 size_t e4t_dir_root_len(const unsigned char *root);
+
+/*
+ * Reading ahead through a stream of block maps: the blocks of the next
+ * directories, read in one go while each run starts at most 16 KiB after
+ * the one before and all fit in cap blocks (a tree made by cp -a or tar
+ * has most directories' blocks one after the other: one read where there
+ * were four).  e4t_dir_ahead(), before e4t_dir_scan_root(root): unless
+ * root's first run is held already, read the runs of root and of the maps
+ * after it (up to end); a read that fails holds nothing, and the scan
+ * then reads each run itself, as without.
+ */
+struct e4t_dir_ahead {
+	char *mem; /* room for cap blocks */
+	unsigned cap;
+	blk64_t start; /* the blocks held: [start, start + n) */
+	unsigned n;
+};
+void e4t_dir_ahead(struct e4t_image *img, struct e4t_dir_ahead *a,
+		   const unsigned char *root, const unsigned char *end);
+/* ahead: the blocks read ahead (NULL: none). */
 errcode_t e4t_dir_scan_root(struct e4t_image *img, ext2_ino_t dir,
-			    const unsigned char *root, char *buf,
+			    const unsigned char *root,
+			    const struct e4t_dir_ahead *ahead, char *buf,
 			    unsigned bufblocks, e4t_dirent_fn fn,
 			    e4t_warn_fn warn, void *priv);
 

@@ -586,7 +586,9 @@ struct dir_job {
 	struct e4t_tree *t;
 	struct e4t_image img; /* a copy of t->img, with its own fs handle */
 	size_t first, end;    /* indexes in t->dirs [first, end) */
-	const unsigned char *root; /* t->dirs[first]'s block map, or NULL */
+	const unsigned char *root;     /* t->dirs[first]'s block map, or NULL */
+	const unsigned char *root_end; /* the end of the maps to read ahead */
+	struct e4t_dir_ahead *ahead;   /* blocks read ahead, or NULL: its own */
 	char *buf; /* room to read blocks into, or NULL: its own */
 	unsigned char *ents;
 	size_t ents_len, ents_cap;
@@ -658,6 +660,8 @@ static int is_live_dir(const struct irec *r)
 
 /* Bytes of a directory read at once (fewer blocks when smaller). */
 #define DIR_READ (128U << 10)
+/* Bytes of the next directories read at once (e4t_dir_ahead). */
+#define DIR_AHEAD (1U << 20)
 
 static void *scan_dir_range(void *arg)
 {
@@ -668,6 +672,7 @@ static void *scan_dir_range(void *arg)
 
 	unsigned bufblocks = DIR_READ / j->img.fs->blocksize;
 	const unsigned char *root = j->root;
+	struct e4t_dir_ahead own = { 0 }, *ahead = j->ahead ? j->ahead : &own;
 	char *buf;
 
 	if (!bufblocks)
@@ -677,6 +682,11 @@ static void *scan_dir_range(void *arg)
 		       : malloc((size_t)bufblocks * j->img.fs->blocksize);
 	if (!buf)
 		root = NULL;
+	if (root && !ahead->mem) {
+		/* without it, each run is read where it is needed */
+		ahead->cap = DIR_AHEAD / j->img.fs->blocksize;
+		ahead->mem = malloc((size_t)ahead->cap * j->img.fs->blocksize);
+	}
 	for (i = j->first; i < j->end && !j->err; i++) {
 		struct dir *d = &t->dirs[i];
 		const struct irec *r = &t->recs[d->rec];
@@ -687,11 +697,12 @@ static void *scan_dir_range(void *arg)
 		d->start = before;
 		j->enc = e4t_nokey_setup(j->img.fs, a->iflags, rec_size(t, r),
 					 &j->nokey);
-		if (root && !(a->iflags & EXT4_INLINE_DATA_FL))
-			err = e4t_dir_scan_root(&j->img, r->ino, root, buf,
-						bufblocks, add_edge, dir_warn,
-						j);
-		else
+		if (root && !(a->iflags & EXT4_INLINE_DATA_FL)) {
+			e4t_dir_ahead(&j->img, ahead, root, j->root_end);
+			err = e4t_dir_scan_root(&j->img, r->ino, root, ahead,
+						buf, bufblocks, add_edge,
+						dir_warn, j);
+		} else
 			err = e4t_dir_scan(&j->img, r->ino,
 					   (a->iflags & EXT4_INLINE_DATA_FL) !=
 						   0,
@@ -711,6 +722,7 @@ static void *scan_dir_range(void *arg)
 	}
 	if (buf != j->buf)
 		free(buf);
+	free(own.mem);
 	return NULL;
 }
 
@@ -843,6 +855,8 @@ errcode_t tree_read_dir(struct e4t_tree *t, size_t dir, unsigned char **ents,
 		if (!t->read_buf)
 			return ENOMEM;
 		j.root = t->roots + t->root_at[dir];
+		j.root_end = t->roots + t->roots_len;
+		j.ahead = &t->ahead;
 		j.buf = t->read_buf;
 	}
 	scan_dir_range(&j);
@@ -881,8 +895,10 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 	if (t->walk_reads)
 		return walk_reads_setup(t);
 	jobs[0].end = t->ndirs;
-	if (roots_usable(t))
+	if (roots_usable(t)) {
 		jobs[0].root = t->roots;
+		jobs[0].root_end = t->roots + t->roots_len;
+	}
 	mid = dir_split_point(t);
 	/* The first job fills the stream reserve() sized. */
 	jobs[0].ents = t->ents;
@@ -899,6 +915,8 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 			for (i = 0; i < mid; i++)
 				p += e4t_dir_root_len(p);
 			jobs[1].root = p;
+			jobs[1].root_end = jobs[0].root_end;
+			jobs[0].root_end = p;
 		}
 		size_stream(&jobs[1]);
 		threaded = !pthread_create(&worker, NULL, scan_dir_range,
@@ -906,6 +924,7 @@ static errcode_t scan_dirs(struct e4t_tree *t)
 		if (!threaded) {
 			ext2fs_close_free(&jobs[1].img.fs);
 			jobs[0].end = t->ndirs;
+			jobs[0].root_end = jobs[1].root_end;
 		}
 	}
 	size_stream(&jobs[0]);
@@ -1045,6 +1064,7 @@ void e4t_tree_free(struct e4t_tree *t)
 	free(t->roots);
 	free(t->root_at);
 	free(t->read_buf);
+	free(t->ahead.mem);
 	free(t->dtimes);
 	free(t->gens);
 	free(t->lost);

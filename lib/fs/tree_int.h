@@ -94,8 +94,9 @@ struct e4t_tree {
 	 * dirs[i]'s block map starts in roots (NULL: none) */
 	int walk_reads;
 	size_t *root_at;
-	char *read_buf;	      /* a directory's blocks as they are read */
-	struct dtime *dtimes; /* sorted by inode */
+	char *read_buf;		    /* a directory's blocks as they are read */
+	struct e4t_dir_ahead ahead; /* and the next ones', read ahead */
+	struct dtime *dtimes;	    /* sorted by inode */
 	size_t ndtimes;
 	uint32_t *gens; /* E4T_TREE_GEN: i_generation by inode number */
 	size_t ngens;
