@@ -260,6 +260,9 @@ static void test_csum(const char *image)
 		memcpy(copy, raw, isz);
 		copy[rand() % isz] ^= (unsigned char)(1 + rand() % 255);
 		bad += !same_csum(img->fs, ino, (void *)copy, isz);
+		/* and its last byte (where a zero tail is shifted over) */
+		copy[isz - 1] ^= 0x80;
+		bad += !same_csum(img->fs, ino, (void *)copy, isz);
 		for (i = 0; isz > 128 && i < sizeof(extra) / sizeof(*extra);
 		     i++) {
 			((struct ext2_inode_large *)copy)->i_extra_isize =
