@@ -376,18 +376,22 @@ size_t e4t_dir_root_len(const unsigned char *root);
 /*
  * Reading ahead through a stream of block maps: the blocks of the next
  * directories, read in one go while each run starts at most 16 KiB after
- * the one before and all fit in cap blocks (a tree made by cp -a or tar
- * has most directories' blocks one after the other: one read where there
- * were four).  e4t_dir_ahead(), before e4t_dir_scan_root(root): unless
- * root's first run is held already, read the runs of root and of the maps
- * after it (up to end); a read that fails holds nothing, and the scan
- * then reads each run itself, as without.
+ * the one before (a tree made by cp -a or tar has most directories'
+ * blocks one after the other: one read where there were four).  Only
+ * while the directories wanted come in that order: 64 KiB ahead, then
+ * twice as far each time, up to cap blocks; nothing ahead once one does
+ * not (a walk in the hash order of a directory's entries).  e4t_dir_ahead(),
+ * before e4t_dir_scan_root(root): unless root's first run is held already, read
+ * the runs of root and of the maps after it (up to end); a read that fails
+ * holds nothing, and the scan then reads each run itself, as without.
  */
 struct e4t_dir_ahead {
 	char *mem; /* room for cap blocks */
 	unsigned cap;
 	blk64_t start; /* the blocks held: [start, start + n) */
 	unsigned n;
+	blk64_t last_end; /* where the last directory planned for ended */
+	unsigned want;	  /* blocks to read ahead next (0: none) */
 };
 void e4t_dir_ahead(struct e4t_image *img, struct e4t_dir_ahead *a,
 		   const unsigned char *root, const unsigned char *end);
