@@ -582,6 +582,19 @@ test_threads_option_range() {
 	done
 }
 
+# slow_then_fast IMG SAVE THREADS: timeline -f jsonl of IMG with the
+# directories read through libext2fs' block iteration (test hook
+# E4TIME_TEST_DIR_SCAN_SLOW), its output in SAVE.out and SAVE.err and its
+# status in RC1; then as e4time reads them ($OUT, $ERR, $RC).
+slow_then_fast() {
+	E4TIME_TEST_DIR_SCAN_SLOW=1 run_ro "$1" timeline -f jsonl \
+		--threads "$3" "$1"
+	RC1=$RC
+	cp "$OUT" "$2.out"
+	cp "$ERR" "$2.err"
+	run_ro "$1" timeline -f jsonl --threads "$3" "$1"
+}
+
 # Directories are read from the block maps packed during the inode pass
 # (e4t_dir_scan_root): one read per run of blocks.  A directory longer
 # than a read, bad checksums, an extent past the end of the filesystem,
@@ -614,12 +627,8 @@ test_directory_block_maps() {
 	debugfs -w -R "sif /s3 block[5] 16383" "$img" >/dev/null 2>&1
 	truncate -s $((16383 * 4096)) "$img"
 	for s in 1 2; do
-		E4TIME_TEST_DIR_SCAN_SLOW=1 run_ro "$img" timeline -f jsonl \
-			--threads $s "$img"
-		rc1=$RC
-		cp "$OUT" "$TMP/maps.slow.out"
-		cp "$ERR" "$TMP/maps.slow.err"
-		run_ro "$img" timeline -f jsonl --threads $s "$img"
+		slow_then_fast "$img" "$TMP/maps.slow" $s
+		rc1=$RC1
 		assertEquals "status" 1 "$RC"
 		assertEquals "status, libext2fs' iteration" 1 "$rc1"
 		assertEquals "rows" 5009 "$(wc -l <"$OUT")"
@@ -677,12 +686,8 @@ test_directories_read_ahead() {
 	cp "$img" "$cut"
 	truncate -s $(((last - 5) * 4096)) "$cut"
 	for i in 1 2; do
-		E4TIME_TEST_DIR_SCAN_SLOW=1 run_ro "$cut" timeline -f jsonl \
-			--threads $i "$cut"
-		rc1=$RC
-		cp "$OUT" "$TMP/ra.slow.out"
-		cp "$ERR" "$TMP/ra.slow.err"
-		run_ro "$cut" timeline -f jsonl --threads $i "$cut"
+		slow_then_fast "$cut" "$TMP/ra.slow" $i
+		rc1=$RC1
 		runs=$((runs + 1))
 		assertEquals "$i: status" 1 "$RC"
 		assertEquals "$i: status, libext2fs' iteration" 1 "$rc1"
