@@ -362,7 +362,7 @@ void e4t_dir_ahead(struct e4t_image *img, struct e4t_dir_ahead *a,
 	blk64_t gap = AHEAD_GAP / fs->blocksize, s, e;
 	const unsigned char *p;
 	uint64_t start, last;
-	uint16_t len;
+	uint16_t len, last_len;
 	int more = 1;
 
 	if (!a->mem || !a->cap || root >= end || root[0] == ROOT_SLOW ||
@@ -382,9 +382,8 @@ void e4t_dir_ahead(struct e4t_image *img, struct e4t_dir_ahead *a,
 		a->want = AHEAD_MIN > fs->blocksize ? AHEAD_MIN / fs->blocksize
 						    : 1;
 	a->n = 0;
-	root_run(root, (root[0] & ROOT_COUNT) - 1U, &last, &len);
-	a->last_end = last + len;
-	root_run(root, 0, &start, &len);
+	root_run(root, (root[0] & ROOT_COUNT) - 1U, &last, &last_len);
+	a->last_end = last + last_len;
 	if (!a->want || start < first || start >= count || len > a->cap ||
 	    count - start < len)
 		return;
@@ -439,13 +438,11 @@ errcode_t e4t_dir_scan_root(struct e4t_image *img, ext2_ino_t dir,
 	memcpy(&c.gen, root + 1, 4);
 	c.csum = ext2fs_has_feature_metadata_csum(fs->super);
 	for (i = 0; i < n && !c.stop; i++) {
-		const unsigned char *p = root + 5 + (size_t)12 * i;
-		uint64_t start = 0;
+		uint64_t start;
 		uint16_t len;
 		unsigned j = 0;
 
-		memcpy(&len, p + 4, 2);
-		memcpy(&start, p + 6, 6);
+		root_run(root, i, &start, &len);
 		while (j < len && !c.stop) {
 			blk64_t blk = start + j;
 			unsigned k = 0, b;
